@@ -1,0 +1,209 @@
+package io.parityfs.raid.codec.cpu;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * SIMD kernels on the Java Vector API at the platform's preferred width (512 bits with
+ * AVX-512, 256 with AVX2, 128 with NEON).
+ *
+ * <p>A GF(2^8) product {@code c * x} is two 16-entry table look-ups, {@code lo[x & 15] ^
+ * hi[x >>> 4]}, done for a whole vector by {@code selectFrom} (vpshufb/vpermb). The matrix
+ * apply keeps up to four output accumulators in registers and streams each input vector once per
+ * group of four rows, as ISA-L's {@code gf_4vect_dot_prod} does; wider matrices are cut into
+ * groups and processed in 16 KiB column blocks so the inputs stay in L1/L2 between groups.
+ *
+ * <p>The species is a {@code static final} constant and the only vector width in the JVM: both
+ * matter to C2 (a species passed around, or mixed widths, cost 4-20x on JDK 17).
+ *
+ * <p>This class must only be loaded after checking that {@code jdk.incubator.vector} is in the
+ * boot layer; {@link CpuParityCodec} does.
+ */
+final class VectorKernels extends CpuKernels {
+  static final VectorSpecies<Byte> S = ByteVector.SPECIES_PREFERRED;
+  static final int V = S.length();
+  private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+  private static final int BLOCK = 16 * 1024;
+
+  static final VectorKernels INSTANCE = new VectorKernels();
+
+  private VectorKernels() {}
+
+  @Override
+  String name() {
+    return "cpu-vector(" + S.vectorBitSize() + "-bit)";
+  }
+
+  @Override
+  int laneWidth() {
+    return V;
+  }
+
+  private static ByteVector load(ByteBuffer b, int i) {
+    return ByteVector.fromByteBuffer(S, b, b.position() + i, ORDER);
+  }
+
+  private static void store(ByteVector v, ByteBuffer b, int i) {
+    v.intoByteBuffer(b, b.position() + i, ORDER);
+  }
+
+  /** {@code c * x} from the widened nibble tables at {@code t} / {@code t + V}. */
+  private static ByteVector mul(ByteVector lo, ByteVector hi, byte[] tables, int t) {
+    return lo.selectFrom(ByteVector.fromArray(S, tables, t))
+        .lanewise(VectorOperators.XOR, hi.selectFrom(ByteVector.fromArray(S, tables, t + V)));
+  }
+
+  private static ByteVector lowNibbles(ByteVector v) {
+    return v.and((byte) 0x0f);
+  }
+
+  private static ByteVector highNibbles(ByteVector v) {
+    return v.lanewise(VectorOperators.LSHR, 4).and((byte) 0x0f);
+  }
+
+  @Override
+  void xor(ByteBuffer[] in, int[] map, ByteBuffer out, int len) {
+    int end = S.loopBound(len);
+    int n = map.length;
+    for (int i = 0; i < end; i += V) {
+      ByteVector acc = load(in[map[0]], i);
+      for (int j = 1; j < n; j++) {
+        acc = acc.lanewise(VectorOperators.XOR, load(in[map[j]], i));
+      }
+      store(acc, out, i);
+    }
+    ScalarKernels.xorRange(in, map, out, end, len);
+  }
+
+  @Override
+  void pq(ByteBuffer[] in, int k, ByteBuffer p, ByteBuffer q, int len) {
+    int end = S.loopBound(len);
+    for (int i = 0; i < end; i += V) {
+      ByteVector pv = load(in[k - 1], i);
+      ByteVector qv = pv;
+      for (int j = k - 2; j >= 0; j--) {
+        ByteVector v = load(in[j], i);
+        pv = pv.lanewise(VectorOperators.XOR, v);
+        // Q = Q * 2 + v: shift left, reduce by 0x1d where the top bit was set.
+        qv = qv.add(qv)
+            .lanewise(VectorOperators.XOR, (byte) 0x1d, qv.compare(VectorOperators.LT, (byte) 0))
+            .lanewise(VectorOperators.XOR, v);
+      }
+      store(pv, p, i);
+      store(qv, q, i);
+    }
+    ScalarKernels.pqRange(in, k, p, q, end, len);
+  }
+
+  @Override
+  void apply(GfProgram prog, ByteBuffer[] in, int[] inMap, ByteBuffer[] out, int[] outMap, int len) {
+    int end = S.loopBound(len);
+    if (prog.rows == 1 && prog.xorRow[0]) {
+      xor(in, inMap, out[outMap[0]], len);
+      return;
+    }
+    int block = prog.rows <= 4 ? end : BLOCK;
+    for (int from = 0; from < end; from += block) {
+      int to = Math.min(end, from + block);
+      int r = 0;
+      for (; prog.rows - r >= 4; r += 4) {
+        apply4(prog, r, in, inMap,
+            out[outMap[r]], out[outMap[r + 1]], out[outMap[r + 2]], out[outMap[r + 3]], from, to);
+      }
+      if (prog.rows - r >= 2) {
+        apply2(prog, r, in, inMap, out[outMap[r]], out[outMap[r + 1]], from, to);
+        r += 2;
+      }
+      if (prog.rows - r == 1) {
+        apply1(prog, r, in, inMap, out[outMap[r]], from, to);
+      }
+    }
+    ScalarKernels.applyRange(prog, in, inMap, out, outMap, end, len);
+  }
+
+  private static void apply4(
+      GfProgram prog, int row, ByteBuffer[] in, int[] map,
+      ByteBuffer o0, ByteBuffer o1, ByteBuffer o2, ByteBuffer o3, int from, int to) {
+    byte[] t = prog.lanes;
+    int cols = prog.cols;
+    int rowStride = cols * 2 * V;
+    int base = prog.laneOffset(row, 0);
+    for (int i = from; i < to; i += V) {
+      ByteVector a0 = ByteVector.zero(S);
+      ByteVector a1 = a0;
+      ByteVector a2 = a0;
+      ByteVector a3 = a0;
+      for (int j = 0, tj = base; j < cols; j++, tj += 2 * V) {
+        ByteVector v = load(in[map[j]], i);
+        ByteVector lo = lowNibbles(v);
+        ByteVector hi = highNibbles(v);
+        a0 = a0.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj));
+        a1 = a1.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj + rowStride));
+        a2 = a2.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj + 2 * rowStride));
+        a3 = a3.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj + 3 * rowStride));
+      }
+      store(a0, o0, i);
+      store(a1, o1, i);
+      store(a2, o2, i);
+      store(a3, o3, i);
+    }
+  }
+
+  private static void apply2(
+      GfProgram prog, int row, ByteBuffer[] in, int[] map, ByteBuffer o0, ByteBuffer o1,
+      int from, int to) {
+    byte[] t = prog.lanes;
+    int cols = prog.cols;
+    int rowStride = cols * 2 * V;
+    int base = prog.laneOffset(row, 0);
+    for (int i = from; i < to; i += V) {
+      ByteVector a0 = ByteVector.zero(S);
+      ByteVector a1 = a0;
+      for (int j = 0, tj = base; j < cols; j++, tj += 2 * V) {
+        ByteVector v = load(in[map[j]], i);
+        ByteVector lo = lowNibbles(v);
+        ByteVector hi = highNibbles(v);
+        a0 = a0.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj));
+        a1 = a1.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj + rowStride));
+      }
+      store(a0, o0, i);
+      store(a1, o1, i);
+    }
+  }
+
+  private static void apply1(
+      GfProgram prog, int row, ByteBuffer[] in, int[] map, ByteBuffer o0, int from, int to) {
+    byte[] t = prog.lanes;
+    int cols = prog.cols;
+    int base = prog.laneOffset(row, 0);
+    for (int i = from; i < to; i += V) {
+      ByteVector a0 = ByteVector.zero(S);
+      for (int j = 0, tj = base; j < cols; j++, tj += 2 * V) {
+        ByteVector v = load(in[map[j]], i);
+        a0 = a0.lanewise(VectorOperators.XOR, mul(lowNibbles(v), highNibbles(v), t, tj));
+      }
+      store(a0, o0, i);
+    }
+  }
+
+  @Override
+  void delta(GfProgram column, ByteBuffer oldData, ByteBuffer newData, ByteBuffer[] parity, int len) {
+    int end = S.loopBound(len);
+    byte[] t = column.lanes;
+    int rows = column.rows;
+    for (int i = 0; i < end; i += V) {
+      ByteVector d = load(oldData, i).lanewise(VectorOperators.XOR, load(newData, i));
+      ByteVector lo = lowNibbles(d);
+      ByteVector hi = highNibbles(d);
+      for (int r = 0; r < rows; r++) {
+        ByteBuffer p = parity[r];
+        ByteVector add = column.xorRow[r] ? d : mul(lo, hi, t, column.laneOffset(r, 0));
+        store(load(p, i).lanewise(VectorOperators.XOR, add), p, i);
+      }
+    }
+    ScalarKernels.deltaRange(column, oldData, newData, parity, end, len);
+  }
+}

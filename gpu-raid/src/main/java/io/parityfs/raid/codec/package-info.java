@@ -1,0 +1,8 @@
+/**
+ * The parity codec API: a {@link io.parityfs.raid.codec.CodecGeometry} (scheme, k data
+ * shards, m parity shards) and the {@link io.parityfs.raid.codec.ParityCodec} that encodes,
+ * reconstructs and delta-updates shards of that geometry. Backends (CPU, GPU) implement the
+ * contract by extending {@link io.parityfs.raid.codec.AbstractParityCodec}, which validates
+ * every call, so that all backends reject bad input the same way.
+ */
+package io.parityfs.raid.codec;
