@@ -1,5 +1,8 @@
 package io.parityfs.raid.codec.cpu;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
@@ -27,6 +30,8 @@ final class VectorKernels extends CpuKernels {
   static final int V = S.length();
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
   private static final int BLOCK = 16 * 1024;
+  private static final ByteVector ZERO = ByteVector.zero(S);
+  private static final ByteVector REDUCE = ByteVector.broadcast(S, (byte) 0x1d);
 
   static final VectorKernels INSTANCE = new VectorKernels();
 
@@ -42,12 +47,87 @@ final class VectorKernels extends CpuKernels {
     return V;
   }
 
+  /**
+   * JDK 17 and 18 load vectors from ByteBuffers directly; JDK 19 replaced those methods with
+   * MemorySegment ones. The code is compiled for 17, so on 19+ the segment methods are reached
+   * through constant method handles (which C2 inlines): {@code MemorySegment.ofBuffer(b)} is
+   * the window position..limit, so offsets there are relative to the position.
+   */
+  private static final boolean BUFFER_API = hasBufferApi();
+  private static final MethodHandle SEGMENT_LOAD;
+  private static final MethodHandle SEGMENT_STORE;
+
+  static {
+    MethodHandle load = null;
+    MethodHandle store = null;
+    if (!BUFFER_API) {
+      try {
+        MethodHandles.Lookup l = MethodHandles.publicLookup();
+        Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
+        MethodHandle ofBuffer = l.findStatic(segment, "ofBuffer", MethodType.methodType(segment, java.nio.Buffer.class))
+            .asType(MethodType.methodType(segment, ByteBuffer.class));
+        MethodHandle from = l.findStatic(ByteVector.class, "fromMemorySegment",
+            MethodType.methodType(ByteVector.class, VectorSpecies.class, segment, long.class, ByteOrder.class));
+        load = MethodHandles.filterArguments(
+            MethodHandles.insertArguments(MethodHandles.insertArguments(from, 3, ORDER), 0, S), 0, ofBuffer);
+        MethodHandle into = l.findVirtual(ByteVector.class, "intoMemorySegment",
+            MethodType.methodType(void.class, segment, long.class, ByteOrder.class));
+        store = MethodHandles.filterArguments(MethodHandles.insertArguments(into, 3, ORDER), 1, ofBuffer);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("this JDK's Vector API has neither ByteBuffer nor MemorySegment access", e);
+      }
+    }
+    SEGMENT_LOAD = load;
+    SEGMENT_STORE = store;
+  }
+
+  private static boolean hasBufferApi() {
+    try {
+      ByteVector.class.getMethod("fromByteBuffer", VectorSpecies.class, ByteBuffer.class, int.class, ByteOrder.class);
+      return true;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
+
   private static ByteVector load(ByteBuffer b, int i) {
-    return ByteVector.fromByteBuffer(S, b, b.position() + i, ORDER);
+    if (!BUFFER_API && b.hasArray()) {
+      return ByteVector.fromArray(S, b.array(), b.arrayOffset() + b.position() + i);
+    }
+    if (BUFFER_API) {
+      return ByteVector.fromByteBuffer(S, b, b.position() + i, ORDER);
+    }
+    try {
+      return (ByteVector) SEGMENT_LOAD.invokeExact(b, (long) i);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
   }
 
   private static void store(ByteVector v, ByteBuffer b, int i) {
-    v.intoByteBuffer(b, b.position() + i, ORDER);
+    if (!BUFFER_API && b.hasArray()) {
+      v.intoArray(b.array(), b.arrayOffset() + b.position() + i);
+      return;
+    }
+    if (BUFFER_API) {
+      v.intoByteBuffer(b, b.position() + i, ORDER);
+      return;
+    }
+    try {
+      SEGMENT_STORE.invokeExact(v, b, (long) i);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  private static RuntimeException rethrow(Throwable t) {
+    if (t instanceof RuntimeException r) {
+      return r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return new IllegalStateException(t);
   }
 
   /** {@code c * x} from the widened nibble tables at {@code t} / {@code t + V}. */
@@ -60,8 +140,12 @@ final class VectorKernels extends CpuKernels {
     return v.and((byte) 0x0f);
   }
 
+  /**
+   * x86 has no byte shift: shifting 16-bit lanes (one vpsrlw) and masking gives the same high
+   * nibbles as a byte-lane shift, which C2 would widen to shorts and pack back.
+   */
   private static ByteVector highNibbles(ByteVector v) {
-    return v.lanewise(VectorOperators.LSHR, 4).and((byte) 0x0f);
+    return v.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and((byte) 0x0f);
   }
 
   @Override
@@ -89,7 +173,7 @@ final class VectorKernels extends CpuKernels {
         pv = pv.lanewise(VectorOperators.XOR, v);
         // Q = Q * 2 + v: shift left, reduce by 0x1d where the top bit was set.
         qv = qv.add(qv)
-            .lanewise(VectorOperators.XOR, (byte) 0x1d, qv.compare(VectorOperators.LT, (byte) 0))
+            .lanewise(VectorOperators.XOR, REDUCE.blend(ZERO, qv.compare(VectorOperators.GE, (byte) 0)))
             .lanewise(VectorOperators.XOR, v);
       }
       store(pv, p, i);
