@@ -185,6 +185,33 @@ public abstract class ParityCodecContractTest {
   }
 
   @Test
+  void readOnlyInputsAreAccepted() {
+    Random rnd = new Random(9);
+    for (Memory mem : Memory.values()) {
+      CodecGeometry g = CodecGeometry.reedSolomon(5, 3);
+      Stripe s = new Stripe(g, 1000, mem, rnd);
+      codec(g).encode(s.data(), s.parity());
+      byte[][] want = contents(s);
+      ByteBuffer[] data = s.data();
+      for (int i = 0; i < data.length; i++) {
+        data[i] = data[i].asReadOnlyBuffer();
+      }
+      for (int p = g.k(); p < g.shards(); p++) {
+        s.scramble(p, rnd);
+      }
+      codec(g).encode(data, s.parity());
+      ByteBuffer[] shards = s.shards.clone();
+      System.arraycopy(data, 0, shards, 0, g.k());
+      shards[1] = s.shards[1];
+      s.scramble(1, rnd);
+      codec(g).reconstruct(shards, new int[] {1});
+      for (int i = 0; i < g.shards(); i++) {
+        assertArrayEquals(want[i], s.get(i), mem + " shard " + i);
+      }
+    }
+  }
+
+  @Test
   void zeroLengthShardsAreAccepted() {
     CodecGeometry g = CodecGeometry.reedSolomon(3, 2);
     Stripe s = new Stripe(g, 0, Memory.HEAP, new Random(5));

@@ -90,15 +90,32 @@ final class ScalarKernels extends CpuKernels {
     int cols = prog.cols;
     for (int r = 0; r < prog.rows; r++) {
       ByteBuffer o = out[outMap[r]];
-      int op = o.position();
-      for (int i = from; i < to; i++) {
-        int s = 0;
-        for (int j = 0; j < cols; j++) {
-          ByteBuffer b = in[inMap[j]];
-          s ^= MUL[(prog.coef[r * cols + j] & 0xff) << 8 | (b.get(b.position() + i) & 0xff)];
-        }
-        o.put(op + i, (byte) s);
+      for (int j = 0; j < cols; j++) {
+        // Row r accumulates one input at a time: each pass streams two buffers sequentially.
+        mulAddRange(prog.coef[r * cols + j] & 0xff, in[inMap[j]], o, j == 0, from, to);
       }
+    }
+  }
+
+  /** {@code o = c * b} (first) or {@code o ^= c * b}, over bytes [from, to) of both windows. */
+  private static void mulAddRange(int c, ByteBuffer b, ByteBuffer o, boolean first, int from, int to) {
+    int row = c << 8;
+    if (b.hasArray() && o.hasArray()) {
+      byte[] src = b.array();
+      byte[] dst = o.array();
+      int s = b.arrayOffset() + b.position();
+      int d = o.arrayOffset() + o.position();
+      for (int i = from; i < to; i++) {
+        byte p = MUL[row | (src[s + i] & 0xff)];
+        dst[d + i] = first ? p : (byte) (dst[d + i] ^ p);
+      }
+      return;
+    }
+    int bp = b.position();
+    int op = o.position();
+    for (int i = from; i < to; i++) {
+      byte p = MUL[row | (b.get(bp + i) & 0xff)];
+      o.put(op + i, first ? p : (byte) (o.get(op + i) ^ p));
     }
   }
 

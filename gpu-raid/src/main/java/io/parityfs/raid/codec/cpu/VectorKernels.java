@@ -197,12 +197,11 @@ final class VectorKernels extends CpuKernels {
         apply4(prog, r, in, inMap,
             out[outMap[r]], out[outMap[r + 1]], out[outMap[r + 2]], out[outMap[r + 3]], from, to);
       }
-      if (prog.rows - r >= 2) {
-        apply2(prog, r, in, inMap, out[outMap[r]], out[outMap[r + 1]], from, to);
-        r += 2;
-      }
-      if (prog.rows - r == 1) {
-        apply1(prog, r, in, inMap, out[outMap[r]], from, to);
+      switch (prog.rows - r) {
+        case 3 -> apply3(prog, r, in, inMap, out[outMap[r]], out[outMap[r + 1]], out[outMap[r + 2]], from, to);
+        case 2 -> apply2(prog, r, in, inMap, out[outMap[r]], out[outMap[r + 1]], from, to);
+        case 1 -> apply1(prog, r, in, inMap, out[outMap[r]], from, to);
+        default -> { }
       }
     }
     ScalarKernels.applyRange(prog, in, inMap, out, outMap, end, len);
@@ -233,6 +232,31 @@ final class VectorKernels extends CpuKernels {
       store(a1, o1, i);
       store(a2, o2, i);
       store(a3, o3, i);
+    }
+  }
+
+  private static void apply3(
+      GfProgram prog, int row, ByteBuffer[] in, int[] map,
+      ByteBuffer o0, ByteBuffer o1, ByteBuffer o2, int from, int to) {
+    byte[] t = prog.lanes;
+    int cols = prog.cols;
+    int rowStride = cols * 2 * V;
+    int base = prog.laneOffset(row, 0);
+    for (int i = from; i < to; i += V) {
+      ByteVector a0 = ByteVector.zero(S);
+      ByteVector a1 = a0;
+      ByteVector a2 = a0;
+      for (int j = 0, tj = base; j < cols; j++, tj += 2 * V) {
+        ByteVector v = load(in[map[j]], i);
+        ByteVector lo = lowNibbles(v);
+        ByteVector hi = highNibbles(v);
+        a0 = a0.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj));
+        a1 = a1.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj + rowStride));
+        a2 = a2.lanewise(VectorOperators.XOR, mul(lo, hi, t, tj + 2 * rowStride));
+      }
+      store(a0, o0, i);
+      store(a1, o1, i);
+      store(a2, o2, i);
     }
   }
 
