@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Render the benchmark results in docs/benchmarks/*.json as SVG charts.
+
+Standard library only (no matplotlib), Python 3.11 or newer.
+
+Run from the repository root (or from anywhere; paths are resolved relative
+to this script's own folder):
+
+    python3 docs/benchmarks/render.py
+
+Charts written next to the JSON files:
+
+* ``codec-cpu.svg``: grouped horizontal bars, one group per codec case, with
+  ParityFS on JDK 17 (``codec-cpu.json`` "metrics"), ParityFS on JDK 25
+  (``codec-cpu-jdk25.json`` "metrics", when that file exists) and Hadoop
+  (``codec-cpu.json`` "hadoop_metrics"), plus tick marks for the goal of each
+  case and for the ISA-L reference numbers.
+* ``<name>-ratios.svg`` for every other result file ``<name>.json``: one
+  horizontal bar per entry of its "ratios" object, with a line at 1.0.
+
+The output depends only on the JSON files, so re-running it on unchanged
+results gives byte-identical SVGs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+HERE = Path(__file__).resolve().parent
+
+WIDTH = 900
+FONT = "Helvetica, Arial, 'DejaVu Sans', 'Liberation Sans', sans-serif"
+TEXT = "#222222"
+MUTED = "#555555"
+GRID = "#dddddd"
+BAND = "#f5f6f8"
+
+CODEC_TITLE = "CPU parity codec, one core, 1 MiB blocks, data from DRAM"
+CODEC_GOALS = {"xor15_1": 20, "pq14_2": 17, "rs10_4_encode": 8, "rs10_4_decode2": 10}
+ISAL_GBPS = {"xor15_1": 22, "pq14_2": 19, "rs10_4_encode": 16, "rs10_4_decode2": 26}
+GOAL_COLOUR = "#d62728"
+ISAL_COLOUR = "#222222"
+
+BAR_H = 14          # height of one bar
+BAR_GAP = 3         # space between the bars of one group
+GROUP_GAP = 16      # space between groups
+VALUE_FONT = 11
+LABEL_FONT = 12
+
+
+# ---------------------------------------------------------------- helpers
+
+def text_width(text: str, size: float) -> float:
+    """Rough rendered width of ``text`` in a sans-serif font of ``size`` px."""
+    return len(text) * size * 0.58
+
+
+def fmt(value: float) -> str:
+    """Three significant digits, never in scientific notation."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def attrs(**kw: object) -> str:
+    """XML attributes from keyword arguments (``font_size`` -> ``font-size``)."""
+    return " ".join(f"{k.rstrip('_').replace('_', '-')}={quoteattr(str(v))}"
+                    for k, v in kw.items() if v is not None)
+
+
+def svg_text(x: float, y: float, text: str, size: float = LABEL_FONT,
+             anchor: str = "start", colour: str = TEXT, weight: str | None = None,
+             halo: bool = False) -> str:
+    """One line of text; ``y`` is the vertical centre of the line."""
+    extra = dict(stroke="#ffffff", stroke_width=3, paint_order="stroke",
+                 stroke_linejoin="round") if halo else {}
+    style = attrs(x=f"{x:.1f}", y=f"{y:.1f}", dy="0.35em", font_size=size,
+                  text_anchor=anchor, fill=colour, font_weight=weight, **extra)
+    return f"<text {style}>{escape(text)}</text>"
+
+
+def svg_line(x1: float, y1: float, x2: float, y2: float, colour: str,
+             width: float = 1, dash: str | None = None) -> str:
+    style = attrs(x1=f"{x1:.1f}", y1=f"{y1:.1f}", x2=f"{x2:.1f}", y2=f"{y2:.1f}",
+                  stroke=colour, stroke_width=width, stroke_dasharray=dash)
+    return f"<line {style}/>"
+
+
+def svg_rect(x: float, y: float, w: float, h: float, colour: str,
+             tooltip: str | None = None) -> str:
+    shape = attrs(x=f"{x:.1f}", y=f"{y:.1f}", width=f"{max(w, 0):.1f}",
+                  height=f"{h:.1f}", fill=colour)
+    if tooltip is None:
+        return f"<rect {shape}/>"
+    return f"<rect {shape}><title>{escape(tooltip)}</title></rect>"
+
+
+def svg_document(height: float, body: list[str]) -> str:
+    size = attrs(width=WIDTH, height=f"{height:.0f}",
+                 viewBox=f"0 0 {WIDTH} {height:.0f}", font_family=FONT)
+    head = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<svg xmlns="http://www.w3.org/2000/svg" {size}>\n'
+            '<rect width="100%" height="100%" fill="#ffffff"/>\n')
+    return head + "\n".join(body) + "\n</svg>\n"
+
+
+# ---------------------------------------------------------------- scales
+
+@dataclass
+class Scale:
+    """Maps data values to x pixels, linearly or logarithmically."""
+    lo: float
+    hi: float
+    x0: float
+    x1: float
+    log: bool = False
+    ticks: list[float] = field(default_factory=list)
+
+    def __call__(self, value: float) -> float:
+        if self.log:
+            lo, hi = math.log10(self.lo), math.log10(self.hi)
+            t = (math.log10(max(value, self.lo)) - lo) / (hi - lo)
+        else:
+            t = (value - self.lo) / (self.hi - self.lo)
+        return self.x0 + t * (self.x1 - self.x0)
+
+
+def nice_step(span: float, target: int = 6) -> float:
+    raw = span / target
+    power = 10 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 2.5, 5, 10):
+        if raw <= mult * power:
+            return mult * power
+    return 10 * power
+
+
+def linear_scale(hi: float, x0: float, x1: float) -> Scale:
+    hi = hi if hi > 0 else 1
+    step = nice_step(hi)
+    top = math.ceil(hi / step - 1e-9) * step
+    ticks = [round(i * step, 10) for i in range(int(round(top / step)) + 1)]
+    return Scale(0, top, x0, x1, False, ticks)
+
+
+def log_scale(lo: float, hi: float, x0: float, x1: float) -> Scale:
+    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    b = max(b, a + 1)
+    return Scale(10.0 ** a, 10.0 ** b, x0, x1, True, [10.0 ** k for k in range(a, b + 1)])
+
+
+def draw_axis(scale: Scale, top: float, bottom: float, title: str) -> list[str]:
+    """Vertical gridlines, tick labels under the plot and the axis title."""
+    out = [svg_line(scale(t), top, scale(t), bottom, GRID) for t in scale.ticks
+           if scale(t) > scale.x0]
+    out.append(svg_line(scale.x0, top, scale.x0, bottom, "#999999"))
+    out += [svg_text(scale(t), bottom + 12, fmt(t), 11, "middle", MUTED) for t in scale.ticks]
+    out.append(svg_text((scale.x0 + scale.x1) / 2, bottom + 32, title, 12, "middle", TEXT))
+    return out
+
+
+# ---------------------------------------------------------------- legend
+
+@dataclass
+class LegendItem:
+    label: str
+    colour: str
+    kind: str = "bar"          # "bar", "tick" or "dashed"
+
+
+def draw_legend(items: list[LegendItem], x: float, y: float) -> list[str]:
+    """One row of legend entries starting at (x, y), y being the row centre."""
+    out = []
+    for item in items:
+        if item.kind == "bar":
+            out.append(svg_rect(x, y - 6, 14, 12, item.colour))
+        else:
+            dash = "4 2" if item.kind == "dashed" else None
+            width = 1.5 if item.kind == "dashed" else 2.5
+            out.append(svg_line(x + 7, y - 8, x + 7, y + 8, item.colour, width, dash))
+        out.append(svg_text(x + 20, y, item.label, 12))
+        x += 20 + text_width(item.label, 12) + 22
+    return out
+
+
+# ---------------------------------------------------------------- input
+
+def load_results(folder: Path) -> list[tuple[Path, dict]]:
+    results = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            print(f"skipping {path.name}: {err}", file=sys.stderr)
+            continue
+        if not isinstance(data, dict) or "benchmark" not in data:
+            print(f"skipping {path.name}: no \"benchmark\" field", file=sys.stderr)
+            continue
+        results.append((path, data))
+    return results
+
+
+def case_values(obj: dict | None, suffix: str = "_gbps") -> dict[str, float]:
+    """``{"xor15_1_gbps": 14.9}`` -> ``{"xor15_1": 14.9}`` (numbers only)."""
+    out = {}
+    for key, value in (obj or {}).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key.removesuffix(suffix) if suffix else key] = float(value)
+    return out
+
+
+def case_label(case: str) -> str:
+    """``rs10_4_decode2`` -> ``RS 10+4 rebuild 2``; unknown names unchanged."""
+    m = re.fullmatch(r"(xor|pq|rs)(\d+)_(\d+)(?:_(encode|decode(\d+)))?", case)
+    if not m:
+        return case
+    kind = {"xor": "XOR", "pq": "P+Q", "rs": "RS"}[m[1]]
+    label = f"{kind} {m[2]}+{m[3]}"
+    if m[4] == "encode":
+        label += " encode"
+    elif m[5]:
+        label += f" rebuild {m[5]}"
+    return label
+
+
+def jdk_label(data: dict, fallback: str) -> str:
+    """``OpenJDK 64-Bit Server VM 17.0.15+6`` -> ``JDK 17``."""
+    m = re.search(r"\b(\d+)(?:\.\d+)*\+\d", str(data.get("jdk", "")))
+    return f"JDK {m[1]}" if m else fallback
+
+
+# ---------------------------------------------------------------- codec-cpu chart
+
+@dataclass
+class Series:
+    label: str
+    colour: str
+    values: dict[str, float]
+
+
+def codec_series(base: dict, jdk25: dict | None) -> list[Series]:
+    series = [Series(f"ParityFS, {jdk_label(base, 'JDK 17')}", "#2f6db5",
+                     case_values(base.get("metrics")))]
+    if jdk25 is not None:
+        series.append(Series(f"ParityFS, {jdk_label(jdk25, 'JDK 25')}", "#f28e2b",
+                             case_values(jdk25.get("metrics"))))
+    if base.get("hadoop_metrics"):
+        series.append(Series(f"Hadoop, {jdk_label(base, 'JDK 17')}", "#9a9a9a",
+                             case_values(base.get("hadoop_metrics"))))
+    return series
+
+
+def codec_captions(base: dict, jdk25: dict | None) -> list[str]:
+    lines = [f"ParityFS {jdk_label(base, 'JDK 17')} and Hadoop: {base.get('jdk', '?')}, "
+             f"{base.get('date', '?')}"]
+    if jdk25 is not None:
+        lines.append(f"ParityFS {jdk_label(jdk25, 'JDK 25')}: {jdk25.get('jdk', '?')}, "
+                     f"{jdk25.get('date', '?')}")
+    if base.get("machine"):
+        lines.append(f"Machine: {base['machine']}")
+    lines.append("ISA-L: C library, AVX-512 + GFNI, measured separately on the same kind of "
+                 "machine. GB/s counts data bytes only.")
+    return lines
+
+
+def render_codec(base: dict, jdk25: dict | None) -> str:
+    series = codec_series(base, jdk25)
+    cases = list(dict.fromkeys(c for s in series for c in s.values))  # first seen first
+    labels = {c: case_label(c) for c in cases}
+
+    all_values = [v for s in series for v in s.values.values()]
+    all_values += list(CODEC_GOALS.values()) + list(ISAL_GBPS.values())
+    label_w = max(text_width(t, LABEL_FONT) for t in labels.values()) + 24
+    value_w = max(text_width(fmt(v), VALUE_FONT) for v in all_values) + 12
+    scale = linear_scale(max(all_values), 20 + label_w, WIDTH - 20 - value_w)
+
+    legend = [LegendItem(s.label, s.colour) for s in series]
+    legend += [LegendItem("Goal", GOAL_COLOUR, "tick"),
+               LegendItem("ISA-L (C, AVX-512+GFNI)", ISAL_COLOUR, "dashed")]
+
+    group_h = len(series) * BAR_H + (len(series) - 1) * BAR_GAP
+    top = 80
+    bottom = top + len(cases) * (group_h + GROUP_GAP)
+    captions = codec_captions(base, jdk25)
+    height = bottom + 56 + 16 * len(captions) + 8
+
+    body = [svg_text(20, 24, CODEC_TITLE, 17, weight="bold"),
+            *draw_legend(legend, 20, 54)]
+    for i, case in enumerate(cases):
+        y = top + i * (group_h + GROUP_GAP) + GROUP_GAP / 2
+        if i % 2 == 0:
+            body.append(svg_rect(0, y - GROUP_GAP / 2, WIDTH, group_h + GROUP_GAP, BAND))
+    body += draw_axis(scale, top, bottom, "GB/s (10^9 data bytes per second, higher is better)")
+    for i, case in enumerate(cases):
+        y = top + i * (group_h + GROUP_GAP) + GROUP_GAP / 2
+        body += draw_codec_group(scale, y, group_h, case, labels[case], series)
+    body += [svg_text(20, bottom + 58 + 16 * k, line, 11, colour=MUTED)
+             for k, line in enumerate(captions)]
+    return svg_document(height, body)
+
+
+def draw_codec_group(scale: Scale, y: float, group_h: float, case: str, label: str,
+                     series: list[Series]) -> list[str]:
+    """Bars of one case, then goal/ISA-L ticks, then the value labels on top."""
+    out = [svg_text(scale.x0 - 12, y + group_h / 2, label, LABEL_FONT, "end")]
+    labels = []
+    for k, s in enumerate(series):
+        if case not in s.values:
+            continue
+        value, by = s.values[case], y + k * (BAR_H + BAR_GAP)
+        out.append(svg_rect(scale.x0, by, scale(value) - scale.x0, BAR_H, s.colour,
+                            f"{label}, {s.label}: {fmt(value)} GB/s"))
+        labels.append(svg_text(scale(value) + 4, by + BAR_H / 2, fmt(value),
+                               VALUE_FONT, halo=True))
+    if case in ISAL_GBPS:
+        x = scale(ISAL_GBPS[case])
+        out.append(svg_line(x, y - 4, x, y + group_h + 4, ISAL_COLOUR, 1.5, "4 2"))
+    if case in CODEC_GOALS:
+        x = scale(CODEC_GOALS[case])
+        out.append(svg_line(x, y - 4, x, y + group_h + 4, GOAL_COLOUR, 2.5))
+    return out + labels
+
+
+# ---------------------------------------------------------------- generic ratios chart
+
+def render_ratios(data: dict) -> str | None:
+    ratios = case_values(data.get("ratios"), suffix="")
+    if not ratios:
+        return None
+    names = list(ratios)
+    values = [ratios[n] for n in names]
+    label_w = max(text_width(n, LABEL_FONT) for n in names) + 24
+    value_w = max(text_width(fmt(v) + "x", VALUE_FONT) for v in values) + 12
+    x0, x1 = 20 + label_w, WIDTH - 20 - value_w
+    positive = [v for v in values if v > 0]
+    if len(positive) == len(values) and max(values + [1]) / min(values + [1]) >= 30:
+        scale = log_scale(min(values + [1]), max(values + [1]), x0, x1)
+        axis = "ratio (log scale)"
+    else:
+        scale = linear_scale(max(values + [1]), x0, x1)
+        axis = "ratio"
+
+    top, pitch = 56, BAR_H + 10
+    bottom = top + len(names) * pitch + 6
+    captions = [f"{data.get('jdk', '?')}, {data.get('date', '?')}"]
+    if data.get("machine"):
+        captions.append(f"Machine: {data['machine']}")
+    height = bottom + 56 + 16 * len(captions) + 8
+
+    body = [svg_text(20, 24, str(data["benchmark"]), 17, weight="bold"),
+            *draw_axis(scale, top, bottom, axis)]
+    labels = []
+    for i, (name, value) in enumerate(zip(names, values)):
+        by = top + 6 + i * pitch
+        width = scale(max(value, scale.lo)) - scale.x0
+        body.append(svg_text(scale.x0 - 12, by + BAR_H / 2, name, LABEL_FONT, "end"))
+        body.append(svg_rect(scale.x0, by, width, BAR_H, "#2f6db5", f"{name}: {fmt(value)}"))
+        labels.append(svg_text(scale.x0 + width + 4, by + BAR_H / 2, fmt(value) + "\u00d7",
+                               VALUE_FONT, halo=True))
+    one = scale(1.0)
+    body.append(svg_line(one, top - 4, one, bottom + 2, GOAL_COLOUR, 1.5))
+    body.append(svg_text(one, top - 12, "1.0", 11, "middle", GOAL_COLOUR))
+    body += labels
+    body += [svg_text(20, bottom + 58 + 16 * k, line, 11, colour=MUTED)
+             for k, line in enumerate(captions)]
+    return svg_document(height, body)
+
+
+# ---------------------------------------------------------------- main
+
+def write(path: Path, svg: str) -> None:
+    path.write_text(svg, encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def main() -> int:
+    results = load_results(HERE)
+    by_name = {path.name: data for path, data in results}
+    base = by_name.get("codec-cpu.json")
+    if base is not None and base.get("benchmark") == "codec-cpu":
+        jdk25 = by_name.get("codec-cpu-jdk25.json")
+        write(HERE / "codec-cpu.svg", render_codec(base, jdk25))
+    for path, data in results:
+        if data["benchmark"] == "codec-cpu":
+            continue
+        svg = render_ratios(data)
+        if svg is None:
+            print(f"skipping {path.name}: no numeric \"ratios\"", file=sys.stderr)
+            continue
+        write(HERE / f"{path.stem}-ratios.svg", svg)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+/**
+ * Throughput harnesses for the parity codecs: plain {@code main} programs run by the {@code bench}
+ * profile ({@code mvn -pl gpu-raid -Pbench test-compile exec:exec}), not JMH and not unit tests.
+ * {@link io.parityfs.raid.bench.CodecCpuBenchmark} times the CPU codec against Hadoop's
+ * pure-Java coders on one thread and writes {@code docs/benchmarks/codec-cpu.json}.
+ */
+package io.parityfs.raid.bench;
