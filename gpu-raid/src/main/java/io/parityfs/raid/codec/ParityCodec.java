@@ -19,10 +19,19 @@ import java.nio.ByteBuffer;
  *       a codec never returns silently wrong parity.
  * </ul>
  *
+ * <h2>Batches</h2>
+ * {@link #encodeBatch} and {@link #reconstructBatch} take many stripes in one call, each exactly
+ * as the single-stripe call would take it. A backend with a high fixed cost per call (the GPU
+ * codec: a kernel launch and two copies) runs many stripes per launch; the default methods here
+ * loop over the single-stripe calls. The stripes of one batch are independent: their lengths
+ * may differ, and no output buffer of one stripe may be a buffer of another stripe.
+ *
  * <h2>Thread safety and allocation</h2>
  * Codecs are thread-safe: any number of threads may call one codec at once on different
- * buffers. Steady-state calls allocate nothing on the heap; reconstruction plans are computed
- * once per erasure pattern and cached.
+ * buffers. Steady-state single-stripe calls of the CPU codec allocate nothing on the heap (a
+ * batch call allocates bookkeeping in proportion to its stripes; the GPU codec a few small
+ * objects per call, never buffers); reconstruction plans are computed once per erasure pattern
+ * and cached.
  */
 public interface ParityCodec {
 
@@ -65,4 +74,51 @@ public interface ParityCodec {
    * @param parity the m parity shards (same range), read and overwritten
    */
   void updateParity(int dataIndex, ByteBuffer oldData, ByteBuffer newData, ByteBuffer[] parity);
+
+  /**
+   * Encodes many stripes: stripe {@code i} is {@code data[i]} (k shards) with its parity
+   * {@code parity[i]} (m shards), as {@link #encode} takes them. The result equals encoding the
+   * stripes one by one.
+   *
+   * <p>This default encodes the stripes in order and therefore validates each stripe only when it
+   * reaches it; {@link AbstractParityCodec} validates every stripe before writing any byte.
+   *
+   * @param data one array of k data shards per stripe
+   * @param parity one array of m parity shards per stripe, as many as {@code data}
+   * @throws IllegalArgumentException for a malformed stripe (the message names it) or when the
+   *     two arrays differ in length
+   */
+  default void encodeBatch(ByteBuffer[][] data, ByteBuffer[][] parity) {
+    if (data == null || parity == null) {
+      throw new IllegalArgumentException("data and parity batches must not be null");
+    }
+    if (data.length != parity.length) {
+      throw new IllegalArgumentException(
+          "data has " + data.length + " stripes but parity has " + parity.length);
+    }
+    for (int i = 0; i < data.length; i++) {
+      encode(data[i], parity[i]);
+    }
+  }
+
+  /**
+   * Restores the same shard numbers in many stripes: stripe {@code i} is {@code shards[i]}, as
+   * {@link #reconstruct} takes it. Which shards survive may differ from stripe to stripe. The
+   * result equals reconstructing the stripes one by one.
+   *
+   * <p>This default reconstructs the stripes in order and validates each one only when it
+   * reaches it; {@link AbstractParityCodec} validates every stripe before writing any byte.
+   *
+   * @param shards one array of k+m entries per stripe
+   * @param targets the shard numbers to restore in every stripe
+   * @throws IllegalArgumentException for a malformed stripe (the message names it)
+   */
+  default void reconstructBatch(ByteBuffer[][] shards, int[] targets) {
+    if (shards == null) {
+      throw new IllegalArgumentException("shards batch must not be null");
+    }
+    for (ByteBuffer[] stripe : shards) {
+      reconstruct(stripe, targets);
+    }
+  }
 }
