@@ -20,6 +20,9 @@ interface CudaDriver {
   /** The device this driver drives. */
   DeviceInfo device();
 
+  /** The CUDA version the installed driver supports, as cuDriverGetVersion says (13000 = 13.0). */
+  int driverVersion();
+
   /** Makes this driver's context current on the calling thread. */
   void bindThread();
 

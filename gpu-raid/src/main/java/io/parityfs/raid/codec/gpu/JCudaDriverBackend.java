@@ -8,6 +8,7 @@ import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDeviceGetName;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuDeviceTotalMem;
+import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
@@ -112,6 +113,13 @@ final class JCudaDriverBackend implements CudaDriver {
   @Override
   public DeviceInfo device() {
     return device;
+  }
+
+  @Override
+  public int driverVersion() {
+    int[] v = new int[1];
+    check(cuDriverGetVersion(v), "cuDriverGetVersion");
+    return v[0];
   }
 
   @Override

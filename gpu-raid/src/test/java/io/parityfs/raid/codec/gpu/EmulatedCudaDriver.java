@@ -68,6 +68,12 @@ final class EmulatedCudaDriver implements CudaDriver {
     return device;
   }
 
+  /** CUDA 13.0, the version of the device machine's driver. */
+  @Override
+  public synchronized int driverVersion() {
+    return 13000;
+  }
+
   @Override
   public synchronized void bindThread() {}
 
