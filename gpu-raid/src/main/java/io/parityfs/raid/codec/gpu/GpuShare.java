@@ -20,6 +20,9 @@ import java.util.Locale;
  *   <li>{@link #streams()}: how many streams overlap copies of one chunk with the kernel of
  *       another (at least 2). Default 2.
  *   <li>{@link #threadsPerBlock()}: the block size of every launch. Default 256.
+ *   <li>{@link #stagingThreads()}: host threads that copy shards into and out of the pinned
+ *       staging buffers. One thread's memcpy is far below a PCIe Gen5 link, so host-to-host
+ *       throughput needs several. Default: a quarter of the cores, 1 to 8.
  * </ul>
  *
  * <p>Not a knob: the codec's streams always run at the device's lowest stream priority, so the
@@ -40,6 +43,7 @@ public final class GpuShare {
   private final long memoryCap;
   private final int streams;
   private final int threadsPerBlock;
+  private final int stagingThreads;
 
   private GpuShare(Builder b) {
     this.fraction = b.fraction;
@@ -47,6 +51,7 @@ public final class GpuShare {
     this.memoryCap = b.memoryCap;
     this.streams = b.streams;
     this.threadsPerBlock = b.threadsPerBlock;
+    this.stagingThreads = b.stagingThreads;
   }
 
   public static Builder builder() {
@@ -60,6 +65,7 @@ public final class GpuShare {
     b.memoryCap = memoryCap;
     b.streams = streams;
     b.threadsPerBlock = threadsPerBlock;
+    b.stagingThreads = stagingThreads;
     return b;
   }
 
@@ -86,24 +92,31 @@ public final class GpuShare {
     return threadsPerBlock;
   }
 
+  /** Host threads copying shards to and from the pinned staging buffers (1 = the caller only). */
+  public int stagingThreads() {
+    return stagingThreads;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof GpuShare s
         && s.fraction == fraction && s.burstFraction == burstFraction
         && s.memoryCap == memoryCap && s.streams == streams
-        && s.threadsPerBlock == threadsPerBlock;
+        && s.threadsPerBlock == threadsPerBlock && s.stagingThreads == stagingThreads;
   }
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(fraction, burstFraction, memoryCap, streams, threadsPerBlock);
+    return java.util.Objects.hash(
+        fraction, burstFraction, memoryCap, streams, threadsPerBlock, stagingThreads);
   }
 
   @Override
   public String toString() {
     return String.format(Locale.ROOT,
-        "GpuShare[fraction=%s, burstFraction=%s, memoryCap=%d, streams=%d, threadsPerBlock=%d]",
-        fraction, burstFraction, memoryCap, streams, threadsPerBlock);
+        "GpuShare[fraction=%s, burstFraction=%s, memoryCap=%d, streams=%d, threadsPerBlock=%d,"
+            + " stagingThreads=%d]",
+        fraction, burstFraction, memoryCap, streams, threadsPerBlock, stagingThreads);
   }
 
   /** Builds a {@link GpuShare}; each setter checks its value at once. */
@@ -113,6 +126,8 @@ public final class GpuShare {
     private long memoryCap = 1L << 30;
     private int streams = 2;
     private int threadsPerBlock = 256;
+    private int stagingThreads =
+        Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / 4));
 
     private Builder() {}
 
@@ -155,6 +170,15 @@ public final class GpuShare {
             "threadsPerBlock (" + threads + ") must be a multiple of 32 in 32..1024");
       }
       this.threadsPerBlock = threads;
+      return this;
+    }
+
+    /** Host threads for the staging copies, 1..64. */
+    public Builder stagingThreads(int threads) {
+      if (threads < 1 || threads > 64) {
+        throw new IllegalArgumentException("stagingThreads (" + threads + ") must be in 1..64");
+      }
+      this.stagingThreads = threads;
       return this;
     }
 

@@ -26,6 +26,7 @@ final class StripePipeline implements AutoCloseable {
   private final LaunchPlanner launches;
   private final BatchPlanner batches;
   private final StreamSlot[] slots;
+  private final StagingCopier copier;
   private final ReentrantLock lock = new ReentrantLock();
   private boolean closed;
 
@@ -34,6 +35,7 @@ final class StripePipeline implements AutoCloseable {
     this.launches = new LaunchPlanner(driver.device(), share.threadsPerBlock());
     this.batches = new BatchPlanner(share);
     this.slots = new StreamSlot[share.streams()];
+    this.copier = new StagingCopier(share.stagingThreads());
     driver.bindThread();
     int lowest = driver.device().leastStreamPriority();
     try {
@@ -42,6 +44,7 @@ final class StripePipeline implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       destroyStreams();
+      copier.close();
       throw e;
     }
   }
@@ -151,18 +154,17 @@ final class StripePipeline implements AutoCloseable {
     int outBytes = count * rows * padded;
     slot.ensure(driver, (long) outOffset + outBytes, batches.slotBytes());
     ByteBuffer pin = slot.pinned().bytes();
-    for (int s = 0; s < count; s++) {
-      for (int j = 0; j < cols; j++) {
-        stage(job.input(first + s, j), pin,
-            inOffset + (int) (job.inputWord(s, j, count, words) * 4), len, padded);
-      }
-    }
+    copier.run(count * cols, t -> {
+      int s = t / cols;
+      int j = t % cols;
+      stage(job.input(first + s, j), pin,
+          inOffset + (int) (job.inputWord(s, j, count, words) * 4), len, padded);
+    });
     if (job.readsOutputs()) {
-      for (int s = 0; s < count; s++) {
-        for (int r = 0; r < rows; r++) {
-          stage(job.output(first + s, r), pin, outOffset + (s * rows + r) * padded, len, padded);
-        }
-      }
+      copier.run(count * rows, t -> {
+        int s = t / rows;
+        stage(job.output(first + s, t % rows), pin, outOffset + t * padded, len, padded);
+      });
     }
     // From here on the stream holds queued work: a failure must synchronise it (abandon).
     slot.job = job;
@@ -201,12 +203,13 @@ final class StripePipeline implements AutoCloseable {
     int rows = job.rows();
     int padded = (int) BatchPlanner.paddedBytes(slot.len);
     ByteBuffer pin = slot.pinned().bytes();
-    for (int s = 0; s < slot.count; s++) {
-      for (int r = 0; r < rows; r++) {
-        ByteBuffer dst = job.output(slot.first + s, r);
-        dst.put(dst.position(), pin, slot.outOffset + (s * rows + r) * padded, slot.len);
-      }
-    }
+    int first = slot.first;
+    int outOffset = slot.outOffset;
+    int len = slot.len;
+    copier.run(slot.count * rows, t -> {
+      ByteBuffer dst = job.output(first + t / rows, t % rows);
+      dst.put(dst.position(), pin, outOffset + t * padded, len);
+    });
   }
 
   private void uploadCoefficients(StreamSlot slot, byte[] coefficients) {
@@ -260,6 +263,7 @@ final class StripePipeline implements AutoCloseable {
         slot.release(driver);
       }
       destroyStreams();
+      copier.close();
     } finally {
       lock.unlock();
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  */
 class GpuBatchTest {
   /** 64 KiB over two streams: 28 KiB of shards per chunk. */
-  static final GpuShare TINY = GpuShare.builder().memoryCap(GpuShare.MIN_MEMORY_CAP).build();
+  static final GpuShare TINY =
+      GpuShare.builder().memoryCap(GpuShare.MIN_MEMORY_CAP).stagingThreads(4).build();
 
   private final EmulatedCudaDriver driver = EmulatedCudaDriver.withSms(4);
 

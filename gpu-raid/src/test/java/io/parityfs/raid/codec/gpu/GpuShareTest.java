@@ -16,17 +16,21 @@ class GpuShareTest {
     assertEquals(1L << 30, d.memoryCap());
     assertEquals(2, d.streams());
     assertEquals(256, d.threadsPerBlock());
+    int staging = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / 4));
+    assertEquals(staging, d.stagingThreads());
     assertEquals("GpuShare[fraction=0.25, burstFraction=1.0, memoryCap=1073741824, streams=2, "
-        + "threadsPerBlock=256]", d.toString());
+        + "threadsPerBlock=256, stagingThreads=" + staging + "]", d.toString());
   }
 
   @Test
   void toBuilderRoundTrips() {
     GpuShare s = GpuShare.builder().fraction(0.1).burstFraction(0.5).memoryCap(1 << 24)
-        .streams(4).threadsPerBlock(128).build();
+        .streams(4).threadsPerBlock(128).stagingThreads(5).build();
     assertEquals(s, s.toBuilder().build());
     assertEquals(s.hashCode(), s.toBuilder().build().hashCode());
     assertNotEquals(s, s.toBuilder().streams(3).build());
+    assertNotEquals(s, s.toBuilder().stagingThreads(2).build());
+    assertEquals(5, s.stagingThreads());
     assertEquals(0.1, s.fraction());
     assertEquals(0.5, s.burstFraction());
   }
@@ -34,6 +38,8 @@ class GpuShareTest {
   @Test
   void everyBadValueIsNamed() {
     assertMessage("fraction (0.0) must be in (0, 1]", () -> GpuShare.builder().fraction(0));
+    assertMessage("stagingThreads (0) must be in 1..64", () -> GpuShare.builder().stagingThreads(0));
+    assertMessage("stagingThreads (65) must be in 1..64", () -> GpuShare.builder().stagingThreads(65));
     assertMessage("fraction (1.01) must be in (0, 1]", () -> GpuShare.builder().fraction(1.01));
     assertMessage("fraction (NaN) must be in (0, 1]", () -> GpuShare.builder().fraction(Double.NaN));
     assertMessage("burstFraction (-1.0) must be in (0, 1]",

@@ -20,7 +20,7 @@ class OneBlockEmulatedGpuCodecTest extends ParityCodecContractTest {
   private static final EmulatedCudaDriver DRIVER = EmulatedCudaDriver.withSms(2);
   /** 3 x (4 KiB coefficients + 32 shards of 4096 bytes). */
   private static final GpuShare SHARE = GpuShare.builder()
-      .fraction(0.001).burstFraction(0.001).threadsPerBlock(32).streams(3)
+      .fraction(0.001).burstFraction(0.001).threadsPerBlock(32).streams(3).stagingThreads(3)
       .memoryCap(3 * (4096 + 32 * 4096)).build();
   private static final Map<CodecGeometry, GpuParityCodec> CODECS = new ConcurrentHashMap<>();
 
