@@ -4,6 +4,7 @@ import io.parityfs.raid.bench.Throughput.StripeCycle;
 import io.parityfs.raid.bench.Throughput.StripeOp;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.report.BenchmarkJson;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -75,9 +76,9 @@ final class CaseRun {
   private void log(String what, double[] passes) {
     StringBuilder b = new StringBuilder();
     for (double p : passes) {
-      b.append(' ').append(JsonWriter.sig3(p));
+      b.append(' ').append(BenchmarkJson.sig3(p));
     }
     log.printf(Locale.ROOT, "  %s %s: median %s GB/s, passes%s%n", c.id(), what,
-        JsonWriter.sig3(Throughput.median(passes)), b);
+        BenchmarkJson.sig3(Throughput.median(passes)), b);
   }
 }

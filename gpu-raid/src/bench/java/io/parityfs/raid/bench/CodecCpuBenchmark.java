@@ -1,6 +1,7 @@
 package io.parityfs.raid.bench;
 
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.report.BenchmarkJson;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -93,7 +94,7 @@ public final class CodecCpuBenchmark {
       if (path.getParent() != null) {
         Files.createDirectories(path.getParent());
       }
-      Files.writeString(path, JsonWriter.write(json));
+      Files.writeString(path, BenchmarkJson.write(json));
       out.println("codec-cpu: wrote " + path.toAbsolutePath());
     }
   }
@@ -104,10 +105,10 @@ public final class CodecCpuBenchmark {
         "PFS cache", "Hdp dram", "Hdp cache", "x dram", "x cache");
     for (CaseResult r : results) {
       out.printf(Locale.ROOT, format, r.benchCase().label(), r.benchCase().hadoopLabel(),
-          JsonWriter.sig3(r.pfsDramGbps()), JsonWriter.sig3(r.pfsCacheGbps()),
-          JsonWriter.sig3(r.hadoopDramGbps()), JsonWriter.sig3(r.hadoopCacheGbps()),
-          JsonWriter.sig3(r.pfsDramGbps() / r.hadoopDramGbps()),
-          JsonWriter.sig3(r.pfsCacheGbps() / r.hadoopCacheGbps()));
+          BenchmarkJson.sig3(r.pfsDramGbps()), BenchmarkJson.sig3(r.pfsCacheGbps()),
+          BenchmarkJson.sig3(r.hadoopDramGbps()), BenchmarkJson.sig3(r.hadoopCacheGbps()),
+          BenchmarkJson.sig3(r.pfsDramGbps() / r.hadoopDramGbps()),
+          BenchmarkJson.sig3(r.pfsCacheGbps() / r.hadoopCacheGbps()));
     }
   }
 

@@ -2,6 +2,7 @@ package io.parityfs.raid.codec.gpu;
 
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.report.BenchmarkJson;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -130,7 +131,7 @@ public final class GpuSelfCheck {
     try {
       Path file = options.out().toAbsolutePath();
       Files.createDirectories(file.getParent());
-      Files.writeString(file, SelfCheckJson.write(report.json()));
+      Files.writeString(file, BenchmarkJson.write(report.json()));
       out.println("wrote " + file);
     } catch (IOException e) {
       out.println("gpu-check: cannot write " + options.out() + ": " + e);

@@ -1,14 +1,7 @@
 package io.parityfs.raid.codec.gpu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.report.BenchmarkJson;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
@@ -23,6 +16,13 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The GPU self-check without a GPU: its arguments, erasure patterns, tenant arithmetic and JSON,
@@ -177,7 +177,7 @@ class GpuSelfCheckTest {
     @SuppressWarnings("unchecked")
     Map<String, Object> ratios = (Map<String, Object>) j.get("ratios");
     assertEquals(0.9, (Double) ratios.get("host_vs_pcie"), 1e-12);
-    String text = SelfCheckJson.write(j);
+    String text = BenchmarkJson.write(j);
     assertTrue(text.contains("\"tenant_slowdown_pct\": null,"), text);
     assertTrue(text.contains("\"host_vs_pcie\": 0.9,"), text);
     assertTrue(text.contains("\"rs:4+2\": \"ok \\\"quoted\\\"\""), text);
@@ -192,7 +192,7 @@ class GpuSelfCheckTest {
     small.put("empty", Map.of());
     small.put("x", 1234.5678);
     assertEquals("{\n  \"list\": [\n    1,\n    \"a\",\n    true\n  ],\n  \"empty\": {},\n"
-        + "  \"x\": 1230\n}\n", SelfCheckJson.write(small));
+        + "  \"x\": 1230\n}\n", BenchmarkJson.write(small));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.report;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -7,23 +7,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes the self-check's result as JSON in the layout of the benchmark files (two-space indent,
- * keys in map order): maps are objects, lists arrays, {@link CharSequence}s strings,
- * {@link Boolean}s and {@code null} as such, {@code double}s with at most 3 significant digits
- * (as the CPU benchmark's writer), other numbers as they are. Main code cannot use the bench
- * source set's writer, hence this small one.
+ * Writes a benchmark or check result as JSON in the layout of {@code docs/benchmarks/*.json}
+ * (two-space indent, keys in map order): maps are objects, lists arrays, {@link CharSequence}s
+ * strings, {@link Boolean}s and {@code null} as such, {@code double}s with at most 3 significant
+ * digits, other numbers as they are. Just enough for the result files; no dependency.
  */
-final class SelfCheckJson {
-  private SelfCheckJson() {}
+public final class BenchmarkJson {
+  private BenchmarkJson() {}
 
-  static String write(Map<String, ?> object) {
+  public static String write(Map<String, ?> object) {
     StringBuilder out = new StringBuilder();
     value(out, object, "");
     return out.append('\n').toString();
   }
 
   /** {@code x} rounded to 3 significant digits, in plain notation: 12.3, 0.331, 1230. */
-  static String sig3(double x) {
+  public static String sig3(double x) {
     if (!Double.isFinite(x)) {
       throw new IllegalArgumentException("not a finite number: " + x);
     }
