@@ -1,0 +1,31 @@
+package io.parityfs.raid.array;
+
+/**
+ * Why an array operation failed: the code an {@link ArrayException} carries, meant to travel as a
+ * status to the admin tools. Caller mistakes (a bad configuration, duplicate paths) are not here:
+ * they are {@link IllegalArgumentException}s.
+ */
+public enum ArrayError {
+  /** The drive directory holds no label file (or does not exist): not a drive of any array. */
+  NO_LABEL,
+  /** The label is truncated, has a wrong magic, a CRC mismatch or impossible field values. */
+  CORRUPT_LABEL,
+  /** The label was written by a newer format version than this software reads. */
+  UNSUPPORTED_VERSION,
+  /** Creation refused: the drive already carries a label or holds files (use force to reuse). */
+  NOT_EMPTY,
+  /** The drive belongs to another array than the one being assembled. */
+  FOREIGN_DRIVE,
+  /** The drive belongs to this array but carries an older generation: it missed a membership change. */
+  STALE_DRIVE,
+  /** Two drives claim the same slot at the current generation: the array refuses to guess. */
+  DUPLICATE_SLOT,
+  /** Candidates hold drives of several arrays and no array id was given. */
+  AMBIGUOUS_ARRAY,
+  /** No drive of the requested array (or no labelled drive at all) is among the candidates. */
+  ARRAY_NOT_FOUND,
+  /** Drives of one array at one generation disagree on the array's configuration. */
+  INCONSISTENT_LABELS,
+  /** A drive's label could not be read or written (permissions, I/O error). */
+  IO_ERROR
+}

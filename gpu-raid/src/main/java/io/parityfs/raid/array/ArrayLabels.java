@@ -1,0 +1,102 @@
+package io.parityfs.raid.array;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Array membership on disk: creates arrays by labelling drives, assembles them again from their
+ * labels (after a restart, with paths and order free to change), and moves them to the next
+ * generation when their membership changes. Label format: {@link DriveLabel}; assembly rules:
+ * docs/array.md ("Drive labels and assembly").
+ *
+ * <p>Stateless; the methods are thread-safe with respect to each other only when they touch
+ * different drives. One process owns an array's drives: concurrent creation or bumps on the same
+ * drives are not detected.
+ */
+public final class ArrayLabels {
+  private ArrayLabels() {}
+
+  /** {@link #create(ArrayConfig, List, boolean)} without force. */
+  public static AssembledArray create(ArrayConfig config, List<Path> drives) throws IOException {
+    return create(config, drives, false);
+  }
+
+  /**
+   * Creates a new array on {@code drives}: the first {@code drives.size() - hotSpares} become data
+   * slots 0, 1, … in the order given, the rest spares; each gets a label with a fresh drive id and
+   * generation 1. Every drive is checked before any label is written.
+   *
+   * @param force reuse drives that already carry a label or hold files (their files are kept)
+   * @throws IllegalArgumentException when the drive count does not fit the config (more than
+   *     {@value ArrayConfig#MAX_DRIVES}, or fewer than width + spares), or a drive is not a
+   *     directory, given twice, or nested in another
+   * @throws ArrayException NOT_EMPTY (naming the drive and the array it belongs to) without force
+   */
+  public static AssembledArray create(ArrayConfig config, List<Path> drives, boolean force)
+      throws IOException {
+    return ArrayCreator.create(config, drives, force);
+  }
+
+  /**
+   * Assembles the only array whose drives are among {@code candidates} (any order; missing,
+   * unlabelled and broken candidates are reported, not fatal).
+   *
+   * @throws ArrayException AMBIGUOUS_ARRAY when drives of several arrays are found (the message
+   *     lists them), ARRAY_NOT_FOUND when none is, DUPLICATE_SLOT, INCONSISTENT_LABELS
+   */
+  public static AssembledArray assemble(Collection<Path> candidates) throws IOException {
+    return ArrayAssembler.assemble(candidates, null);
+  }
+
+  /**
+   * Assembles array {@code arrayId} from its drives among {@code candidates}; drives of other
+   * arrays are reported as FOREIGN_DRIVE in {@link AssembledArray#rejected()}.
+   *
+   * @throws ArrayException ARRAY_NOT_FOUND, DUPLICATE_SLOT, INCONSISTENT_LABELS
+   */
+  public static AssembledArray assemble(Collection<Path> candidates, UUID arrayId)
+      throws IOException {
+    if (arrayId == null) {
+      throw new IllegalArgumentException("arrayId must not be null");
+    }
+    return ArrayAssembler.assemble(candidates, arrayId);
+  }
+
+  /**
+   * Marks {@code slots} failed and moves the array to the next generation: the labels of the
+   * present, non-failed drives are rewritten with generation + 1, so a failed drive that comes
+   * back is refused as STALE_DRIVE. Slots without a drive are marked failed too.
+   *
+   * @return the array at the new generation
+   * @throws ArrayException IO_ERROR naming the drives whose label could not be written (the
+   *     others are at the new generation; mark those failed next)
+   */
+  public static AssembledArray markFailed(AssembledArray array, int... slots) throws IOException {
+    long mask = 0;
+    for (int s : slots) {
+      array.slot(s); // checks the range
+      mask |= 1L << s;
+    }
+    return GenerationBump.bump(array, mask);
+  }
+
+  /**
+   * Moves the array to the next generation without failing a slot (other than those without a
+   * drive, see {@link #markFailed}).
+   */
+  public static AssembledArray bumpGeneration(AssembledArray array) throws IOException {
+    return GenerationBump.bump(array, 0L);
+  }
+
+  /**
+   * The label of one drive, for inspection.
+   *
+   * @throws ArrayException NO_LABEL, CORRUPT_LABEL or UNSUPPORTED_VERSION naming the path
+   */
+  public static DriveLabel readLabel(Path drive) throws IOException {
+    return LabelFile.read(drive);
+  }
+}
