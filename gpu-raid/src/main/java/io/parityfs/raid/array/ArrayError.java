@@ -27,5 +27,15 @@ public enum ArrayError {
   /** Drives of one array at one generation disagree on the array's configuration. */
   INCONSISTENT_LABELS,
   /** A drive's label could not be read or written (permissions, I/O error). */
-  IO_ERROR
+  IO_ERROR,
+  /**
+   * A shard file's header is truncated, has a wrong magic, a CRC mismatch or impossible or
+   * inconsistent field values.
+   */
+  CORRUPT_SHARD,
+  /**
+   * An operation on a drive's files failed in the device or its file system (EIO, the device
+   * vanished, no space left): the array marks the drive FAILED. See {@link Drive#isDriveFailure}.
+   */
+  DRIVE_IO
 }

@@ -1,0 +1,46 @@
+package io.parityfs.raid.array;
+
+import static io.parityfs.raid.array.ShardFormat.*;
+
+import io.parityfs.raid.codec.CodecGeometry;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/** Writes a {@link ShardHeader} as the {@link ShardFormat} header block. Stateless. */
+final class ShardHeaderEncoder {
+  private ShardHeaderEncoder() {}
+
+  /** The {@value ShardFormat#HEADER_LENGTH}-byte header block of {@code header}, CRC included. */
+  static byte[] encode(ShardHeader header) {
+    ByteBuffer b = ByteBuffer.allocate(HEADER_LENGTH); // big-endian, zero-filled: reserved bytes 0
+    b.put(MAGIC);
+    b.putShort(OFF_VERSION, (short) VERSION);
+    b.putShort(OFF_LENGTH, (short) HEADER_LENGTH);
+    b.putLong(OFF_OBJECT_ID, header.objectId());
+    b.putLong(OFF_OBJECT_VERSION, header.objectVersion());
+    b.putLong(OFF_CREATED, header.created().toEpochMilli());
+    b.putLong(OFF_OBJECT_LENGTH, header.objectLength());
+    b.putLong(OFF_DATA_LENGTH, header.dataLength());
+    b.putInt(OFF_CELL_SIZE, header.cellSize());
+    b.putInt(OFF_CELL_COUNT, header.cellCount());
+    if (header.protection() instanceof Protection.Parity p) {
+      CodecGeometry g = p.geometry();
+      b.put(OFF_KIND, switch (g.scheme()) {
+        case XOR -> LabelFormat.KIND_RAID5;
+        case PQ -> LabelFormat.KIND_RAID6;
+        case RS_CAUCHY -> LabelFormat.KIND_RS;
+      });
+      b.put(OFF_K, (byte) g.k());
+      b.put(OFF_M, (byte) g.m());
+    } else if (header.protection() instanceof Protection.Mirror m) {
+      b.put(OFF_KIND, LabelFormat.KIND_MIRROR);
+      b.put(OFF_K, (byte) m.copies());
+      b.put(OFF_M, (byte) 0);
+    }
+    b.put(OFF_SHARD, (byte) header.shardIndex());
+    CRC32C crc = new CRC32C();
+    crc.update(b.array(), 0, OFF_CRC);
+    b.putInt(OFF_CRC, (int) crc.getValue());
+    return b.array();
+  }
+}
