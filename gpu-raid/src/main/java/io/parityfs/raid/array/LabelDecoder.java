@@ -2,7 +2,6 @@ package io.parityfs.raid.array;
 
 import static io.parityfs.raid.array.LabelFormat.*;
 
-import io.parityfs.raid.codec.CodecGeometry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -85,8 +84,7 @@ final class LabelDecoder {
     try {
       ArrayConfig config =
           new ArrayConfig(
-              protection(b.get(OFF_KIND), Byte.toUnsignedInt(b.get(OFF_K)),
-                  Byte.toUnsignedInt(b.get(OFF_M))),
+              ProtectionCode.get(b, OFF_KIND),
               b.getInt(OFF_CELL_SIZE),
               b.getLong(OFF_MAX_OBJECT),
               Byte.toUnsignedInt(b.get(OFF_SPARES)));
@@ -104,21 +102,6 @@ final class LabelDecoder {
       // The CRC matched, so the writer itself put an impossible value there.
       throw corrupt(file, "holds an impossible value: " + e.getMessage());
     }
-  }
-
-  private static Protection protection(byte kind, int k, int m) {
-    return switch (kind) {
-      case KIND_RAID5 -> Protection.parity(CodecGeometry.raid5(k));
-      case KIND_RAID6 -> Protection.parity(CodecGeometry.raid6(k));
-      case KIND_RS -> Protection.parity(CodecGeometry.reedSolomon(k, m));
-      case KIND_MIRROR -> {
-        if (m != 0) {
-          throw new IllegalArgumentException("mirror label with m = " + m);
-        }
-        yield Protection.mirror(k);
-      }
-      default -> throw new IllegalArgumentException("protection kind " + kind);
-    };
   }
 
   private static DriveRole role(byte code) {

@@ -2,7 +2,6 @@ package io.parityfs.raid.array;
 
 import static io.parityfs.raid.array.LabelFormat.*;
 
-import io.parityfs.raid.codec.CodecGeometry;
 import java.nio.ByteBuffer;
 import java.util.UUID;
 import java.util.zip.CRC32C;
@@ -25,20 +24,7 @@ final class LabelEncoder {
     ArrayConfig c = label.config();
     b.putLong(OFF_MAX_OBJECT, c.maxObjectSize());
     b.putInt(OFF_CELL_SIZE, c.cellSize());
-    if (c.protection() instanceof Protection.Parity p) {
-      CodecGeometry g = p.geometry();
-      b.put(OFF_KIND, switch (g.scheme()) {
-        case XOR -> KIND_RAID5;
-        case PQ -> KIND_RAID6;
-        case RS_CAUCHY -> KIND_RS;
-      });
-      b.put(OFF_K, (byte) g.k());
-      b.put(OFF_M, (byte) g.m());
-    } else if (c.protection() instanceof Protection.Mirror m) {
-      b.put(OFF_KIND, KIND_MIRROR);
-      b.put(OFF_K, (byte) m.copies());
-      b.put(OFF_M, (byte) 0);
-    }
+    ProtectionCode.put(b, OFF_KIND, c.protection());
     b.put(OFF_SLOT_COUNT, (byte) label.slotCount());
     b.put(OFF_SPARES, (byte) c.hotSpares());
     b.put(OFF_SLOT, (byte) label.slot());

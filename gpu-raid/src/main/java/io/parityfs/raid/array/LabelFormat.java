@@ -81,10 +81,6 @@ final class LabelFormat {
   static final int OFF_RESERVED = 91;
   static final int OFF_CRC = 124;
 
-  static final byte KIND_RAID5 = 1;
-  static final byte KIND_RAID6 = 2;
-  static final byte KIND_RS = 3;
-  static final byte KIND_MIRROR = 4;
 
   static final byte ROLE_DATA = 0;
   static final byte ROLE_SPARE = 1;

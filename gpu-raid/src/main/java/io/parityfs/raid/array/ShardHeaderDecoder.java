@@ -2,8 +2,6 @@ package io.parityfs.raid.array;
 
 import static io.parityfs.raid.array.ShardFormat.*;
 
-import io.parityfs.raid.codec.CodecGeometry;
-import io.parityfs.raid.codec.Scheme;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -78,8 +76,7 @@ final class ShardHeaderDecoder {
           b.getLong(OFF_OBJECT_ID),
           b.getLong(OFF_OBJECT_VERSION),
           Byte.toUnsignedInt(b.get(OFF_SHARD)),
-          protection(b.get(OFF_KIND), Byte.toUnsignedInt(b.get(OFF_K)),
-              Byte.toUnsignedInt(b.get(OFF_M))),
+          ProtectionCode.get(b, OFF_KIND),
           b.getInt(OFF_CELL_SIZE),
           b.getInt(OFF_CELL_COUNT),
           b.getLong(OFF_OBJECT_LENGTH),
@@ -89,21 +86,6 @@ final class ShardHeaderDecoder {
       // The CRC matched, so the writer itself put an impossible value there.
       throw corrupt(file, "holds an impossible value: " + e.getMessage());
     }
-  }
-
-  private static Protection protection(byte kind, int k, int m) {
-    return switch (kind) {
-      case LabelFormat.KIND_RAID5 -> Protection.parity(new CodecGeometry(Scheme.XOR, k, m));
-      case LabelFormat.KIND_RAID6 -> Protection.parity(new CodecGeometry(Scheme.PQ, k, m));
-      case LabelFormat.KIND_RS -> Protection.parity(CodecGeometry.reedSolomon(k, m));
-      case LabelFormat.KIND_MIRROR -> {
-        if (m != 0) {
-          throw new IllegalArgumentException("mirror shard with m = " + m);
-        }
-        yield Protection.mirror(k);
-      }
-      default -> throw new IllegalArgumentException("protection kind " + kind);
-    };
   }
 
   private static String printable(ByteBuffer b) {

@@ -2,7 +2,6 @@ package io.parityfs.raid.array;
 
 import static io.parityfs.raid.array.ShardFormat.*;
 
-import io.parityfs.raid.codec.CodecGeometry;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -23,20 +22,7 @@ final class ShardHeaderEncoder {
     b.putLong(OFF_DATA_LENGTH, header.dataLength());
     b.putInt(OFF_CELL_SIZE, header.cellSize());
     b.putInt(OFF_CELL_COUNT, header.cellCount());
-    if (header.protection() instanceof Protection.Parity p) {
-      CodecGeometry g = p.geometry();
-      b.put(OFF_KIND, switch (g.scheme()) {
-        case XOR -> LabelFormat.KIND_RAID5;
-        case PQ -> LabelFormat.KIND_RAID6;
-        case RS_CAUCHY -> LabelFormat.KIND_RS;
-      });
-      b.put(OFF_K, (byte) g.k());
-      b.put(OFF_M, (byte) g.m());
-    } else if (header.protection() instanceof Protection.Mirror m) {
-      b.put(OFF_KIND, LabelFormat.KIND_MIRROR);
-      b.put(OFF_K, (byte) m.copies());
-      b.put(OFF_M, (byte) 0);
-    }
+    ProtectionCode.put(b, OFF_KIND, header.protection());
     b.put(OFF_SHARD, (byte) header.shardIndex());
     CRC32C crc = new CRC32C();
     crc.update(b.array(), 0, OFF_CRC);
