@@ -34,6 +34,12 @@ public enum ArrayError {
    */
   CORRUPT_SHARD,
   /**
+   * One cell of a shard file fails its CRC32C (the cell or its table entry is damaged): the cell
+   * is reconstructed from the other shards and rewritten. The message names the file, the cell
+   * and both checksums; the drive is not failed for it.
+   */
+  CORRUPT_CELL,
+  /**
    * An operation on a drive's files failed in the device or its file system (EIO, the device
    * vanished, no space left): the array marks the drive FAILED. See {@link Drive#isDriveFailure}.
    */
