@@ -1,9 +1,8 @@
 package io.parityfs.raid.codec.gpu;
 
+import io.parityfs.raid.report.Machine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -183,24 +182,11 @@ final class SelfCheckReport {
     return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%s", d);
   }
 
-  /** E.g. "AMD EPYC 9554 64-Core Processor, 16 cores, 125.7 GiB RAM"; "unknown" parts off Linux. */
+  /** E.g. "AMD EPYC 9554 64-Core Processor, 16 cores, 125.7 GiB RAM, flags ..."; see {@link Machine}. */
   static String cpu() {
-    String model = "unknown CPU";
-    for (String line : lines("/proc/cpuinfo")) {
-      if (line.startsWith("model name")) {
-        model = line.substring(line.indexOf(':') + 1).trim();
-        break;
-      }
-    }
-    String ram = "unknown RAM";
-    for (String line : lines("/proc/meminfo")) {
-      if (line.startsWith("MemTotal:")) {
-        long kib = Long.parseLong(line.replaceAll("[^0-9]", ""));
-        ram = String.format(Locale.ROOT, "%.1f GiB RAM", kib / 1048576.0);
-      }
-    }
-    return model + ", " + Runtime.getRuntime().availableProcessors() + " cores, " + ram;
+    return Machine.describe();
   }
+
 
   private static final Pattern NVRM = Pattern.compile("Kernel Module\\s+([0-9][0-9.]*)");
 
@@ -209,7 +195,7 @@ final class SelfCheckReport {
    * else from {@code nvidia-smi} (at most 15 s), else "unknown".
    */
   static String nvidiaDriver() {
-    for (String line : lines("/proc/driver/nvidia/version")) {
+    for (String line : Machine.lines("/proc/driver/nvidia/version")) {
       Matcher m = NVRM.matcher(line);
       if (m.find()) {
         return m.group(1);
@@ -229,14 +215,6 @@ final class SelfCheckReport {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "unknown";
-    }
-  }
-
-  private static List<String> lines(String file) {
-    try {
-      return Files.readAllLines(Path.of(file));
-    } catch (IOException | RuntimeException e) {
-      return List.of();
     }
   }
 }
