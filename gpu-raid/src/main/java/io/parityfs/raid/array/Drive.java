@@ -67,6 +67,15 @@ interface Drive extends Closeable {
   DriveFile open(String name) throws IOException;
 
   /**
+   * Opens the existing file {@code name} for reading and writing, without truncating it (an
+   * absent file is {@link java.nio.file.NoSuchFileException}; nothing is created). For in-place
+   * updates such as a cell repair. The I/O rules are {@link #create}'s: aligned requests go
+   * through O_DIRECT on a DIRECT drive. Writes are durable only after {@link DriveFile#sync}; until
+   * then a crash may keep none, some or all of them.
+   */
+  DriveFile openForWrite(String name) throws IOException;
+
+  /**
    * Renames {@code from} to {@code to} atomically, replacing {@code to} if it exists: a reader
    * sees the old {@code to} or the new one, never neither. Durable after {@link #syncDirectory}.
    */

@@ -177,6 +177,20 @@ final class FileDrive implements Drive {
   }
 
   @Override
+  public DriveFile openForWrite(String name) throws IOException {
+    Path file = resolve(name);
+    try {
+      return new OpenFile(
+          name,
+          file,
+          FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE),
+          true);
+    } catch (IOException e) {
+      throw failure("open for write", name, e);
+    }
+  }
+
+  @Override
   public void rename(String from, String to) throws IOException {
     Path source = resolve(from);
     Path target = resolve(to);

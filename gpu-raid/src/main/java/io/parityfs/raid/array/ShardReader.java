@@ -26,8 +26,8 @@ import java.nio.file.Path;
  * them; an aligned direct buffer ({@link Drive#allocateAligned}) is filled by O_DIRECT with no
  * copy.
  *
- * <p>Thread-safe: reads may run concurrently; {@link #rewriteCell} excludes other calls while it
- * replaces the file.
+ * <p>Thread-safe: reads may run concurrently, with each other and with {@link #rewriteCell}, which
+ * repairs in place (one rewrite at a time).
  */
 final class ShardReader implements Closeable {
   private final Drive drive;
@@ -35,7 +35,7 @@ final class ShardReader implements Closeable {
   private final ShardHeader header;
   /** Loaded table blocks (entries of cells 1024 b .. 1024 b + 1023); null until first used. */
   private final int[][] table;
-  private DriveFile file;
+  private final DriveFile file;
 
   private ShardReader(Drive drive, String name, DriveFile file, ShardHeader header) {
     this.drive = drive;
@@ -133,10 +133,27 @@ final class ShardReader implements Closeable {
 
   /**
    * Replaces cell {@code index} with {@code data} (exactly cellSize bytes; not moved) and its CRC
-   * entry, durably. The drive API opens existing files read-only, so the file is rewritten
-   * crash-safely: copied to a temp file with the new cell and table block, synced, renamed over
-   * the shard, directory synced. A crash leaves the old shard (the cell still detected bad) or
-   * the repaired one. Repair is rare and a shard is at most maxObjectSize / k bytes.
+   * entry, durably and in place: opens the shard with {@link Drive#openForWrite}, writes the cell
+   * at its offset, reads the 4 KiB table block holding the entry, sets the entry and writes the
+   * block back, fsyncs. Nothing else of the file is touched, so a repair costs one cell and one
+   * block, whatever the shard's size.
+   *
+   * <p><b>Crash safety.</b> Until the fsync returns, a crash may persist none, either or both of
+   * the two writes, and the cell write possibly torn. A cell is accepted only when its CRC32C
+   * equals its stored entry, and the entry is either the old one or the CRC of exactly {@code
+   * data}. So after a crash the cell reads as the old bytes (for a cell being repaired: still
+   * {@link ArrayError#CORRUPT_CELL}, and repaired again from parity on the next read), as {@code
+   * data}, or fails its CRC: new bytes under the old entry, old bytes under the new entry, or a
+   * torn mix of the two under either, all mismatch (up to CRC32C collisions) and are detected, never
+   * "valid but wrong". When the old entry was the bad part (table rot) the cell bytes do not change
+   * and any outcome is correct. <b>Assumption:</b> the devices we target do not tear an aligned
+   * 4 KiB write, so the table block lands old or new; the entry is 4 bytes at a 4-byte-aligned
+   * offset inside that one block (even a sector-torn block keeps it whole), and the block's other
+   * entries are rewritten with the values just read. Were a block torn into garbage, the damage
+   * would make good cells fail their CRC (then rebuilt from parity), not accept bad bytes.
+   *
+   * <p>Other calls on this reader may run meanwhile: a concurrent read of this cell may see the
+   * new bytes before the new entry and report the cell bad, which only causes another repair.
    */
   synchronized void rewriteCell(int index, ByteBuffer data) throws IOException {
     checkCell(index);
@@ -147,46 +164,23 @@ final class ShardReader implements Closeable {
     }
     int cells = header.cellCount();
     int newCrc = CellChecksums.crc32c(data);
-    int block = index / ShardFormat.ENTRIES_PER_BLOCK;
-    String temp = name + ShardWriter.TEMP_SUFFIX;
-    DriveFile out = drive.create(temp);
-    boolean done = false;
-    try {
-      ByteBuffer buf = drive.allocateAligned(cellSize);
-      copy(out, buf, 0, ShardFormat.HEADER_LENGTH);
-      for (int i = 0; i < cells; i++) {
-        long at = ShardFormat.cellOffset(cellSize, i);
-        if (i == index) {
-          out.write(data.duplicate(), at);
-        } else {
-          copy(out, buf, at, cellSize);
-        }
-      }
-      for (int b = 0; b < table.length; b++) {
-        long at = ShardFormat.tableOffset(cellSize, cells) + (long) b * ShardFormat.BLOCK;
-        buf.clear().limit(ShardFormat.BLOCK);
-        readFully(buf, at);
-        if (b == block) {
-          buf.putInt(4 * (index % ShardFormat.ENTRIES_PER_BLOCK), newCrc);
-        }
-        out.write(buf.flip(), at);
-      }
+    int b = index / ShardFormat.ENTRIES_PER_BLOCK;
+    int entry = index % ShardFormat.ENTRIES_PER_BLOCK;
+    long blockAt = ShardFormat.tableOffset(cellSize, cells) + (long) b * ShardFormat.BLOCK;
+    ByteBuffer block = drive.allocateAligned(ShardFormat.BLOCK);
+    try (DriveFile out = drive.openForWrite(name)) {
+      out.write(data.duplicate(), ShardFormat.cellOffset(cellSize, index));
+      readFully(out, block, blockAt);
+      block.putInt(4 * entry, newCrc);
+      out.write(block.flip(), blockAt);
       out.sync();
-      out.close();
-      ShardWriter.publish(drive, temp, name);
-      done = true;
-    } finally {
-      if (!done) {
-        out.close();
-        drive.delete(temp);
-      }
     }
-    DriveFile old = file;
-    file = drive.open(name);
-    old.close();
-    int[] entries = table[block];
-    if (entries != null) {
-      entries[index % ShardFormat.ENTRIES_PER_BLOCK] = newCrc;
+    // Publish the entry only now that it is durable; a copy, so readers never see it half set.
+    int entries = Math.min(ShardFormat.ENTRIES_PER_BLOCK, cells - b * ShardFormat.ENTRIES_PER_BLOCK);
+    synchronized (table) {
+      int[] updated = table[b] == null ? decode(block, entries) : table[b].clone();
+      updated[entry] = newCrc;
+      table[b] = updated;
     }
   }
 
@@ -235,11 +229,7 @@ final class ShardReader implements Closeable {
     ByteBuffer buf = drive.allocateAligned(ShardFormat.BLOCK);
     readFully(buf,
         ShardFormat.tableEntryOffset(header.cellSize(), cells, b * ShardFormat.ENTRIES_PER_BLOCK));
-    buf.flip();
-    int[] loaded = new int[entries];
-    for (int i = 0; i < entries; i++) {
-      loaded[i] = buf.getInt(4 * i);
-    }
+    int[] loaded = decode(buf.flip(), entries);
     synchronized (table) {
       if (table[b] == null) {
         table[b] = loaded;
@@ -248,18 +238,20 @@ final class ShardReader implements Closeable {
     }
   }
 
-  private void copy(DriveFile out, ByteBuffer buf, long at, int length) throws IOException {
-    buf.clear().limit(length);
-    readFully(buf, at);
-    out.write(buf.flip(), at);
+  private static int[] decode(ByteBuffer block, int entries) {
+    int[] decoded = new int[entries];
+    for (int i = 0; i < entries; i++) {
+      decoded[i] = block.getInt(4 * i);
+    }
+    return decoded;
   }
 
-  /** Reads from the current file; a short read means the file shrank since it was opened. */
+  /** Reads from the shard; a short read means the file shrank since it was opened. */
   private void readFully(ByteBuffer dst, long position) throws IOException {
-    DriveFile f;
-    synchronized (this) {
-      f = file;
-    }
+    readFully(file, dst, position);
+  }
+
+  private void readFully(DriveFile f, ByteBuffer dst, long position) throws IOException {
     try {
       f.readFully(dst, position);
     } catch (EOFException e) {

@@ -154,6 +154,50 @@ abstract class DriveContractTest {
   }
 
   @Test
+  void openForWriteUpdatesAnExistingFileInPlace() throws IOException {
+    int a = drive.alignment();
+    byte[] data = random(4 * a, 5);
+    try (DriveFile f = drive.create("shard")) {
+      f.write(ByteBuffer.wrap(data), 0);
+      f.sync();
+    }
+    byte[] patch = random(a, 6);
+    try (DriveFile reader = drive.open("shard");
+        DriveFile f = drive.openForWrite("shard")) {
+      assertEquals(4L * a, f.size(), "not truncated");
+      assertArrayEquals(data, read(f, 0, 4 * a), "readable");
+      f.write(drive.allocateAligned(a).put(patch).flip(), 2L * a); // aligned: O_DIRECT if DIRECT
+      f.write(ByteBuffer.wrap(new byte[] {9, 8, 7}), 5); // unaligned: buffered path
+      f.sync();
+      assertEquals(4L * a, f.size());
+      assertArrayEquals(patch, read(reader, 2L * a, a), "a read-only handle sees the write");
+      ByteBuffer direct = drive.allocateAligned(a);
+      reader.readFully(direct, 2L * a);
+      byte[] back = new byte[a];
+      direct.flip().get(back);
+      assertArrayEquals(patch, back);
+    }
+    System.arraycopy(patch, 0, data, 2 * a, a);
+    data[5] = 9;
+    data[6] = 8;
+    data[7] = 7;
+    try (DriveFile f = drive.open("shard")) {
+      assertEquals(4L * a, f.size());
+      assertArrayEquals(data, read(f, 0, 4 * a));
+    }
+    assertEquals(List.of("shard"), drive.list(""));
+  }
+
+  @Test
+  void openForWriteNeedsAnExistingFile() throws IOException {
+    NoSuchFileException e =
+        assertThrows(NoSuchFileException.class, () -> drive.openForWrite("nope"));
+    assertFalse(Drive.isDriveFailure(e));
+    assertEquals(List.of(), drive.list(""), "nothing created");
+    assertThrows(IllegalArgumentException.class, () -> drive.openForWrite("../x"));
+  }
+
+  @Test
   void renameReplacesAtomicallyAndListingIsSorted() throws IOException {
     for (String n : new String[] {"shard-2", "shard-1", "label.tmp", "label"}) {
       try (DriveFile f = drive.create(n)) {
@@ -202,5 +246,6 @@ abstract class DriveContractTest {
     drive.close();
     assertThrows(ClosedChannelException.class, () -> drive.list(""));
     assertThrows(ClosedChannelException.class, () -> drive.create("x"));
+    assertThrows(ClosedChannelException.class, () -> drive.openForWrite("x"));
   }
 }

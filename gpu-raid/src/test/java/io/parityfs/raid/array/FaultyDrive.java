@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Crash model.</b> The drive keeps a model of what the file system has made durable: the
  * content of each file (its inode, which follows renames) as of its last {@link DriveFile#sync},
  * and the directory (names to inodes) as of the last {@link #syncDirectory}; files present when
- * the wrapper was built count as durable. Each create, write, sync, rename, delete and directory
- * sync is one step, counted from 1. At the crash step the operation is not performed, the drive
+ * the wrapper was built count as durable. Each create, open for write ({@link #openForWrite}),
+ * write, sync, rename, delete and directory sync is one step, counted from 1. At the crash step the operation is not performed, the drive
  * directory is rewritten to the durable state, and {@link SimulatedCrash} is thrown; every later
  * call throws it too (the process is dead; re-open the directory with a fresh drive). Two models:
  *
@@ -167,6 +167,20 @@ final class FaultyDrive implements Drive {
   public DriveFile open(String name) throws IOException {
     suffer(before(Op.OPEN, name, false));
     DriveFile f = inner.open(name);
+    synchronized (this) {
+      return new FaultyFile(f, names.computeIfAbsent(name, n -> new Inode()));
+    }
+  }
+
+  /**
+   * A mutating path: one crash step, and {@link Op#OPEN} faults apply. The file keeps its inode,
+   * so writes through it stay unsynced until {@link DriveFile#sync}: a crash before that restores
+   * the file's last synced content.
+   */
+  @Override
+  public DriveFile openForWrite(String name) throws IOException {
+    suffer(before(Op.OPEN, name, true));
+    DriveFile f = inner.openForWrite(name);
     synchronized (this) {
       return new FaultyFile(f, names.computeIfAbsent(name, n -> new Inode()));
     }

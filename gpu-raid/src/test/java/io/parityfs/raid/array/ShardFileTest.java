@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.zip.CRC32C;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -323,5 +324,201 @@ class ShardFileTest {
       }
     }
     assertTrue(whole >= 1);
+  }
+
+  // ---- in-place repair: crash safety ----
+
+  private static final int CELLS = 6;
+  private static final int VICTIM = 3;
+
+  private static long entryOffset(int cell) {
+    return ShardFormat.tableEntryOffset(CELL, CELLS, cell) + 4 * (cell % ShardFormat.ENTRIES_PER_BLOCK);
+  }
+
+  /** A published shard of CELLS cells whose cell VICTIM (cellRot) or its entry is damaged. */
+  private byte[] damagedShard(Path dir, boolean cellRot) throws IOException {
+    byte[] data = DriveContractTest.random(CELLS * CELL, 11);
+    try (Drive d = FileDrive.open(dir, Drive.IoMode.DIRECT)) {
+      writeShard(d, NAME, data, true);
+    }
+    flipBit(dir.resolve(NAME),
+        cellRot ? ShardFormat.cellOffset(CELL, VICTIM) + 3000 : entryOffset(VICTIM) + 1);
+    return data;
+  }
+
+  private static ByteBuffer goodCell(byte[] data) {
+    return ByteBuffer.wrap(data, VICTIM * CELL, CELL).slice();
+  }
+
+  /**
+   * Every cell but VICTIM reads clean and right; VICTIM reads as the repaired bytes or fails its
+   * CRC (then, if {@code oldCell} is given, holding exactly those bytes): never wrong and valid.
+   * Returns whether VICTIM read clean.
+   */
+  private static boolean assertOldOrRepaired(Path dir, byte[] data, byte[] oldCell)
+      throws IOException {
+    try (Drive d = FileDrive.open(dir, Drive.IoMode.DIRECT);
+        ShardReader r = ShardReader.open(d, NAME)) {
+      assertEquals(List.of(NAME), d.list(""), "no other file");
+      ByteBuffer cell = d.allocateAligned(CELL);
+      for (int i = 0; i < CELLS; i++) {
+        cell.clear();
+        if (i == VICTIM) {
+          try {
+            r.readCell(i, cell);
+          } catch (ArrayException e) {
+            assertEquals(ArrayError.CORRUPT_CELL, e.error(), e.getMessage());
+            if (oldCell != null) {
+              byte[] got = new byte[CELL];
+              cell.get(got);
+              assertArrayEquals(oldCell, got, "the old bytes");
+            }
+            continue;
+          }
+        } else {
+          r.readCell(i, cell);
+        }
+        byte[] got = new byte[CELL];
+        cell.flip().get(got);
+        assertArrayEquals(Arrays.copyOfRange(data, i * CELL, (i + 1) * CELL), got, "cell " + i);
+        if (i == VICTIM) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  private static byte[] cellBytes(Path file, int cell) throws IOException {
+    byte[] b = new byte[CELL];
+    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+      f.seek(ShardFormat.cellOffset(CELL, cell));
+      f.readFully(b);
+    }
+    return b;
+  }
+
+  @Test
+  void rewriteCellRepairsInPlace() throws IOException {
+    Path dir = Files.createDirectories(root.resolve("inplace"));
+    byte[] data = damagedShard(dir, true);
+    try (Drive d = FileDrive.open(dir, Drive.IoMode.DIRECT)) {
+      FaultyDrive f = new FaultyDrive(d, 4);
+      FaultyDrive.Injected writes = f.inject(Fault.delay(java.time.Duration.ZERO, Op.WRITE));
+      FaultyDrive.Injected creates =
+          f.inject(Fault.delay(java.time.Duration.ZERO, Op.CREATE, Op.RENAME, Op.DELETE));
+      try (ShardReader r = ShardReader.open(f, NAME)) {
+        ByteBuffer cell = f.allocateAligned(CELL);
+        assertThrows(ArrayException.class, () -> r.readCell(VICTIM, cell));
+        r.rewriteCell(VICTIM, goodCell(data));
+        assertEquals(4, f.steps(), "open for write, cell, table block, sync");
+        assertEquals(2, writes.calls(), "one cell and one table block, nothing else");
+        assertEquals(0, creates.calls(), "no temp file, no rename");
+        r.readCell(VICTIM, cell.clear()); // the same reader sees the repair
+      }
+    }
+    assertTrue(assertOldOrRepaired(dir, data, null));
+    assertReadsBack(FileDrive.open(dir, Drive.IoMode.BUFFERED), NAME, data, false);
+  }
+
+  @Test
+  void rewriteCellWriteErrorLeavesTheCellDetectedBad() throws IOException {
+    Path dir = Files.createDirectories(root.resolve("wfail"));
+    byte[] data = damagedShard(dir, true);
+    byte[] old = cellBytes(dir.resolve(NAME), VICTIM);
+    try (Drive d = FileDrive.open(dir, Drive.IoMode.DIRECT)) {
+      FaultyDrive f = new FaultyDrive(d, 5);
+      try (ShardReader r = ShardReader.open(f, NAME)) {
+        f.inject(Fault.error(Op.WRITE).matching(NAME).onCall(2)); // the table block
+        ArrayException e =
+            assertThrows(ArrayException.class, () -> r.rewriteCell(VICTIM, goodCell(data)));
+        assertEquals(ArrayError.DRIVE_IO, e.error());
+        f.clearFaults();
+        f.inject(Fault.corrupt(Op.WRITE).matching(NAME).onCall(1)); // a bit flips on the way
+        r.rewriteCell(VICTIM, goodCell(data));
+        assertThrows(ArrayException.class, () -> r.readCell(VICTIM, ByteBuffer.allocate(CELL)),
+            "a repair corrupted in flight is caught on the next read");
+      }
+    }
+    assertFalse(assertOldOrRepaired(dir, data, null));
+    assertFalse(Arrays.equals(old, cellBytes(dir.resolve(NAME), VICTIM)));
+  }
+
+  @ParameterizedTest(name = "{0}, cell rot {1}")
+  @CsvSource({"LOSE_UNSYNCED,true", "LOSE_UNSYNCED,false", "KEEP_NAMESPACE,true",
+      "KEEP_NAMESPACE,false"})
+  void crashAtEveryStepOfRewriteCellLeavesOldOrRepaired(CrashModel model, boolean cellRot)
+      throws IOException {
+    long steps = 4; // open for write, cell, table block, sync (checked in rewriteCellRepairsInPlace)
+    int repaired = 0;
+    for (long s = 1; s <= steps + 1; s++) {
+      Path dir = Files.createDirectories(root.resolve("rw-" + model + "-" + cellRot + "-" + s));
+      byte[] data = damagedShard(dir, cellRot);
+      byte[] old = cellBytes(dir.resolve(NAME), VICTIM);
+      FaultyDrive f = new FaultyDrive(FileDrive.open(dir, Drive.IoMode.DIRECT), s);
+      f.crashAtStep(s, model);
+      try (ShardReader r = ShardReader.open(f, NAME)) {
+        try {
+          r.rewriteCell(VICTIM, goodCell(data));
+          assertEquals(steps, f.steps());
+          f.crashNow(model);
+        } catch (SimulatedCrash expected) {
+          assertEquals(s, f.steps());
+        }
+      }
+      boolean clean = assertOldOrRepaired(dir, data, old);
+      if (s > steps) {
+        assertTrue(clean, "a completed repair survives the crash");
+      }
+      if (clean) {
+        repaired++;
+      }
+      // Whatever the crash left, repairing again makes the shard whole.
+      try (Drive d = FileDrive.open(dir, Drive.IoMode.DIRECT);
+          ShardReader r = ShardReader.open(d, NAME)) {
+        r.rewriteCell(VICTIM, goodCell(data));
+      }
+      assertTrue(assertOldOrRepaired(dir, data, null));
+    }
+    assertTrue(repaired >= 1);
+  }
+
+  /**
+   * What the crash model does not produce: a repair persisted in part (the cell only, the entry
+   * only, half of the cell with or without the entry). None is read as valid but wrong.
+   */
+  @ParameterizedTest(name = "cell rot {0}")
+  @CsvSource({"true", "false"})
+  void partlyPersistedRepairIsNeverValidButWrong(boolean cellRot) throws IOException {
+    for (int state = 0; state < 5; state++) {
+      Path dir = Files.createDirectories(root.resolve("part-" + cellRot + "-" + state));
+      byte[] data = damagedShard(dir, cellRot);
+      byte[] good = Arrays.copyOfRange(data, VICTIM * CELL, (VICTIM + 1) * CELL);
+      CRC32C crc = new CRC32C();
+      crc.update(good);
+      int newCrc = (int) crc.getValue();
+      boolean cell = state == 0 || state == 2;
+      boolean entry = state == 1 || state == 3 || state == 4;
+      int cellBytes = state >= 2 ? CELL / 2 : CELL;
+      try (RandomAccessFile f = new RandomAccessFile(dir.resolve(NAME).toFile(), "rw")) {
+        if (cell || state == 3) {
+          f.seek(ShardFormat.cellOffset(CELL, VICTIM) + (state == 3 ? CELL / 2 : 0));
+          f.write(good, state == 3 ? CELL / 2 : 0, cellBytes);
+        }
+        if (entry && state != 3) {
+          f.seek(entryOffset(VICTIM));
+          f.writeInt(newCrc);
+        }
+      }
+      boolean clean = assertOldOrRepaired(dir, data, null);
+      if (!cellRot && state == 0) {
+        assertFalse(clean, "good cell under the bad old entry");
+      }
+      try (Drive d = FileDrive.open(dir, Drive.IoMode.DIRECT);
+          ShardReader r = ShardReader.open(d, NAME)) {
+        r.rewriteCell(VICTIM, goodCell(data));
+      }
+      assertReadsBack(FileDrive.open(dir, Drive.IoMode.DIRECT), NAME, data, true);
+    }
   }
 }
