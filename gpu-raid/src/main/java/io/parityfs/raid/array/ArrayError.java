@@ -40,6 +40,11 @@ public enum ArrayError {
    */
   CORRUPT_CELL,
   /**
+   * An object manifest is truncated, has a wrong magic, a CRC mismatch, or impossible or
+   * inconsistent field values. The message names the file and the fault.
+   */
+  CORRUPT_MANIFEST,
+  /**
    * An operation on a drive's files failed in the device or its file system (EIO, the device
    * vanished, no space left): the array marks the drive FAILED. See {@link Drive#isDriveFailure}.
    */
