@@ -48,5 +48,18 @@ public enum ArrayError {
    * An operation on a drive's files failed in the device or its file system (EIO, the device
    * vanished, no space left): the array marks the drive FAILED. See {@link Drive#isDriveFailure}.
    */
-  DRIVE_IO
+  DRIVE_IO,
+  /** No committed version of the object exists (never written, or deleted). */
+  OBJECT_NOT_FOUND,
+  /**
+   * More shards of an object version are unavailable (failed drive, missing or corrupt file,
+   * corrupt cell) than its protection tolerates: the bytes cannot be restored, and none are
+   * returned. The message names the object, version, stripe and each unavailable shard's reason.
+   */
+  OBJECT_LOST,
+  /**
+   * More drives of an object's placement are failed or missing (or failed during the write) than
+   * its protection tolerates, so a new version cannot be written.
+   */
+  NOT_ENOUGH_DRIVES
 }

@@ -1,0 +1,723 @@
+package io.parityfs.raid.array;
+
+import io.parityfs.raid.codec.ParityCodec;
+import io.parityfs.raid.codec.ParityCodecFactory;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.file.NoSuchFileException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Objects on an assembled array: whole-object versioned writes, byte-range reads that reconstruct
+ * from parity when a cell or drive is bad, deletes, and garbage collection of what a crash left.
+ * See "Objects (first slice)" in {@code docs/array.md}.
+ *
+ * <p><b>Write / commit.</b> {@link #write} streams the source one stripe at a time (k data cells,
+ * zero padded at the end, encoded into m parity cells, or the same cell for every mirror copy)
+ * into k+m {@link ShardWriter}s on the drives of {@link Placement#drivesFor}; then it finishes
+ * (fsyncs) every shard, publishes every shard (rename + directory fsync), and only then writes
+ * the manifest on every drive of the placement ({@link ManifestFile}). A version is committed as
+ * soon as one manifest is durable, because every shard it names was made durable before the
+ * first manifest was written. Older versions are deleted after the commit.
+ *
+ * <p><b>Read.</b> The latest version is the highest one with a readable manifest on any live drive
+ * of the placement (cached after a write or a read). A healthy range read opens only the shards
+ * holding the range. A bad cell (CRC mismatch), a failed drive, a missing or corrupt shard file
+ * makes the stripe be reconstructed from k survivors; corrupt cells on live drives are rewritten
+ * in place; more than m unavailable shards in a stripe is {@link ArrayError#OBJECT_LOST}, never
+ * wrong data.
+ *
+ * <p><b>Drive failures.</b> An operation that gets {@link ArrayError#DRIVE_IO} from a drive marks
+ * its slot failed in this store (in memory: {@link #failedSlots}); that drive is not used again.
+ * Making it durable in the labels ({@link ArrayLabels#markFailed}) is the caller's job for now.
+ * Writes leave out unavailable drives while at most m shards (mirror: copies - 1) are left out
+ * ({@link ArrayError#NOT_ENOUGH_DRIVES} beyond that).
+ *
+ * <p><b>One store per array.</b> The latest manifest of each object is cached; another process
+ * or store writing the same drives is not supported.
+ *
+ * <p><b>Thread safety.</b> Reads may run concurrently with each other and with writes of other
+ * objects. Writes and deletes of one object must not run concurrently with each other, and
+ * {@link #collectGarbage} must not run concurrently with writes (run it after opening).
+ */
+public final class ObjectStore implements Closeable {
+  private static final System.Logger LOG = System.getLogger(ObjectStore.class.getName());
+
+  private final ArrayConfig config;
+  private final Drive[] drives;
+  private final ParityCodec codec;
+  private final Placement placement;
+  private final AtomicLongArray failed;
+  private final Map<Long, ObjectManifest> latest = new ConcurrentHashMap<>();
+  private final AtomicLong cellsRepaired = new AtomicLong();
+  private final AtomicLong degradedReads = new AtomicLong();
+  private final AtomicLong driveFailures = new AtomicLong();
+
+  /**
+   * A store over {@code drives}, indexed by data slot ({@code null}: slot failed or missing),
+   * protected as {@code config} says; {@code codec} computes the parity (null for a mirror).
+   */
+  ObjectStore(ArrayConfig config, Drive[] drives, ParityCodec codec) {
+    if (config.protection() instanceof Protection.Parity p) {
+      if (codec == null || !codec.geometry().equals(p.geometry())) {
+        throw new IllegalArgumentException("codec (" + (codec == null ? null : codec.geometry())
+            + ") must be for " + p.geometry());
+      }
+    }
+    this.config = config;
+    this.drives = drives.clone();
+    this.codec = codec;
+    this.placement = Placement.of(drives.length, config.protection().width());
+    this.failed = new AtomicLongArray(drives.length);
+  }
+
+  /**
+   * Opens the store over the ONLINE data slots of {@code array} (one O_DIRECT {@link FileDrive}
+   * each), with the parity codec {@code codecs} chooses for the array's geometry.
+   */
+  public static ObjectStore open(AssembledArray array, ParityCodecFactory codecs)
+      throws IOException {
+    ArrayConfig config = array.config();
+    Drive[] drives = new Drive[array.dataSlots()];
+    try {
+      for (int s = 0; s < drives.length; s++) {
+        ArraySlot slot = array.slot(s);
+        if (slot.state() == DriveState.ONLINE) {
+          drives[s] = FileDrive.open(slot.drive(), Drive.IoMode.DIRECT);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      closeAll(drives);
+      throw e;
+    }
+    ParityCodec codec = config.protection() instanceof Protection.Parity p
+        ? codecs.codec(p.geometry()) : null;
+    return new ObjectStore(config, drives, codec);
+  }
+
+  /** The array's configuration. */
+  public ArrayConfig config() {
+    return config;
+  }
+
+  /** Cells found bad (CRC mismatch) and rewritten from parity or another copy. */
+  public long cellsRepaired() {
+    return cellsRepaired.get();
+  }
+
+  /** Cell reads served by a reconstruction from parity, or by another mirror copy. */
+  public long degradedReads() {
+    return degradedReads.get();
+  }
+
+  /** Bit i set: slot i failed (DRIVE_IO) during this store's life, or was absent at open. */
+  public long failedSlots() {
+    long mask = 0;
+    for (int s = 0; s < drives.length; s++) {
+      if (drives[s] == null || failed.get(s) != 0) {
+        mask |= 1L << s;
+      }
+    }
+    return mask;
+  }
+
+  /** {@link #write(long, ReadableByteChannel, long)} from a stream. */
+  public long write(long objectId, InputStream src, long length) throws IOException {
+    return write(objectId, Channels.newChannel(src), length);
+  }
+
+  /**
+   * Writes {@code length} bytes from {@code src} as a new version of {@code objectId} and returns
+   * the version. Memory: one stripe of cell buffers, reused. The version is committed once its
+   * manifest is durable on one drive; manifests that fail on other drives after that are logged
+   * (the drive marked failed) and the write succeeds. On an exception nothing new is visible;
+   * what is left behind is garbage for {@link #collectGarbage}.
+   *
+   * @throws IllegalArgumentException when length is negative or above the maximum object size
+   * <p><b>Degraded writes.</b> A drive of the placement that is absent or failed, or fails
+   * (DRIVE_IO) during the write, is left out: the version is written without that shard (the
+   * manifest still names the slot; reads treat the shard as missing) as long as at most m shards
+   * (mirror: copies - 1) are left out. Before writing while a slot is MISSING, the caller should
+   * fail it in the labels ({@link ArrayLabels#markFailed}).
+   *
+   * @throws EOFException when src ends before length bytes
+   * @throws ArrayException NOT_ENOUGH_DRIVES when more drives of the placement are unavailable
+   *     than the protection tolerates
+   */
+  public long write(long objectId, ReadableByteChannel src, long length) throws IOException {
+    ObjectLayout layout = ObjectLayout.of(config, length);
+    int[] slots = placement.drivesFor(objectId);
+    int width = layout.shards();
+    ShardWriter[] writers = new ShardWriter[width];
+    boolean[] dropped = new boolean[width];
+    long version = highestVersion(objectId, slots) + 1; // marks drives that fail to list
+    Drive any = null;
+    for (int i = 0; i < width; i++) {
+      dropped[i] = !alive(slots[i]);
+      any = dropped[i] ? any : drives[slots[i]];
+    }
+    checkEnoughDrives(objectId, slots, dropped);
+    Instant created = Instant.now();
+    ObjectLayout empty = new ObjectLayout(layout.protection(), layout.cellSize(), 0);
+    int k = layout.dataShards();
+    boolean mirror = layout.protection() instanceof Protection.Mirror;
+    String[] temps = new String[width];
+    boolean published = false;
+    try {
+      for (int i = 0; i < width; i++) {
+        if (!dropped[i]) {
+          Drive d = drives[slots[i]];
+          int shard = i;
+          shardStep(objectId, slots, writers, dropped, i, () -> writers[shard] = new ShardWriter(d,
+              ObjectFiles.shard(objectId, version, shard), ShardHeader.of(objectId, version,
+                  shard, empty, created)));
+        }
+      }
+      ByteBuffer[] data = new ByteBuffer[k];
+      ByteBuffer[] parity = new ByteBuffer[mirror ? 0 : width - k];
+      for (int j = 0; j < k; j++) {
+        data[j] = any.allocateAligned(layout.cellSize());
+      }
+      for (int j = 0; j < parity.length; j++) {
+        parity[j] = any.allocateAligned(layout.cellSize());
+      }
+      long remaining = length;
+      for (int stripe = 0; stripe < layout.stripes(); stripe++) {
+        for (ByteBuffer cell : data) {
+          remaining -= fill(cell, src, remaining);
+        }
+        if (parity.length > 0) {
+          codec.encode(data, parity);
+        }
+        for (int i = 0; i < width; i++) {
+          ByteBuffer cell = mirror ? data[0] : i < k ? data[i] : parity[i - k];
+          ShardWriter w = writers[i];
+          if (w != null) {
+            shardStep(objectId, slots, writers, dropped, i, () -> {
+              w.writeCell(cell);
+              return null;
+            });
+          }
+        }
+      }
+      for (int i = 0; i < width; i++) {
+        ShardWriter w = writers[i];
+        long dataLength = layout.shardDataLength(i);
+        if (w != null) {
+          int shard = i;
+          shardStep(objectId, slots, writers, dropped, i,
+              () -> temps[shard] = w.finish(length, dataLength));
+        }
+      }
+      for (int i = 0; i < width; i++) {
+        if (writers[i] != null) {
+          Drive d = drives[slots[i]];
+          String temp = temps[i];
+          String name = ObjectFiles.shard(objectId, version, i);
+          shardStep(objectId, slots, writers, dropped, i, () -> {
+            ShardWriter.publish(d, temp, name);
+            return null;
+          });
+        }
+      }
+      published = true;
+    } finally {
+      if (!published) {
+        abortAll(writers);
+      }
+    }
+    ObjectManifest manifest = ObjectManifest.of(objectId, version, layout, slots, created);
+    latest.remove(objectId);
+    // The first durable manifest commits the version (every shard is already durable); a drive
+    // failing now only leaves that drive without a manifest, which collectGarbage rolls forward.
+    IOException manifestFailure = null;
+    int committed = 0;
+    for (int slot : slots) {
+      if (!alive(slot)) {
+        continue;
+      }
+      try {
+        guard(slot, () -> {
+          ManifestFile.write(drives[slot], manifest);
+          return null;
+        });
+        committed++;
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: manifest on slot {2} not"
+            + " written: {3}", String.format("%016x", objectId), version, slot, e.getMessage());
+        if (manifestFailure == null) {
+          manifestFailure = e;
+        }
+      }
+    }
+    if (committed == 0) {
+      throw manifestFailure != null ? manifestFailure : new ArrayException(
+          ArrayError.NOT_ENOUGH_DRIVES, null, String.format(
+              "object %016x version %d: no drive of the placement left for the manifest",
+              objectId, version));
+    }
+    latest.put(objectId, manifest);
+    deleteOlderThan(objectId, version, slots);
+    return version;
+  }
+
+  /**
+   * Reads object bytes from {@code offset} into {@code into} (as many as fit, up to the end of the
+   * object) and returns how many were read; {@code into}'s position advances by that much. On an
+   * exception the bytes from {@code into}'s position on are undefined and the position unchanged.
+   *
+   * @throws IllegalArgumentException when offset is negative or past the end of the object
+   * @throws ArrayException OBJECT_NOT_FOUND; OBJECT_LOST when a stripe has more unavailable shards
+   *     than the protection tolerates
+   */
+  public int read(long objectId, long offset, ByteBuffer into) throws IOException {
+    ObjectManifest m = manifest(objectId);
+    int start = into.position();
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return new RangeRead(this, m).read(offset, into);
+      } catch (ArrayException e) {
+        into.position(start);
+        // An overwrite may have committed and deleted this version under us: retry on the new one.
+        if (e.error() != ArrayError.OBJECT_LOST || attempt == 2) {
+          throw e;
+        }
+        latest.remove(objectId);
+        ObjectManifest now = manifest(objectId);
+        if (now.version() == m.version()) {
+          throw e;
+        }
+        m = now;
+      }
+    }
+  }
+
+  /** The length of the latest version of {@code objectId}. */
+  public long length(long objectId) throws IOException {
+    return manifest(objectId).objectLength();
+  }
+
+  /** The manifest of the latest committed version, if the object exists. */
+  public Optional<ObjectManifest> stat(long objectId) throws IOException {
+    ObjectManifest cached = latest.get(objectId);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    Optional<ObjectManifest> found = findLatest(objectId, placement.drivesFor(objectId));
+    found.ifPresent(m -> latest.put(objectId, m));
+    return found;
+  }
+
+  /**
+   * Deletes every version of {@code objectId}: first the manifests on every drive of the placement
+   * (and a directory fsync), then the shards. A crash in the first phase leaves the object as it
+   * was on the drives not reached (still readable; delete again); in the second, shards with no
+   * manifest, which are garbage. Returns whether anything was deleted.
+   */
+  public boolean delete(long objectId) throws IOException {
+    int[] slots = placement.drivesFor(objectId);
+    latest.remove(objectId);
+    boolean any = false;
+    for (boolean manifests : new boolean[] {true, false}) {
+      for (int slot : slots) {
+        if (!alive(slot)) {
+          continue;
+        }
+        Drive d = drives[slot];
+        any |= guard(slot, () -> {
+          boolean deleted = false;
+          for (String n : d.list(ObjectFiles.prefix(objectId))) {
+            Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
+            if (name.isPresent() && name.get().objectId() == objectId
+                && name.get().isManifest() == manifests) {
+              deleted |= d.delete(n);
+            }
+          }
+          d.syncDirectory();
+          return deleted;
+        });
+      }
+    }
+    return any;
+  }
+
+  /**
+   * Cleans up what crashes and failed writes left, on every live drive: deletes every temp file,
+   * every shard or manifest of a version older than the object's latest committed version, and
+   * every shard of a newer version that no drive has a manifest for (never committed), provided
+   * every drive of the placement is alive (else such shards are kept and logged: the one
+   * manifest committing them may be on the drive that is away). Before deleting, the latest
+   * manifest is written again on each live drive of its placement that lacks it or holds a
+   * corrupt copy (roll forward: the version was committed when its first manifest was durable).
+   * Must not run concurrently with writes. Returns the number of files deleted.
+   */
+  public long collectGarbage() throws IOException {
+    Map<Long, List<Integer>> objects = new TreeMap<>();
+    for (int s = 0; s < drives.length; s++) {
+      if (!alive(s)) {
+        continue;
+      }
+      Drive d = drives[s];
+      int slot = s;
+      for (String n : guard(s, () -> d.list(""))) {
+        ObjectFiles.tryParse(n).ifPresent(
+            name -> objects.computeIfAbsent(name.objectId(), id -> new ArrayList<>()).add(slot));
+      }
+    }
+    long deleted = 0;
+    for (Map.Entry<Long, List<Integer>> e : objects.entrySet()) {
+      long id = e.getKey();
+      latest.remove(id);
+      int[] slots = e.getValue().stream().distinct().mapToInt(Integer::intValue).toArray();
+      Optional<ObjectManifest> committed = findLatest(id, slots);
+      if (committed.isPresent()) {
+        ObjectManifest m = committed.get();
+        for (int slot : m.slots()) {
+          if (alive(slot) && !hasManifest(slot, m)) {
+            LOG.log(System.Logger.Level.INFO, "object {0} version {1}: manifest rewritten on slot"
+                + " {2}", String.format("%016x", id), m.version(), slot);
+            guard(slot, () -> {
+              ManifestFile.write(drives[slot], m);
+              return null;
+            });
+          }
+        }
+      }
+      long keep = committed.map(ObjectManifest::version).orElse(-1L);
+      // Newer files are deleted only when provably uncommitted: no manifest of their version on
+      // any drive (an unreadable one keeps them, for an admin to look at) and every drive of the
+      // placement listed (a failed drive might hold the one manifest that commits them).
+      java.util.Set<Long> manifested = new java.util.HashSet<>();
+      for (int slot : slots) {
+        Drive d = drives[slot];
+        for (String f : guard(slot, () -> d.list(ObjectFiles.prefix(id)))) {
+          ObjectFiles.tryParse(f).filter(n -> n.isManifest() && !n.temp())
+              .ifPresent(n -> manifested.add(n.version()));
+        }
+      }
+      boolean allListed = true;
+      for (int slot : placement.drivesFor(id)) {
+        allListed &= alive(slot);
+      }
+      boolean newerAreGarbage = allListed;
+      for (int slot : slots) {
+        Drive d = drives[slot];
+        deleted += guard(slot, () -> {
+          long n = 0;
+          for (String f : d.list(ObjectFiles.prefix(id))) {
+            Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(f);
+            if (name.isEmpty()) {
+              continue;
+            }
+            long v = name.get().version();
+            boolean garbage = name.get().temp() || v < keep
+                || (v > keep && newerAreGarbage && !manifested.contains(v));
+            if (garbage) {
+              n += d.delete(f) ? 1 : 0;
+            } else if (v > keep && !name.get().temp()) {
+              LOG.log(System.Logger.Level.WARNING, "object {0}: {1} kept: version {2} may be"
+                  + " committed (manifest unreadable or a drive unavailable)",
+                  String.format("%016x", id), f, v);
+            }
+          }
+          if (n > 0) {
+            d.syncDirectory();
+          }
+          return n;
+        });
+      }
+    }
+    if (deleted > 0) {
+      LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
+    }
+    return deleted;
+  }
+
+  /** Closes the drives. */
+  @Override
+  public void close() throws IOException {
+    closeAll(drives);
+  }
+
+  // ---- shared with RangeRead ----
+
+  /** The drive of {@code slot}, or null when it is absent or failed. */
+  Drive drive(int slot) {
+    return alive(slot) ? drives[slot] : null;
+  }
+
+  ParityCodec codec() {
+    return codec;
+  }
+
+  void countRepair() {
+    cellsRepaired.incrementAndGet();
+  }
+
+  void countDegraded() {
+    degradedReads.incrementAndGet();
+  }
+
+  /** Marks {@code slot} failed when {@code e} is a drive failure; returns e. */
+  <E extends IOException> E noteFailure(int slot, E e) {
+    if (Drive.isDriveFailure(e) && failed.compareAndSet(slot, 0, 1)) {
+      driveFailures.incrementAndGet();
+      LOG.log(System.Logger.Level.WARNING, "slot {0} failed: {1}", slot, e.getMessage());
+    }
+    return e;
+  }
+
+  // ---- internals ----
+
+  private boolean alive(int slot) {
+    return slot >= 0 && slot < drives.length && drives[slot] != null && failed.get(slot) == 0;
+  }
+
+  private interface DriveCall<T> {
+    T call() throws IOException;
+  }
+
+  private <T> T guard(int slot, DriveCall<T> call) throws IOException {
+    try {
+      return call.call();
+    } catch (IOException e) {
+      throw noteFailure(slot, e);
+    }
+  }
+
+  /**
+   * Refuses the write when more drives of the placement are unavailable than the protection
+   * tolerates ({@code dropped[i]}: shard i is not being written).
+   */
+  private void checkEnoughDrives(long objectId, int[] slots, boolean[] dropped)
+      throws ArrayException {
+    int lost = 0;
+    StringBuilder which = new StringBuilder();
+    for (int i = 0; i < slots.length; i++) {
+      if (dropped[i]) {
+        lost++;
+        which.append(which.length() == 0 ? "" : ", ").append(slots[i]);
+      }
+    }
+    int tolerates = config.protection().tolerates();
+    if (lost > tolerates) {
+      throw new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null, String.format(
+          "object %016x: %d drives of its placement %s are unavailable (slots %s); %s tolerates"
+              + " %d", objectId, lost, java.util.Arrays.toString(slots), which,
+          config.protection(), tolerates));
+    }
+  }
+
+  /**
+   * Runs one step of shard {@code i}'s write. A drive failure marks the drive failed and drops
+   * the shard (its writer aborted, best effort): the version is written degraded, without it, as
+   * long as no more shards than the protection tolerates are dropped. Other errors propagate.
+   */
+  private void shardStep(long objectId, int[] slots, ShardWriter[] writers, boolean[] dropped,
+      int i, DriveCall<?> step) throws IOException {
+    try {
+      step.call();
+    } catch (IOException e) {
+      if (!Drive.isDriveFailure(e)) {
+        throw e;
+      }
+      noteFailure(slots[i], e);
+      ShardWriter w = writers[i];
+      writers[i] = null;
+      dropped[i] = true;
+      if (w != null) {
+        try {
+          w.abort();
+        } catch (IOException ignored) {
+          // the drive failed; its temp file is garbage for collectGarbage
+        }
+      }
+      LOG.log(System.Logger.Level.WARNING, "object {0}: shard {1} on slot {2} dropped, writing"
+          + " degraded: {3}", String.format("%016x", objectId), i, slots[i], e.getMessage());
+      checkEnoughDrives(objectId, slots, dropped);
+    }
+  }
+
+  private ObjectManifest manifest(long objectId) throws IOException {
+    return stat(objectId).orElseThrow(() -> new ArrayException(ArrayError.OBJECT_NOT_FOUND, null,
+        String.format("object %016x has no committed version", objectId)));
+  }
+
+  /** The highest version of any file (manifest, shard, temp) of the object on its live drives. */
+  private long highestVersion(long objectId, int[] slots) throws IOException {
+    long max = -1;
+    for (int slot : slots) {
+      if (!alive(slot)) {
+        continue;
+      }
+      Drive d = drives[slot];
+      List<String> names;
+      try {
+        names = d.list(ObjectFiles.prefix(objectId));
+      } catch (IOException e) {
+        if (!Drive.isDriveFailure(e)) {
+          throw e;
+        }
+        noteFailure(slot, e); // left out of the write
+        continue;
+      }
+      for (String n : names) {
+        Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
+        if (name.isPresent() && name.get().objectId() == objectId) {
+          max = Math.max(max, name.get().version());
+        }
+      }
+    }
+    return max;
+  }
+
+  /**
+   * The highest version with a manifest that reads back on some live drive among {@code slots};
+   * an unreadable copy (corrupt, drive error) is skipped in favour of another drive's.
+   */
+  private Optional<ObjectManifest> findLatest(long objectId, int[] slots) throws IOException {
+    TreeMap<Long, List<Integer>> versions = new TreeMap<>();
+    for (int slot : slots) {
+      if (!alive(slot)) {
+        continue;
+      }
+      Drive d = drives[slot];
+      List<String> names;
+      try {
+        names = d.list(ObjectFiles.prefix(objectId));
+      } catch (IOException e) {
+        noteFailure(slot, e);
+        continue;
+      }
+      for (String n : names) {
+        Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
+        if (name.isPresent() && name.get().objectId() == objectId && name.get().isManifest()
+            && !name.get().temp()) {
+          versions.computeIfAbsent(name.get().version(), v -> new ArrayList<>()).add(slot);
+        }
+      }
+    }
+    for (Long v : versions.descendingKeySet()) {
+      for (int slot : versions.get(v)) {
+        try {
+          return Optional.of(ManifestFile.read(drives[slot], objectId, v));
+        } catch (NoSuchFileException e) {
+          continue; // deleted since listed
+        } catch (ArrayException e) {
+          noteFailure(slot, e);
+          LOG.log(System.Logger.Level.WARNING, "{0}", e.getMessage());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private boolean hasManifest(int slot, ObjectManifest m) throws IOException {
+    try {
+      ManifestFile.read(drives[slot], m.objectId(), m.version());
+      return true;
+    } catch (NoSuchFileException e) {
+      return false;
+    } catch (ArrayException e) {
+      if (Drive.isDriveFailure(e)) {
+        throw noteFailure(slot, e);
+      }
+      return false; // corrupt: rewrite it
+    }
+  }
+
+  /** Deletes the manifests, then the shards, of versions below {@code version}. Best effort. */
+  private void deleteOlderThan(long objectId, long version, int[] slots) {
+    for (boolean manifests : new boolean[] {true, false}) {
+      for (int slot : slots) {
+        if (!alive(slot)) {
+          continue;
+        }
+        Drive d = drives[slot];
+        try {
+          boolean any = false;
+          for (String n : d.list(ObjectFiles.prefix(objectId))) {
+            Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
+            if (name.isPresent() && name.get().version() < version && !name.get().temp()
+                && name.get().isManifest() == manifests) {
+              any |= d.delete(n);
+            }
+          }
+          if (any) {
+            d.syncDirectory();
+          }
+        } catch (IOException e) {
+          noteFailure(slot, e); // left for collectGarbage
+        }
+      }
+    }
+  }
+
+  /**
+   * Fills {@code cell} (cleared, cellSize bytes) with up to {@code remaining} bytes of src and
+   * zeros after them; returns the bytes taken from src.
+   */
+  private static int fill(ByteBuffer cell, ReadableByteChannel src, long remaining)
+      throws IOException {
+    cell.clear();
+    int want = (int) Math.min(cell.capacity(), remaining);
+    cell.limit(want);
+    while (cell.hasRemaining()) {
+      if (src.read(cell) < 0) {
+        throw new EOFException("the source ended " + (remaining - cell.position())
+            + " bytes before the object's declared length");
+      }
+    }
+    cell.limit(cell.capacity());
+    while (cell.hasRemaining()) {
+      cell.put((byte) 0);
+    }
+    cell.flip();
+    return want;
+  }
+
+  private static void abortAll(ShardWriter[] writers) {
+    for (ShardWriter w : writers) {
+      if (w == null) {
+        continue;
+      }
+      try {
+        w.abort();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "aborting shard {0} failed: {1}", w.tempName(), e);
+      }
+    }
+  }
+
+  private static void closeAll(Drive[] drives) throws IOException {
+    IOException first = null;
+    for (Drive d : drives) {
+      if (d == null) {
+        continue;
+      }
+      try {
+        d.close();
+      } catch (IOException e) {
+        if (first == null) {
+          first = e;
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}
