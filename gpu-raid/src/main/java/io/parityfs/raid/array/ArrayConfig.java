@@ -28,18 +28,7 @@ public record ArrayConfig(Protection protection, int cellSize, long maxObjectSiz
     if (protection == null) {
       throw new IllegalArgumentException("protection must not be null");
     }
-    if (cellSize < MIN_CELL_SIZE
-        || cellSize > MAX_CELL_SIZE
-        || Integer.bitCount(cellSize) != 1) {
-      throw new IllegalArgumentException(
-          "cellSize ("
-              + cellSize
-              + ") must be a power of two from "
-              + MIN_CELL_SIZE
-              + " (4 KiB) to "
-              + MAX_CELL_SIZE
-              + " (16 MiB)");
-    }
+    requireCellSize(cellSize);
     if (maxObjectSize < cellSize) {
       throw new IllegalArgumentException(
           "maxObjectSize (" + maxObjectSize + ") must be >= cellSize (" + cellSize + ")");
@@ -56,6 +45,18 @@ public record ArrayConfig(Protection protection, int cellSize, long maxObjectSiz
   }
 
   /** A builder starting from {@link #DEFAULT}. */
+  /**
+   * Checks a cell size: a power of two from {@link #MIN_CELL_SIZE} to {@link #MAX_CELL_SIZE}.
+   * Shared by the config and by the on-disk formats that record a cell size.
+   */
+  static void requireCellSize(int cellSize) {
+    if (cellSize < MIN_CELL_SIZE || cellSize > MAX_CELL_SIZE || Integer.bitCount(cellSize) != 1) {
+      throw new IllegalArgumentException(
+          "cellSize (" + cellSize + ") must be a power of two from " + MIN_CELL_SIZE
+              + " (4 KiB) to " + MAX_CELL_SIZE + " (16 MiB)");
+    }
+  }
+
   public static Builder builder() {
     return new Builder(DEFAULT);
   }

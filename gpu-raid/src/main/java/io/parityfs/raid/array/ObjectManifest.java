@@ -36,12 +36,7 @@ public record ObjectManifest(
     if (protection == null) {
       throw new IllegalArgumentException("protection must not be null");
     }
-    if (cellSize < ArrayConfig.MIN_CELL_SIZE
-        || cellSize > ArrayConfig.MAX_CELL_SIZE
-        || Integer.bitCount(cellSize) != 1) {
-      throw new IllegalArgumentException(
-          "cellSize (" + cellSize + ") must be a power of two from 4096 (4 KiB) to 16 MiB");
-    }
+    ArrayConfig.requireCellSize(cellSize);
     new ObjectLayout(protection, cellSize, objectLength); // checks the length
     if (slots == null || slots.size() != protection.width()) {
       throw new IllegalArgumentException(

@@ -37,12 +37,7 @@ public record ShardHeader(
     if (protection == null) {
       throw new IllegalArgumentException("protection must not be null");
     }
-    if (cellSize < ArrayConfig.MIN_CELL_SIZE
-        || cellSize > ArrayConfig.MAX_CELL_SIZE
-        || Integer.bitCount(cellSize) != 1) {
-      throw new IllegalArgumentException(
-          "cellSize (" + cellSize + ") must be a power of two from 4096 (4 KiB) to 16 MiB");
-    }
+    ArrayConfig.requireCellSize(cellSize);
     if (created == null) {
       throw new IllegalArgumentException("created must not be null");
     }
