@@ -46,7 +46,7 @@ public enum ArrayError {
   CORRUPT_MANIFEST,
   /**
    * An operation on a drive's files failed in the device or its file system (EIO, the device
-   * vanished, no space left): the array marks the drive FAILED. See {@link Drive#isDriveFailure}.
+   * vanished): the array marks the drive FAILED. A full drive is {@link #NO_SPACE} instead. See {@link Drive#isDriveFailure}.
    */
   DRIVE_IO,
   /** No committed version of the object exists (never written, or deleted). */
@@ -57,6 +57,12 @@ public enum ArrayError {
    * returned. The message names the object, version, stripe and each unavailable shard's reason.
    */
   OBJECT_LOST,
+  /**
+   * A drive has no room for a shard (the file system reported no space left, or a write was
+   * refused up front because a drive's free space is below what the shard needs). The write fails
+   * and the old version stays; the drive is not failed for it.
+   */
+  NO_SPACE,
   /**
    * More drives of an object's placement are failed or missing (or failed during the write) than
    * its protection tolerates, so a new version cannot be written.

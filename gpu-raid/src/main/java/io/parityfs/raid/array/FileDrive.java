@@ -312,11 +312,26 @@ final class FileDrive implements Drive {
         || e instanceof ArrayException) {
       return e;
     }
+    if (noSpace(e)) {
+      return new ArrayException(ArrayError.NO_SPACE, root.resolve(name),
+          "drive " + root + " is full: " + op + " " + name + " failed: " + e.getMessage(), e);
+    }
     return new ArrayException(
         ArrayError.DRIVE_IO,
         root.resolve(name),
         "drive " + root + ": " + op + " " + name + " failed: " + e,
         e);
+  }
+
+  /** ENOSPC or EDQUOT, which the JDK reports only through the message. */
+  static boolean noSpace(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && (m.contains("No space left on device") || m.contains("Disk quota exceeded"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private boolean aligned(ByteBuffer buf, long position) {

@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Objects on an assembled array: whole-object versioned writes, byte-range reads that reconstruct
@@ -57,7 +58,7 @@ public final class ObjectStore implements Closeable {
   private static final System.Logger LOG = System.getLogger(ObjectStore.class.getName());
 
   private final ArrayConfig config;
-  private final Drive[] drives;
+  private final AtomicReferenceArray<Drive> drives;
   private final ParityCodec codec;
   private final Placement placement;
   private final AtomicLongArray failed;
@@ -65,12 +66,21 @@ public final class ObjectStore implements Closeable {
   private final AtomicLong cellsRepaired = new AtomicLong();
   private final AtomicLong degradedReads = new AtomicLong();
   private final AtomicLong driveFailures = new AtomicLong();
+  private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
+  private final StoreOptions options;
+  private final DriveQueues queues;
+  private final ObjectLocks locks = new ObjectLocks();
 
   /**
    * A store over {@code drives}, indexed by data slot ({@code null}: slot failed or missing),
    * protected as {@code config} says; {@code codec} computes the parity (null for a mirror).
    */
   ObjectStore(ArrayConfig config, Drive[] drives, ParityCodec codec) {
+    this(config, drives, codec, StoreOptions.DEFAULTS);
+  }
+
+  /** As above, with the I/O engine configured by {@code options}. */
+  ObjectStore(ArrayConfig config, Drive[] drives, ParityCodec codec, StoreOptions options) {
     if (config.protection() instanceof Protection.Parity p) {
       if (codec == null || !codec.geometry().equals(p.geometry())) {
         throw new IllegalArgumentException("codec (" + (codec == null ? null : codec.geometry())
@@ -78,10 +88,12 @@ public final class ObjectStore implements Closeable {
       }
     }
     this.config = config;
-    this.drives = drives.clone();
+    this.drives = new AtomicReferenceArray<>(drives.clone());
     this.codec = codec;
     this.placement = Placement.of(drives.length, config.protection().width());
     this.failed = new AtomicLongArray(drives.length);
+    this.options = java.util.Objects.requireNonNull(options, "options");
+    this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
   }
 
   /**
@@ -90,12 +102,18 @@ public final class ObjectStore implements Closeable {
    */
   public static ObjectStore open(AssembledArray array, ParityCodecFactory codecs)
       throws IOException {
+    return open(array, codecs, StoreOptions.DEFAULTS);
+  }
+
+  /** {@link #open(AssembledArray, ParityCodecFactory)} with the I/O engine set by options. */
+  public static ObjectStore open(AssembledArray array, ParityCodecFactory codecs,
+      StoreOptions options) throws IOException {
     ArrayConfig config = array.config();
     Drive[] drives = new Drive[array.dataSlots()];
     try {
       for (int s = 0; s < drives.length; s++) {
         ArraySlot slot = array.slot(s);
-        if (slot.state() == DriveState.ONLINE) {
+        if (slot.state() == DriveState.ONLINE || slot.state() == DriveState.REBUILDING) {
           drives[s] = FileDrive.open(slot.drive(), Drive.IoMode.DIRECT);
         }
       }
@@ -105,7 +123,7 @@ public final class ObjectStore implements Closeable {
     }
     ParityCodec codec = config.protection() instanceof Protection.Parity p
         ? codecs.codec(p.geometry()) : null;
-    return new ObjectStore(config, drives, codec);
+    return new ObjectStore(config, drives, codec, options);
   }
 
   /** The array's configuration. */
@@ -126,8 +144,8 @@ public final class ObjectStore implements Closeable {
   /** Bit i set: slot i failed (DRIVE_IO) during this store's life, or was absent at open. */
   public long failedSlots() {
     long mask = 0;
-    for (int s = 0; s < drives.length; s++) {
-      if (drives[s] == null || failed.get(s) != 0) {
+    for (int s = 0; s < drives.length(); s++) {
+      if (drives.get(s) == null || failed.get(s) != 0) {
         mask |= 1L << s;
       }
     }
@@ -141,137 +159,115 @@ public final class ObjectStore implements Closeable {
 
   /**
    * Writes {@code length} bytes from {@code src} as a new version of {@code objectId} and returns
-   * the version. Memory: one stripe of cell buffers, reused. The version is committed once its
-   * manifest is durable on one drive; manifests that fail on other drives after that are logged
-   * (the drive marked failed) and the write succeeds. On an exception nothing new is visible;
-   * what is left behind is garbage for {@link #collectGarbage}.
+   * the version: {@link #openWriter}, {@link ObjectWriter#transferFrom}, {@link
+   * ObjectWriter#commit}, after checking that every drive of the placement has room for its shard
+   * ({@link ArrayError#NO_SPACE} otherwise, before anything is written).
    *
    * @throws IllegalArgumentException when length is negative or above the maximum object size
-   * <p><b>Degraded writes.</b> A drive of the placement that is absent or failed, or fails
-   * (DRIVE_IO) during the write, is left out: the version is written without that shard (the
-   * manifest still names the slot; reads treat the shard as missing) as long as at most m shards
-   * (mirror: copies - 1) are left out. Before writing while a slot is MISSING, the caller should
-   * fail it in the labels ({@link ArrayLabels#markFailed}).
-   *
    * @throws EOFException when src ends before length bytes
    * @throws ArrayException NOT_ENOUGH_DRIVES when more drives of the placement are unavailable
-   *     than the protection tolerates
+   *     than the protection tolerates; NO_SPACE when a drive is full
    */
   public long write(long objectId, ReadableByteChannel src, long length) throws IOException {
     ObjectLayout layout = ObjectLayout.of(config, length);
-    int[] slots = placement.drivesFor(objectId);
-    int width = layout.shards();
-    ShardWriter[] writers = new ShardWriter[width];
-    boolean[] dropped = new boolean[width];
-    long version = highestVersion(objectId, slots) + 1; // marks drives that fail to list
-    Drive any = null;
-    for (int i = 0; i < width; i++) {
-      dropped[i] = !alive(slots[i]);
-      any = dropped[i] ? any : drives[slots[i]];
+    try (ObjectWriter w = openWriter(objectId)) {
+      checkSpace(objectId, w, layout);
+      w.transferFrom(src, length);
+      return w.commit();
     }
-    checkEnoughDrives(objectId, slots, dropped);
-    Instant created = Instant.now();
-    ObjectLayout empty = new ObjectLayout(layout.protection(), layout.cellSize(), 0);
-    int k = layout.dataShards();
-    boolean mirror = layout.protection() instanceof Protection.Mirror;
-    String[] temps = new String[width];
-    boolean published = false;
+  }
+
+  /**
+   * Starts a streaming write of a new version of {@code objectId} (see {@link ObjectWriter}).
+   * Waits while another writer, overwrite, append or delete of the same object is in progress.
+   *
+   * @throws ArrayException NOT_ENOUGH_DRIVES when more drives of the placement are unavailable
+   *     than the protection tolerates
+   */
+  public ObjectWriter openWriter(long objectId) throws IOException {
+    throttle.foreground();
+    Runnable unlock = locks.lock(objectId);
+    boolean ok = false;
     try {
-      for (int i = 0; i < width; i++) {
-        if (!dropped[i]) {
-          Drive d = drives[slots[i]];
-          int shard = i;
-          shardStep(objectId, slots, writers, dropped, i, () -> writers[shard] = new ShardWriter(d,
-              ObjectFiles.shard(objectId, version, shard), ShardHeader.of(objectId, version,
-                  shard, empty, created)));
-        }
+      int[] slots = placement.drivesFor(objectId);
+      long version = highestVersion(objectId, slots) + 1; // marks drives that fail to list
+      boolean[] dropped = new boolean[slots.length];
+      for (int i = 0; i < slots.length; i++) {
+        dropped[i] = !alive(slots[i]);
       }
-      ByteBuffer[] data = new ByteBuffer[k];
-      ByteBuffer[] parity = new ByteBuffer[mirror ? 0 : width - k];
-      for (int j = 0; j < k; j++) {
-        data[j] = any.allocateAligned(layout.cellSize());
-      }
-      for (int j = 0; j < parity.length; j++) {
-        parity[j] = any.allocateAligned(layout.cellSize());
-      }
-      long remaining = length;
-      for (int stripe = 0; stripe < layout.stripes(); stripe++) {
-        for (ByteBuffer cell : data) {
-          remaining -= fill(cell, src, remaining);
-        }
-        if (parity.length > 0) {
-          codec.encode(data, parity);
-        }
-        for (int i = 0; i < width; i++) {
-          ByteBuffer cell = mirror ? data[0] : i < k ? data[i] : parity[i - k];
-          ShardWriter w = writers[i];
-          if (w != null) {
-            shardStep(objectId, slots, writers, dropped, i, () -> {
-              w.writeCell(cell);
-              return null;
-            });
-          }
-        }
-      }
-      for (int i = 0; i < width; i++) {
-        ShardWriter w = writers[i];
-        long dataLength = layout.shardDataLength(i);
-        if (w != null) {
-          int shard = i;
-          shardStep(objectId, slots, writers, dropped, i,
-              () -> temps[shard] = w.finish(length, dataLength));
-        }
-      }
-      for (int i = 0; i < width; i++) {
-        if (writers[i] != null) {
-          Drive d = drives[slots[i]];
-          String temp = temps[i];
-          String name = ObjectFiles.shard(objectId, version, i);
-          shardStep(objectId, slots, writers, dropped, i, () -> {
-            ShardWriter.publish(d, temp, name);
-            return null;
-          });
-        }
-      }
-      published = true;
+      ObjectWriter w = new ObjectWriter(this, objectId, version, slots, dropped, unlock);
+      ok = true;
+      return w;
     } finally {
-      if (!published) {
-        abortAll(writers);
+      if (!ok) {
+        unlock.run();
       }
     }
-    ObjectManifest manifest = ObjectManifest.of(objectId, version, layout, slots, created);
-    latest.remove(objectId);
-    // The first durable manifest commits the version (every shard is already durable); a drive
-    // failing now only leaves that drive without a manifest, which collectGarbage rolls forward.
-    IOException manifestFailure = null;
-    int committed = 0;
-    for (int slot : slots) {
-      if (!alive(slot)) {
-        continue;
-      }
-      try {
-        guard(slot, () -> {
-          ManifestFile.write(drives[slot], manifest);
-          return null;
-        });
-        committed++;
-      } catch (IOException e) {
-        LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: manifest on slot {2} not"
-            + " written: {3}", String.format("%016x", objectId), version, slot, e.getMessage());
-        if (manifestFailure == null) {
-          manifestFailure = e;
-        }
-      }
+  }
+
+  /**
+   * Replaces bytes {@code [offset, offset + length)} of the object with {@code length} bytes from
+   * {@code src}, extending it if the range ends past its end (an offset equal to the length
+   * appends; an offset beyond it is refused). The result is a new version, committed atomically
+   * like any write: a crash leaves the old bytes or the new ones, never a mix, and parity is never
+   * updated in place, so there is no write hole. Cost: the whole object is rewritten (read
+   * through, merged, re-encoded), which the maximum object size bounds. Returns the new version.
+   *
+   * @throws ArrayException OBJECT_NOT_FOUND; OBJECT_LOST when the old bytes cannot be read
+   * @throws IllegalArgumentException when offset is negative or past the end, or the result
+   *     would exceed the maximum object size
+   */
+  public long overwrite(long objectId, long offset, ReadableByteChannel src, long length)
+      throws IOException {
+    return rewrite(objectId, offset, src, length);
+  }
+
+  /** Appends {@code length} bytes from {@code src}: {@link #overwrite} at the object's end. */
+  public long append(long objectId, ReadableByteChannel src, long length) throws IOException {
+    return rewrite(objectId, -1, src, length);
+  }
+
+  /** Overwrite at {@code offset}, or append when it is -1. */
+  private long rewrite(long objectId, long offset, ReadableByteChannel src, long length)
+      throws IOException {
+    if (length < 0) {
+      throw new IllegalArgumentException("length (" + length + ") must not be negative");
     }
-    if (committed == 0) {
-      throw manifestFailure != null ? manifestFailure : new ArrayException(
-          ArrayError.NOT_ENOUGH_DRIVES, null, String.format(
-              "object %016x version %d: no drive of the placement left for the manifest",
-              objectId, version));
+    try (ObjectWriter w = openWriter(objectId)) {
+      ObjectManifest old = manifest(objectId);
+      long oldLength = old.objectLength();
+      offset = offset == -1 ? oldLength : offset;
+      if (offset < 0 || offset > oldLength) {
+        throw new IllegalArgumentException(String.format("offset (%d) must be in 0..%d for"
+            + " object %016x", offset, oldLength, objectId));
+      }
+      long end = offset + length;
+      long newLength = Math.max(oldLength, end);
+      checkSpace(objectId, w, ObjectLayout.of(config, newLength));
+      copyRange(old, 0, offset, w);
+      w.transferFrom(src, length);
+      copyRange(old, end, oldLength - Math.min(end, oldLength), w);
+      return w.commit();
     }
-    latest.put(objectId, manifest);
-    deleteOlderThan(objectId, version, slots);
-    return version;
+  }
+
+  /** Copies {@code count} bytes of {@code m}'s version from {@code from} into {@code w}. */
+  private void copyRange(ObjectManifest m, long from, long count, ObjectWriter w)
+      throws IOException {
+    if (count <= 0) {
+      return;
+    }
+    ObjectLayout layout = m.layout();
+    int chunk = (int) Math.min(count, Math.max(layout.stripeBytes(),
+        (long) options.stripesPerBatch(layout.cellSize()) * layout.stripeBytes()));
+    ByteBuffer buf = ByteBuffer.allocateDirect(chunk);
+    for (long done = 0; done < count; ) {
+      buf.clear().limit((int) Math.min(chunk, count - done));
+      new RangeRead(this, m).read(from + done, buf);
+      buf.flip();
+      done += buf.remaining();
+      w.write(buf);
+    }
   }
 
   /**
@@ -284,6 +280,7 @@ public final class ObjectStore implements Closeable {
    *     than the protection tolerates
    */
   public int read(long objectId, long offset, ByteBuffer into) throws IOException {
+    throttle.foreground();
     ObjectManifest m = manifest(objectId);
     int start = into.position();
     for (int attempt = 0; ; attempt++) {
@@ -328,6 +325,15 @@ public final class ObjectStore implements Closeable {
    * manifest, which are garbage. Returns whether anything was deleted.
    */
   public boolean delete(long objectId) throws IOException {
+    Runnable unlock = locks.lock(objectId);
+    try {
+      return deleteLocked(objectId);
+    } finally {
+      unlock.run();
+    }
+  }
+
+  private boolean deleteLocked(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
     latest.remove(objectId);
     boolean any = false;
@@ -336,7 +342,7 @@ public final class ObjectStore implements Closeable {
         if (!alive(slot)) {
           continue;
         }
-        Drive d = drives[slot];
+        Drive d = drives.get(slot);
         any |= guard(slot, () -> {
           boolean deleted = false;
           for (String n : d.list(ObjectFiles.prefix(objectId))) {
@@ -366,11 +372,11 @@ public final class ObjectStore implements Closeable {
    */
   public long collectGarbage() throws IOException {
     Map<Long, List<Integer>> objects = new TreeMap<>();
-    for (int s = 0; s < drives.length; s++) {
+    for (int s = 0; s < drives.length(); s++) {
       if (!alive(s)) {
         continue;
       }
-      Drive d = drives[s];
+      Drive d = drives.get(s);
       int slot = s;
       for (String n : guard(s, () -> d.list(""))) {
         ObjectFiles.tryParse(n).ifPresent(
@@ -390,7 +396,7 @@ public final class ObjectStore implements Closeable {
             LOG.log(System.Logger.Level.INFO, "object {0} version {1}: manifest rewritten on slot"
                 + " {2}", String.format("%016x", id), m.version(), slot);
             guard(slot, () -> {
-              ManifestFile.write(drives[slot], m);
+              ManifestFile.write(drives.get(slot), m);
               return null;
             });
           }
@@ -402,7 +408,7 @@ public final class ObjectStore implements Closeable {
       // placement listed (a failed drive might hold the one manifest that commits them).
       java.util.Set<Long> manifested = new java.util.HashSet<>();
       for (int slot : slots) {
-        Drive d = drives[slot];
+        Drive d = drives.get(slot);
         for (String f : guard(slot, () -> d.list(ObjectFiles.prefix(id)))) {
           ObjectFiles.tryParse(f).filter(n -> n.isManifest() && !n.temp())
               .ifPresent(n -> manifested.add(n.version()));
@@ -414,7 +420,7 @@ public final class ObjectStore implements Closeable {
       }
       boolean newerAreGarbage = allListed;
       for (int slot : slots) {
-        Drive d = drives[slot];
+        Drive d = drives.get(slot);
         deleted += guard(slot, () -> {
           long n = 0;
           for (String f : d.list(ObjectFiles.prefix(id))) {
@@ -449,18 +455,154 @@ public final class ObjectStore implements Closeable {
   /** Closes the drives. */
   @Override
   public void close() throws IOException {
-    closeAll(drives);
+    Drive[] all = new Drive[drives.length()];
+    for (int s = 0; s < all.length; s++) {
+      all[s] = drives.getAndSet(s, null);
+    }
+    queues.close();
+    closeAll(all);
   }
 
   // ---- shared with RangeRead ----
 
   /** The drive of {@code slot}, or null when it is absent or failed. */
   Drive drive(int slot) {
-    return alive(slot) ? drives[slot] : null;
+    return alive(slot) ? drives.get(slot) : null;
   }
 
   ParityCodec codec() {
     return codec;
+  }
+
+  /** How this store drives its I/O. */
+  StoreOptions options() {
+    return options;
+  }
+
+  /** The per-drive request queues. */
+  DriveQueues queues() {
+    return queues;
+  }
+
+  /**
+   * Publishes {@code m}, whose shards are all durable: writes it on every live drive of its
+   * placement, in parallel. The first durable manifest commits the version; a drive failing
+   * then only leaves that drive without a manifest ({@link #collectGarbage} rolls it forward).
+   * Then deletes the object's older versions (best effort).
+   *
+   * @throws IOException when no manifest could be written: the version is not committed
+   */
+  void commitManifest(ObjectManifest m) throws IOException {
+    long objectId = m.objectId();
+    List<java.util.concurrent.CompletableFuture<Integer>> writes = new ArrayList<>();
+    for (int slot : m.slots()) {
+      Drive d = drive(slot);
+      if (d != null) {
+        writes.add(queues.submit(slot, () -> guard(slot, () -> {
+          ManifestFile.write(d, m);
+          return slot;
+        })));
+      }
+    }
+    latest.remove(objectId);
+    IOException failure = null;
+    int committed = 0;
+    for (java.util.concurrent.CompletableFuture<Integer> f : writes) {
+      try {
+        DriveQueues.join(f);
+        committed++;
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: a manifest was not"
+            + " written: {2}", String.format("%016x", objectId), m.version(), e.getMessage());
+        failure = failure == null ? e : failure;
+      }
+    }
+    if (committed == 0) {
+      throw failure != null ? failure : new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null,
+          String.format("object %016x version %d: no drive of the placement left for the"
+              + " manifest", objectId, m.version()));
+    }
+    latest.put(objectId, m);
+    deleteOlderThan(objectId, m.version(), m.slots().stream().mapToInt(Integer::intValue).toArray());
+  }
+
+  /**
+   * Refuses a write of {@code layout} when a live drive of the writer's placement has less room
+   * than its shard file needs ({@link ArrayError#NO_SPACE}), before anything is written.
+   */
+  private void checkSpace(long objectId, ObjectWriter w, ObjectLayout layout) throws IOException {
+    long need = ShardFormat.fileLength(layout.cellSize(), layout.stripes());
+    for (int slot : placement.drivesFor(objectId)) {
+      Drive d = drive(slot);
+      if (d == null) {
+        continue;
+      }
+      long free = guard(slot, d::usableSpace);
+      if (free < need) {
+        w.abort();
+        throw new ArrayException(ArrayError.NO_SPACE, d.root(), String.format(
+            "object %016x: drive %s (slot %d) has %d bytes free, the shard needs %d; the write"
+                + " was refused before writing anything", objectId, d.root(), slot, free, need));
+      }
+    }
+  }
+
+  /** The placement of objects over the data slots. */
+  Placement placement() {
+    return placement;
+  }
+
+  /** The number of data slots. */
+  int dataSlots() {
+    return drives.length();
+  }
+
+  /** The throttle pacing background work (rebuild, scrub) against foreground requests. */
+  BackgroundThrottle throttle() {
+    return throttle;
+  }
+
+  /** Replaces the throttle; see {@link BackgroundThrottle}. */
+  public void throttle(BackgroundThrottle throttle) {
+    this.throttle = java.util.Objects.requireNonNull(throttle, "throttle");
+  }
+
+  /**
+   * Puts {@code drive} into {@code slot} (a replacement, or a hot spare taking the slot over) and
+   * makes the slot live again; the drive previously there, if any, is closed. Objects whose shard
+   * on the slot is absent read degraded until a rebuild writes it.
+   */
+  void attachDrive(int slot, Drive drive) throws IOException {
+    Drive old = drives.getAndSet(slot, java.util.Objects.requireNonNull(drive, "drive"));
+    failed.set(slot, 0);
+    if (old != null && old != drive) {
+      try {
+        old.close();
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.DEBUG, "closing the old drive of slot {0}: {1}", slot, e);
+      }
+    }
+  }
+
+  /**
+   * Ids of every object with a file (manifest, shard or temp file) on a live drive, ascending.
+   * A drive that fails to list is marked failed and skipped.
+   */
+  java.util.SortedSet<Long> objectIds() {
+    java.util.TreeSet<Long> ids = new java.util.TreeSet<>(Long::compareUnsigned);
+    for (int s = 0; s < drives.length(); s++) {
+      if (!alive(s)) {
+        continue;
+      }
+      try {
+        for (String n : drives.get(s).list("")) {
+          ObjectFiles.tryParse(n).ifPresent(name -> ids.add(name.objectId()));
+        }
+      } catch (IOException e) {
+        noteFailure(s, e);
+      }
+    }
+    return ids;
   }
 
   void countRepair() {
@@ -483,7 +625,7 @@ public final class ObjectStore implements Closeable {
   // ---- internals ----
 
   private boolean alive(int slot) {
-    return slot >= 0 && slot < drives.length && drives[slot] != null && failed.get(slot) == 0;
+    return slot >= 0 && slot < drives.length() && drives.get(slot) != null && failed.get(slot) == 0;
   }
 
   private interface DriveCall<T> {
@@ -502,7 +644,7 @@ public final class ObjectStore implements Closeable {
    * Refuses the write when more drives of the placement are unavailable than the protection
    * tolerates ({@code dropped[i]}: shard i is not being written).
    */
-  private void checkEnoughDrives(long objectId, int[] slots, boolean[] dropped)
+  void checkEnoughDrives(long objectId, int[] slots, boolean[] dropped)
       throws ArrayException {
     int lost = 0;
     StringBuilder which = new StringBuilder();
@@ -521,36 +663,6 @@ public final class ObjectStore implements Closeable {
     }
   }
 
-  /**
-   * Runs one step of shard {@code i}'s write. A drive failure marks the drive failed and drops
-   * the shard (its writer aborted, best effort): the version is written degraded, without it, as
-   * long as no more shards than the protection tolerates are dropped. Other errors propagate.
-   */
-  private void shardStep(long objectId, int[] slots, ShardWriter[] writers, boolean[] dropped,
-      int i, DriveCall<?> step) throws IOException {
-    try {
-      step.call();
-    } catch (IOException e) {
-      if (!Drive.isDriveFailure(e)) {
-        throw e;
-      }
-      noteFailure(slots[i], e);
-      ShardWriter w = writers[i];
-      writers[i] = null;
-      dropped[i] = true;
-      if (w != null) {
-        try {
-          w.abort();
-        } catch (IOException ignored) {
-          // the drive failed; its temp file is garbage for collectGarbage
-        }
-      }
-      LOG.log(System.Logger.Level.WARNING, "object {0}: shard {1} on slot {2} dropped, writing"
-          + " degraded: {3}", String.format("%016x", objectId), i, slots[i], e.getMessage());
-      checkEnoughDrives(objectId, slots, dropped);
-    }
-  }
-
   private ObjectManifest manifest(long objectId) throws IOException {
     return stat(objectId).orElseThrow(() -> new ArrayException(ArrayError.OBJECT_NOT_FOUND, null,
         String.format("object %016x has no committed version", objectId)));
@@ -563,7 +675,7 @@ public final class ObjectStore implements Closeable {
       if (!alive(slot)) {
         continue;
       }
-      Drive d = drives[slot];
+      Drive d = drives.get(slot);
       List<String> names;
       try {
         names = d.list(ObjectFiles.prefix(objectId));
@@ -594,7 +706,7 @@ public final class ObjectStore implements Closeable {
       if (!alive(slot)) {
         continue;
       }
-      Drive d = drives[slot];
+      Drive d = drives.get(slot);
       List<String> names;
       try {
         names = d.list(ObjectFiles.prefix(objectId));
@@ -613,7 +725,7 @@ public final class ObjectStore implements Closeable {
     for (Long v : versions.descendingKeySet()) {
       for (int slot : versions.get(v)) {
         try {
-          return Optional.of(ManifestFile.read(drives[slot], objectId, v));
+          return Optional.of(ManifestFile.read(drives.get(slot), objectId, v));
         } catch (NoSuchFileException e) {
           continue; // deleted since listed
         } catch (ArrayException e) {
@@ -627,7 +739,7 @@ public final class ObjectStore implements Closeable {
 
   private boolean hasManifest(int slot, ObjectManifest m) throws IOException {
     try {
-      ManifestFile.read(drives[slot], m.objectId(), m.version());
+      ManifestFile.read(drives.get(slot), m.objectId(), m.version());
       return true;
     } catch (NoSuchFileException e) {
       return false;
@@ -646,7 +758,7 @@ public final class ObjectStore implements Closeable {
         if (!alive(slot)) {
           continue;
         }
-        Drive d = drives[slot];
+        Drive d = drives.get(slot);
         try {
           boolean any = false;
           for (String n : d.list(ObjectFiles.prefix(objectId))) {
@@ -662,42 +774,6 @@ public final class ObjectStore implements Closeable {
         } catch (IOException e) {
           noteFailure(slot, e); // left for collectGarbage
         }
-      }
-    }
-  }
-
-  /**
-   * Fills {@code cell} (cleared, cellSize bytes) with up to {@code remaining} bytes of src and
-   * zeros after them; returns the bytes taken from src.
-   */
-  private static int fill(ByteBuffer cell, ReadableByteChannel src, long remaining)
-      throws IOException {
-    cell.clear();
-    int want = (int) Math.min(cell.capacity(), remaining);
-    cell.limit(want);
-    while (cell.hasRemaining()) {
-      if (src.read(cell) < 0) {
-        throw new EOFException("the source ended " + (remaining - cell.position())
-            + " bytes before the object's declared length");
-      }
-    }
-    cell.limit(cell.capacity());
-    while (cell.hasRemaining()) {
-      cell.put((byte) 0);
-    }
-    cell.flip();
-    return want;
-  }
-
-  private static void abortAll(ShardWriter[] writers) {
-    for (ShardWriter w : writers) {
-      if (w == null) {
-        continue;
-      }
-      try {
-        w.abort();
-      } catch (IOException | RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "aborting shard {0} failed: {1}", w.tempName(), e);
       }
     }
   }

@@ -136,6 +136,47 @@ final class ShardWriter {
   }
 
   /**
+   * Writes the next cells, all full: {@code cells} holds a whole number of cells (from its
+   * position to its limit, not moved), written in one request, which goes to the device with
+   * O_DIRECT and no copy when the buffer is aligned ({@link Drive#allocateAligned}).
+   *
+   * @throws IllegalArgumentException when the bytes are not a whole, non-zero number of cells
+   * @throws IllegalStateException after a short cell, or once finished, failed or aborted
+   * @throws ArrayException DRIVE_IO when the write fails; the writer is then failed: abort it
+   */
+  void writeCells(ByteBuffer cells) throws IOException {
+    checkState(State.WRITING, "write cells");
+    int cellSize = template.cellSize();
+    int n = cells.remaining() / cellSize;
+    if (n == 0 || cells.remaining() % cellSize != 0) {
+      throw new IllegalArgumentException(cells.remaining() + " bytes are not a whole number of "
+          + cellSize + "-byte cells");
+    }
+    if (shortCellSeen) {
+      throw new IllegalStateException(
+          "cell " + this.cells + " follows a short cell; only the last cell may be short");
+    }
+    if (this.cells > Integer.MAX_VALUE - n) {
+      throw new IllegalStateException("a shard holds at most " + Integer.MAX_VALUE + " cells");
+    }
+    if (this.cells + n > crcs.length) {
+      crcs = Arrays.copyOf(crcs, (int) Math.min(Integer.MAX_VALUE,
+          Math.max(2L * crcs.length, (long) this.cells + n)));
+    }
+    int p = cells.position();
+    for (int i = 0; i < n; i++) {
+      crcs[this.cells + i] =
+          CellChecksums.crc32c(cells.duplicate().position(p + i * cellSize).limit(p + (i + 1)
+              * cellSize));
+    }
+    state = State.FAILED; // until the write returns
+    file.write(cells.duplicate(), ShardFormat.cellOffset(cellSize, this.cells));
+    state = State.WRITING;
+    this.cells += n;
+    bytesGiven += (long) n * cellSize;
+  }
+
+  /**
    * Writes the CRC table and the header for an object of {@code objectLength} bytes of which this
    * shard holds {@code dataLength}, fsyncs and closes the file; returns the temp name, for
    * {@link #publish}.
