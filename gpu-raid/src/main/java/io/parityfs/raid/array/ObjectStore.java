@@ -69,6 +69,7 @@ public final class ObjectStore implements Closeable {
   private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
   private final StoreOptions options;
   private final DriveQueues queues;
+  private final BufferPool buffers;
   private final ObjectLocks locks = new ObjectLocks();
 
   /**
@@ -94,6 +95,8 @@ public final class ObjectStore implements Closeable {
     this.failed = new AtomicLongArray(drives.length);
     this.options = java.util.Objects.requireNonNull(options, "options");
     this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
+    this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
+        Math.min(256, 2 * drives.length * options.threadsPerDrive()));
   }
 
   /**
@@ -477,6 +480,11 @@ public final class ObjectStore implements Closeable {
   /** How this store drives its I/O. */
   StoreOptions options() {
     return options;
+  }
+
+  /** Aligned buffers of one read window per shard ({@link StoreOptions#stripesPerBatch} cells). */
+  BufferPool buffers() {
+    return buffers;
   }
 
   /** The per-drive request queues. */

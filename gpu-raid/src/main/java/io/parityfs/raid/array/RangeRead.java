@@ -60,10 +60,13 @@ final class RangeRead {
     }
     int n = (int) Math.min(into.remaining(), length - offset);
     try {
-      for (CellSpan span : layout.spans(offset, n)) {
-        ByteBuffer cell = mirror ? copy(span.stripe()) : cell(span.stripe(), span.shard());
-        int from = span.offsetInCell();
-        into.put(cell.duplicate().limit(from + span.length()).position(from));
+      List<CellSpan> spans = layout.spans(offset, n);
+      if (spans.size() < 2) {
+        for (CellSpan span : spans) {
+          put(span, into);
+        }
+      } else {
+        bulk(spans, into);
       }
     } finally {
       for (ShardReader r : readers) {
@@ -77,6 +80,173 @@ final class RangeRead {
       }
     }
     return n;
+  }
+
+  /** Copies {@code span} into {@code into}, reading (or restoring) its cell alone. */
+  private void put(CellSpan span, ByteBuffer into) throws IOException {
+    ByteBuffer cell = mirror ? copy(span.stripe()) : cell(span.stripe(), span.shard());
+    int from = span.offsetInCell();
+    into.put(cell.duplicate().limit(from + span.length()).position(from));
+  }
+
+  /**
+   * The bulk path for a range of several cells: window by window ({@link
+   * StoreOptions#stripesPerBatch} stripes), each shard's cells of the window are read in one
+   * request, all drives in parallel. When a data shard of the window is unavailable (a failed
+   * drive, a missing file), every other shard is read over the window too and the missing cells
+   * are restored in one {@code reconstructBatch}. Cells failing their CRC, and stripes a batch
+   * cannot restore, take the per-cell path ({@link #put}), which restores and repairs them.
+   */
+  private void bulk(List<CellSpan> spans, ByteBuffer into) throws IOException {
+    int window = store.options().stripesPerBatch(cellSize);
+    BufferPool pool = store.buffers();
+    ByteBuffer[] bufs = new ByteBuffer[width];
+    ByteBuffer[] restored = new ByteBuffer[width];
+    try {
+      int from = 0;
+      while (from < spans.size()) {
+        int lo = spans.get(from).stripe();
+        int to = from;
+        while (to < spans.size() && spans.get(to).stripe() < lo + window) {
+          to++;
+        }
+        int hi = spans.get(to - 1).stripe();
+        bulkWindow(spans.subList(from, to), lo, hi, bufs, restored, pool, into);
+        from = to;
+      }
+    } finally {
+      for (int i = 0; i < width; i++) {
+        pool.give(bufs[i]);
+        pool.give(restored[i]);
+      }
+    }
+  }
+
+  private void bulkWindow(List<CellSpan> spans, int lo, int hi, ByteBuffer[] bufs,
+      ByteBuffer[] restored, BufferPool pool, ByteBuffer into) throws IOException {
+    int readable = mirror ? firstReadableCopy() : -1;
+    boolean[] needed = new boolean[width];
+    for (CellSpan span : spans) {
+      needed[mirror ? Math.max(readable, 0) : span.shard()] = true;
+    }
+    boolean degraded = false;
+    if (!mirror) {
+      for (int i = 0; i < k; i++) {
+        degraded |= needed[i] && reader(i) == null;
+      }
+    }
+    int[][] bad = new int[width][];
+    List<java.util.concurrent.CompletableFuture<int[]>> reads = new ArrayList<>();
+    int[] order = new int[width];
+    int count = 0;
+    for (int i = 0; i < width; i++) {
+      if (!(needed[i] || degraded) || reader(i) == null) {
+        continue;
+      }
+      ShardReader r = readers[i];
+      if (bufs[i] == null) {
+        bufs[i] = pool.take();
+      }
+      ByteBuffer buf = bufs[i].clear();
+      long at = (long) lo * cellSize;
+      long len = (long) (hi - lo + 1) * cellSize;
+      reads.add(store.queues().submit(manifest.slotOf(i), () -> r.readRange(at, len, buf)));
+      order[count++] = i;
+    }
+    for (int c = 0; c < count; c++) {
+      int i = order[c];
+      try {
+        bad[i] = DriveQueues.join(reads.get(c));
+      } catch (ArrayException e) {
+        if (e.error() == ArrayError.CORRUPT_SHARD || Drive.isDriveFailure(e)) {
+          markUnavailable(i, e);
+        } else {
+          throw e;
+        }
+      } catch (IOException e) {
+        markUnavailable(i, e);
+      }
+    }
+    boolean[] batched = degraded ? restoreWindow(lo, hi, bad, bufs, restored, pool) : null;
+    for (CellSpan span : spans) {
+      int s = span.stripe();
+      int i = mirror ? readable : span.shard();
+      ByteBuffer src = null;
+      if (i >= 0 && bad[i] != null && java.util.Arrays.binarySearch(bad[i], s) < 0) {
+        src = bufs[i];
+      } else if (i >= 0 && batched != null && batched[s - lo] && restored[i] != null) {
+        src = restored[i];
+        store.countDegraded();
+      }
+      if (src == null) {
+        put(span, into);
+        continue;
+      }
+      int at = (s - lo) * cellSize + span.offsetInCell();
+      into.put(src.duplicate().limit(at + span.length()).position(at));
+    }
+  }
+
+  /**
+   * Restores the unavailable data shards' cells of stripes lo..hi into {@code restored} in one
+   * batch, from the cells read into {@code bufs}; returns which stripes were restored (a stripe
+   * with a CRC-bad cell, or too few readable shards, is left to the per-cell path).
+   */
+  private boolean[] restoreWindow(int lo, int hi, int[][] bad, ByteBuffer[] bufs,
+      ByteBuffer[] restored, BufferPool pool) {
+    int stripes = hi - lo + 1;
+    boolean[] ok = new boolean[stripes];
+    List<Integer> targetList = new ArrayList<>();
+    int readable = 0;
+    for (int i = 0; i < width; i++) {
+      if (bad[i] == null) {
+        if (i < k) {
+          targetList.add(i);
+        }
+      } else {
+        readable++;
+      }
+    }
+    if (readable < k || targetList.isEmpty()) {
+      return ok;
+    }
+    int[] targets = targetList.stream().mapToInt(Integer::intValue).toArray();
+    for (int t : targets) {
+      if (restored[t] == null) {
+        restored[t] = pool.take();
+      }
+    }
+    List<ByteBuffer[]> batch = new ArrayList<>();
+    for (int s = 0; s < stripes; s++) {
+      boolean clean = true;
+      for (int i = 0; i < width; i++) {
+        clean &= bad[i] == null || java.util.Arrays.binarySearch(bad[i], lo + s) < 0;
+      }
+      if (!clean) {
+        continue;
+      }
+      ByteBuffer[] stripe = new ByteBuffer[width];
+      for (int i = 0; i < width; i++) {
+        ByteBuffer b = bad[i] != null ? bufs[i] : restored[i];
+        stripe[i] = b == null ? null : b.slice(s * cellSize, cellSize);
+      }
+      batch.add(stripe);
+      ok[s] = true;
+    }
+    if (!batch.isEmpty()) {
+      store.codec().reconstructBatch(batch.toArray(new ByteBuffer[0][]), targets);
+    }
+    return ok;
+  }
+
+  /** The first mirror copy that can be opened, or -1. */
+  private int firstReadableCopy() {
+    for (int i = 0; i < width; i++) {
+      if (reader(i) != null) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Data cell {@code shard} of {@code stripe}, read or reconstructed; a buffer of one cell. */
