@@ -70,6 +70,7 @@ public final class ObjectStore implements Closeable {
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
+  private final ShardReaderCache readerCache = new ShardReaderCache(1024);
   private final ObjectLocks locks = new ObjectLocks();
 
   /**
@@ -339,6 +340,7 @@ public final class ObjectStore implements Closeable {
   private boolean deleteLocked(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
     latest.remove(objectId);
+    readerCache.invalidate(objectId);
     boolean any = false;
     for (boolean manifests : new boolean[] {true, false}) {
       for (int slot : slots) {
@@ -390,6 +392,7 @@ public final class ObjectStore implements Closeable {
     for (Map.Entry<Long, List<Integer>> e : objects.entrySet()) {
       long id = e.getKey();
       latest.remove(id);
+      readerCache.invalidate(id);
       int[] slots = e.getValue().stream().distinct().mapToInt(Integer::intValue).toArray();
       Optional<ObjectManifest> committed = findLatest(id, slots);
       if (committed.isPresent()) {
@@ -463,6 +466,7 @@ public final class ObjectStore implements Closeable {
       all[s] = drives.getAndSet(s, null);
     }
     queues.close();
+    readerCache.close();
     closeAll(all);
   }
 
@@ -485,6 +489,19 @@ public final class ObjectStore implements Closeable {
   /** Aligned buffers of one read window per shard ({@link StoreOptions#stripesPerBatch} cells). */
   BufferPool buffers() {
     return buffers;
+  }
+
+  /** Open shard readers kept between reads. */
+  ShardReaderCache readerCache() {
+    return readerCache;
+  }
+
+  /**
+   * Forgets the cached readers of {@code objectId}'s files: call after changing a shard file by
+   * other means than a read of this store (a scrub's repair, a rebuild).
+   */
+  void invalidateReaders(long objectId) {
+    readerCache.invalidate(objectId);
   }
 
   /** The per-drive request queues. */
@@ -531,6 +548,7 @@ public final class ObjectStore implements Closeable {
               + " manifest", objectId, m.version()));
     }
     latest.put(objectId, m);
+    readerCache.invalidate(objectId);
     deleteOlderThan(objectId, m.version(), m.slots().stream().mapToInt(Integer::intValue).toArray());
   }
 
@@ -583,6 +601,7 @@ public final class ObjectStore implements Closeable {
   void attachDrive(int slot, Drive drive) throws IOException {
     Drive old = drives.getAndSet(slot, java.util.Objects.requireNonNull(drive, "drive"));
     failed.set(slot, 0);
+    readerCache.invalidateSlot(slot);
     if (old != null && old != drive) {
       try {
         old.close();
@@ -624,6 +643,7 @@ public final class ObjectStore implements Closeable {
   /** Marks {@code slot} failed when {@code e} is a drive failure; returns e. */
   <E extends IOException> E noteFailure(int slot, E e) {
     if (Drive.isDriveFailure(e) && failed.compareAndSet(slot, 0, 1)) {
+      readerCache.invalidateSlot(slot);
       driveFailures.incrementAndGet();
       LOG.log(System.Logger.Level.WARNING, "slot {0} failed: {1}", slot, e.getMessage());
     }

@@ -31,6 +31,7 @@ final class RangeRead {
   private final boolean mirror;
   private final int cellSize;
   private final ShardReader[] readers;
+  private final ShardReaderCache.Lease[] leases;
   private final boolean[] opened;
   /** Why shard i cannot be read (null: it can, as far as known). */
   private final String[] unavailable;
@@ -45,6 +46,7 @@ final class RangeRead {
     this.mirror = layout.protection() instanceof Protection.Mirror;
     this.cellSize = layout.cellSize();
     this.readers = new ShardReader[width];
+    this.leases = new ShardReaderCache.Lease[width];
     this.opened = new boolean[width];
     this.unavailable = new String[width];
     this.cells = new ByteBuffer[width];
@@ -69,13 +71,10 @@ final class RangeRead {
         bulk(spans, into);
       }
     } finally {
-      for (ShardReader r : readers) {
-        if (r != null) {
-          try {
-            r.close();
-          } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "closing {0}: {1}", r.name(), e);
-          }
+      for (int i = 0; i < width; i++) {
+        if (leases[i] != null) {
+          store.readerCache().release(leases[i]);
+          leases[i] = null;
         }
       }
     }
@@ -375,15 +374,18 @@ final class RangeRead {
     }
     String name = ObjectFiles.shard(manifest.objectId(), manifest.version(), i);
     try {
-      ShardReader r = ShardReader.open(drive, name);
+      ShardReaderCache.Lease lease = store.readerCache().acquire(slot, drive, name);
+      ShardReader r = lease.reader();
       ShardHeader h = r.header();
       if (h.shardIndex() != i || h.objectLength() != manifest.objectLength()
           || h.cellSize() != cellSize || !h.protection().equals(manifest.protection())) {
-        r.close();
+        store.readerCache().discard(lease);
+        store.readerCache().release(lease);
         unavailable[i] = "shard " + drive.root().resolve(name) + " disagrees with the manifest: "
             + h;
         return null;
       }
+      leases[i] = lease;
       readers[i] = r;
       return r;
     } catch (NoSuchFileException e) {
@@ -400,14 +402,12 @@ final class RangeRead {
     unavailable[i] = e.getMessage();
     LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: shard {2} on slot {3}"
         + " unavailable: {4}", hex(), manifest.version(), i, slot, e.getMessage());
-    if (readers[i] != null) {
-      try {
-        readers[i].close();
-      } catch (IOException ignored) {
-        // the drive is going away; nothing to do
-      }
-      readers[i] = null;
+    if (leases[i] != null) {
+      store.readerCache().discard(leases[i]);
+      store.readerCache().release(leases[i]);
+      leases[i] = null;
     }
+    readers[i] = null;
   }
 
   private ByteBuffer buffer(int i) {

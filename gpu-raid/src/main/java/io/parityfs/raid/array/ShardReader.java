@@ -215,6 +215,28 @@ final class ShardReader implements Closeable {
         bad[found++] = first + i;
       }
     }
+    if (found > 0) {
+      // The cached table block may be what is wrong (read corrupted, or rewritten since by a
+      // repair through another reader): reload it once and check the suspects again.
+      int still = 0;
+      int reloaded = -1;
+      for (int j = 0; j < found; j++) {
+        int index = bad[j];
+        int block = index / ShardFormat.ENTRIES_PER_BLOCK;
+        if (block != reloaded) {
+          synchronized (table) {
+            table[block] = null;
+          }
+          reloaded = block;
+        }
+        int from = into.position() + (index - first) * cellSize;
+        int crc = CellChecksums.crc32c(into.duplicate().limit(from + cellSize).position(from));
+        if (crc != crc(index)) {
+          bad[still++] = index;
+        }
+      }
+      found = still;
+    }
     return java.util.Arrays.copyOf(bad, found);
   }
 
