@@ -29,7 +29,8 @@ import java.util.UUID;
  *       only an interrupted bump: its label is rewritten to the newest generation and it is taken.
  *       Any other older drive is rejected as STALE_DRIVE.
  *   <li>Two drives of the newest generation in one slot: DUPLICATE_SLOT, nothing assembled.
- *   <li>Slots failed at the newest generation are FAILED, slots without a drive MISSING.
+ *   <li>Slots failed at the newest generation are FAILED, slots without a drive MISSING; a slot
+ *       whose drive is present and whose rebuilding bit is set is REBUILDING.
  * </ol>
  *
  * Only the errors in rules 2, 3 and 5 fail the whole assembly; every other problem rejects one
@@ -156,7 +157,7 @@ final class ArrayAssembler {
       boolean missedInterruptedBump = l.generation() == ref.generation() - 1
           && !ref.isFailed(l.slot())
           && !slots.containsKey(l.slot())
-          && l.at(ref.generation(), ref.failedSlots()).sameArrayAs(ref);
+          && l.at(ref.generation(), ref.failedSlots(), ref.rebuildingSlots()).sameArrayAs(ref);
       if (!missedInterruptedBump) {
         rejected.add(new RejectedDrive(m.drive(), new ArrayException(ArrayError.STALE_DRIVE,
             m.drive(), "drive " + m.drive() + " (slot " + l.slot() + ") is stale: its label has"
@@ -172,7 +173,7 @@ final class ArrayAssembler {
     }
     for (AssembledArray.Member m : forwarded.values()) {
       DriveLabel l = m.label();
-      DriveLabel forward = l.at(ref.generation(), ref.failedSlots());
+      DriveLabel forward = l.at(ref.generation(), ref.failedSlots(), ref.rebuildingSlots());
       try {
         LabelFile.write(m.drive(), forward);
         LOG.log(System.Logger.Level.INFO, "array {0}: drive {1} (slot {2}) missed an interrupted"
@@ -199,6 +200,7 @@ final class ArrayAssembler {
 
   private static String describe(DriveLabel l) {
     return l.config() + ", " + l.slotCount() + " slots, failed 0x"
-        + Long.toHexString(l.failedSlots()) + ", created " + l.created();
+        + Long.toHexString(l.failedSlots()) + ", rebuilding 0x"
+        + Long.toHexString(l.rebuildingSlots()) + ", created " + l.created();
   }
 }

@@ -55,7 +55,11 @@ final class ArrayCreator {
     return array;
   }
 
-  private static void checkEmpty(Path d) throws IOException {
+  /**
+   * Refuses a drive that carries a label or holds other files than a temp label and lost+found:
+   * NOT_EMPTY, naming the drive and what it holds. Also used for a replacement drive.
+   */
+  static void checkEmpty(Path d) throws IOException {
     if (LabelFile.exists(d)) {
       String owner;
       try {

@@ -91,6 +91,64 @@ public final class ArrayLabels {
     return GenerationBump.bump(array, 0L);
   }
 
+  /** {@link #replaceDrive(AssembledArray, int, Path, boolean)} without force. */
+  public static AssembledArray replaceDrive(AssembledArray array, int slot, Path newDrive)
+      throws IOException {
+    return replaceDrive(array, slot, newDrive, false);
+  }
+
+  /**
+   * Puts the blank drive {@code newDrive} into the FAILED or MISSING data slot {@code slot}: it
+   * gets a label with a new drive id, the slot is marked rebuilding ({@link
+   * DriveState#REBUILDING}) and no longer failed, and the array moves to the next generation (a
+   * MISSING slot is failed in a generation of its own first). The new drive is labelled after
+   * every other present drive, and every label it carries says rebuilding, so it is never taken as
+   * holding trusted data; see docs/array.md ("Rebuild"). Next: attach it to the object store,
+   * rebuild ({@link Rebuilder}), then {@link #finishRebuild}.
+   *
+   * @param force reuse a drive that carries a label or holds files (its files are kept)
+   * @return the array at the new generation
+   * @throws IllegalArgumentException when the slot is a spare slot or not FAILED or MISSING, or
+   *     the drive is not a directory, is a drive of the array or nested in one
+   * @throws ArrayException NOT_EMPTY without force; IO_ERROR naming the drives whose label could
+   *     not be written
+   */
+  public static AssembledArray replaceDrive(
+      AssembledArray array, int slot, Path newDrive, boolean force) throws IOException {
+    return SlotReplacement.replace(array, slot, newDrive, force);
+  }
+
+  /**
+   * Moves a hot spare ({@link AssembledArray#spare()}) into the FAILED or MISSING data slot
+   * {@code failedSlot}: its label is rewritten with that slot and role data (same drive id), the
+   * slot is marked rebuilding, and the spare's old slot is left empty (failed in the labels, like
+   * any slot without a drive at a bump; the slot count and {@link ArrayConfig#hotSpares()} stay as
+   * created, so the array has one spare fewer in effect). The array moves to the next generation
+   * (a MISSING slot is failed in a generation of its own first).
+   *
+   * @return the array at the new generation
+   * @throws IllegalArgumentException when the array has no spare, or the slot is a spare slot or
+   *     not FAILED or MISSING
+   * @throws ArrayException IO_ERROR naming the drives whose label could not be written
+   */
+  public static AssembledArray promoteSpare(AssembledArray array, int failedSlot)
+      throws IOException {
+    return SlotReplacement.promote(array, failedSlot);
+  }
+
+  /**
+   * Ends the rebuild of slot {@code slot} (its rebuilding bit is cleared, the array moves to the
+   * next generation): the slot is ONLINE. Call it only once every live object's shard on the
+   * slot is durable ({@link Rebuilder} finished with nothing left to do).
+   *
+   * @return the array at the new generation
+   * @throws IllegalArgumentException when the slot is not REBUILDING
+   * @throws ArrayException IO_ERROR naming the drives whose label could not be written
+   */
+  public static AssembledArray finishRebuild(AssembledArray array, int slot) throws IOException {
+    return SlotReplacement.finish(array, slot);
+  }
+
   /**
    * The label of one drive, for inspection.
    *

@@ -7,8 +7,9 @@ import java.util.Optional;
  * One slot of an assembled array: its state, and the drive that fills it when one does.
  *
  * @param slot the slot number, 0 to slot count - 1
- * @param state ONLINE or SPARE when a drive of the current generation fills it; FAILED when the
- *     labels mark it failed; MISSING when no drive was found for it
+ * @param state ONLINE or SPARE when a drive of the current generation fills it, REBUILDING when
+ *     that drive is being rebuilt; FAILED when the labels mark it failed; MISSING when no drive
+ *     was found for it
  * @param drive the drive directory, or null when no drive fills the slot
  * @param label the drive's label, or null when no drive fills the slot
  */

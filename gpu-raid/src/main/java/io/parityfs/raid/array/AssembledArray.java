@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -34,6 +35,7 @@ public final class AssembledArray {
             i, reference.isFailed(i) ? DriveState.FAILED : DriveState.MISSING, null, null));
       } else {
         DriveState state = reference.isFailed(i) ? DriveState.FAILED
+            : reference.isRebuilding(i) ? DriveState.REBUILDING
             : d.label().role() == DriveRole.SPARE ? DriveState.SPARE : DriveState.ONLINE;
         s.add(new ArraySlot(i, state, d.drive(), d.label()));
       }
@@ -65,6 +67,15 @@ public final class AssembledArray {
     return reference.failedSlots();
   }
 
+  /**
+   * Bit i set: the drive in slot i is being rebuilt at the current generation (a replacement or a
+   * promoted hot spare, {@link DriveState#REBUILDING} when present) until {@link
+   * ArrayLabels#finishRebuild} clears the bit.
+   */
+  public long rebuildingSlots() {
+    return reference.rebuildingSlots();
+  }
+
   /** When the array was created. */
   public Instant created() {
     return reference.created();
@@ -90,6 +101,20 @@ public final class AssembledArray {
       d[s.slot()] = s.state();
     }
     return d;
+  }
+
+  /**
+   * The states of the data slots only ({@code 0..dataSlots()-1}): the input for {@link
+   * ArrayHealth#arrayState}, in which a spare slot that is absent, or was vacated by a promotion
+   * ({@link ArrayLabels#promoteSpare}), must not count as a lost data slot.
+   */
+  public DriveState[] dataSlotStates() {
+    return java.util.Arrays.copyOf(driveStates(), dataSlots());
+  }
+
+  /** A hot spare ready to take over a data slot (the lowest such slot), if the array has one. */
+  public Optional<ArraySlot> spare() {
+    return slots.stream().filter(s -> s.state() == DriveState.SPARE).findFirst();
   }
 
   /** Every slot, in slot order. */
@@ -134,7 +159,8 @@ public final class AssembledArray {
   @Override
   public String toString() {
     return "array " + arrayId() + " " + config() + " generation " + generation() + ": "
-        + count(DriveState.ONLINE) + " online, " + count(DriveState.SPARE) + " spare, "
+        + count(DriveState.ONLINE) + " online, " + count(DriveState.REBUILDING) + " rebuilding, "
+        + count(DriveState.SPARE) + " spare, "
         + count(DriveState.FAILED) + " failed, " + count(DriveState.MISSING) + " missing, "
         + rejected.size() + " rejected";
   }

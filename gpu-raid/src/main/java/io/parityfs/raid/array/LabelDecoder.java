@@ -72,7 +72,8 @@ final class LabelDecoder {
               "fails its checksum: stored CRC32C %08x, computed %08x", stored, expected));
     }
     for (int i = OFF_RESERVED; i < OFF_CRC; i++) {
-      if (bytes[i] != 0) {
+      boolean rebuildingField = i >= OFF_REBUILDING_SLOTS && i < OFF_RESERVED_2;
+      if (bytes[i] != 0 && !rebuildingField) {
         throw corrupt(file, "has a non-zero reserved byte at offset " + i);
       }
     }
@@ -97,6 +98,7 @@ final class LabelDecoder {
           Byte.toUnsignedInt(b.get(OFF_SLOT_COUNT)),
           b.getLong(OFF_GENERATION),
           b.getLong(OFF_FAILED_SLOTS),
+          b.getLong(OFF_REBUILDING_SLOTS),
           Instant.ofEpochMilli(b.getLong(OFF_CREATED)));
     } catch (IllegalArgumentException e) {
       // The CRC matched, so the writer itself put an impossible value there.

@@ -20,6 +20,7 @@ final class LabelEncoder {
     putUuid(b, OFF_DRIVE_ID, label.driveId());
     b.putLong(OFF_GENERATION, label.generation());
     b.putLong(OFF_FAILED_SLOTS, label.failedSlots());
+    b.putLong(OFF_REBUILDING_SLOTS, label.rebuildingSlots());
     b.putLong(OFF_CREATED, label.created().toEpochMilli());
     ArrayConfig c = label.config();
     b.putLong(OFF_MAX_OBJECT, c.maxObjectSize());

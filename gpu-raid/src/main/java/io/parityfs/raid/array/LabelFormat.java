@@ -27,14 +27,16 @@ import java.nio.charset.StandardCharsets;
  *     88    1 spares         hot spares at creation
  *     89    1 slot           this drive's slot, 0..slot count - 1
  *     90    1 role           0 data, 1 spare
- *     91   33 reserved       0
+ *     91    5 reserved       0
+ *     96    8 rebuilding     bit i set: the drive in slot i is being rebuilt (never a failed slot)
+ *    104   20 reserved       0
  *    124    4 CRC32C         over bytes 0..123
  * </pre>
  *
  * <p>Example (the golden file {@code drive-label-v1.bin} in the tests): array
  * 00112233-4455-6677-8899-aabbccddeeff, drive 01234567-89ab-cdef-fedc-ba9876543210, rs:10+4,
  * 64 KiB cells, 64 MiB objects, 1 spare, 15 slots, this drive in slot 3 (data), generation 7,
- * slot 5 failed, created 2025-01-02T03:04:05.678Z:
+ * slot 5 failed, no slot rebuilding, created 2025-01-02T03:04:05.678Z:
  *
  * <pre>
  * 0000  50 46 53 4c 41 42 45 4c  00 01 00 80 00 00 00 00  PFSLABEL........
@@ -46,6 +48,10 @@ import java.nio.charset.StandardCharsets;
  * 0060  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  ................
  * 0070  00 00 00 00 00 00 00 00  00 00 00 00 f7 90 86 d6  ................
  * </pre>
+ *
+ * <p>The rebuilding set (bytes 96..103) came in before the first release, within version 1 (its
+ * bytes were reserved, so zero: no slot rebuilding); a label with slot 2 rebuilding has {@code
+ * 00 00 00 00 00 00 00 04} there.
  *
  * <p>A reader refuses a label whose magic, version, length or CRC is wrong, or whose reserved
  * bytes are not zero; a later version may use them, and will bump the version.
@@ -79,6 +85,8 @@ final class LabelFormat {
   static final int OFF_SLOT = 89;
   static final int OFF_ROLE = 90;
   static final int OFF_RESERVED = 91;
+  static final int OFF_REBUILDING_SLOTS = 96;
+  static final int OFF_RESERVED_2 = 104;
   static final int OFF_CRC = 124;
 
 

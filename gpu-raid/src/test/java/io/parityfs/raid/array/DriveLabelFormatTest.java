@@ -57,6 +57,8 @@ class DriveLabelFormatTest {
     assertEquals(64L << 20, b.getLong(72));
     assertEquals(64 << 10, b.getInt(80));
     assertArrayEquals(new byte[] {3, 10, 4, 15, 1, 3, 0}, Arrays.copyOfRange(b.array(), 84, 91));
+    assertEquals(0, b.getLong(96), "no slot rebuilding");
+    assertEquals(0L, Labels.golden().rebuildingSlots());
     CRC32C crc = new CRC32C();
     crc.update(b.array(), 0, 124);
     assertEquals((int) crc.getValue(), b.getInt(124));
@@ -75,6 +77,28 @@ class DriveLabelFormatTest {
       assertEquals(l, LabelFile.read(dir));
       assertEquals(128, Files.size(dir.resolve("parityfs.label")));
     }
+  }
+
+  @Test
+  void rebuildingSlotsSitAtOffset96BigEndian() throws IOException {
+    DriveLabel g = Labels.golden();
+    DriveLabel l = g.at(g.generation(), g.failedSlots(), (1L << 2) | (1L << 14));
+    byte[] bytes = LabelEncoder.encode(l);
+    byte[] golden = goldenBytes();
+    assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0x40, 0x04},
+        Arrays.copyOfRange(bytes, 96, 104));
+    for (int i = 0; i < 124; i++) {
+      if (i < 96 || i >= 104) {
+        assertEquals(golden[i], bytes[i], "offset " + i + " must not change");
+      }
+    }
+    DriveLabel back = LabelDecoder.decode(bytes, Path.of("x"));
+    assertEquals(l, back);
+    assertTrue(back.isRebuilding(2) && back.isRebuilding(14) && !back.isRebuilding(3));
+    LabelFile.write(dir, l);
+    assertEquals(l, LabelFile.read(dir));
+    // A label rewritten at another generation keeps the set, less the slots it fails.
+    assertEquals(1L << 14, l.at(8, (1L << 5) | (1L << 2)).rebuildingSlots());
   }
 
   @Test
@@ -144,9 +168,13 @@ class DriveLabelFormatTest {
 
   @Test
   void impossibleValuesUnderAValidCrcAreCorrupt() throws IOException {
-    int[][] cases = {{84, 9}, {90, 7}, {89, 15}, {87, 65}, {100, 1}, {12, 1}};
+    int[][] cases = {{84, 9}, {90, 7}, {89, 15}, {87, 65}, {110, 1}, {12, 1}, {91, 1}, {95, 1},
+        {104, 1}, {123, 1}, {102, 0x80}, {103, 0x20}};
     String[] says = {"protection kind 9", "role 7", "slot (15) must be in 0..14",
-        "slotCount (65)", "reserved byte at offset 100", "reserved byte at offset 12"};
+        "slotCount (65)", "reserved byte at offset 110", "reserved byte at offset 12",
+        "reserved byte at offset 91", "reserved byte at offset 95", "reserved byte at offset 104",
+        "reserved byte at offset 123", "rebuildingSlots (0x8000) names slots beyond slotCount (15)",
+        "slot 5 is both failed and rebuilding"};
     for (int i = 0; i < cases.length; i++) {
       byte[] bytes = goldenBytes();
       bytes[cases[i][0]] = (byte) cases[i][1];
@@ -191,6 +219,10 @@ class DriveLabelFormatTest {
         () -> new DriveLabel(a, a, 0, DriveRole.DATA, c, 3, 0, 0, t));
     ArrayConfigTest.assertMessage("failedSlots (0x8) names slots beyond slotCount (3)",
         () -> new DriveLabel(a, a, 0, DriveRole.DATA, c, 3, 1, 8, t));
+    ArrayConfigTest.assertMessage("rebuildingSlots (0x10) names slots beyond slotCount (3)",
+        () -> new DriveLabel(a, a, 0, DriveRole.DATA, c, 3, 1, 0, 16, t));
+    ArrayConfigTest.assertMessage("slot 1 is both failed and rebuilding",
+        () -> new DriveLabel(a, a, 0, DriveRole.DATA, c, 3, 1, 2, 3, t));
   }
 
   private static void resealCrc(byte[] bytes) {

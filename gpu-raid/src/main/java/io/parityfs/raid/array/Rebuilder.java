@@ -1,0 +1,344 @@
+package io.parityfs.raid.array;
+
+import io.parityfs.raid.array.RebuildProgress.State;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Rebuilds one data slot of an {@link ObjectStore}: writes onto the slot's new drive (a
+ * replacement or a promoted hot spare, already attached to the store and marked REBUILDING in the
+ * labels, see {@link ArrayLabels#replaceDrive}) the shard of every live object that belongs
+ * there, with the object's manifest. See docs/array.md, "Rebuild".
+ *
+ * <ol>
+ *   <li><b>Plan.</b> Every object with a file on a live drive ({@code objectIds}) whose latest
+ *       committed version ({@code stat}) has a shard on the slot. A shard already on the new drive
+ *       (it opens, with a valid header for that object, version and shard) is skipped, and its
+ *       manifest written there if missing: that is how a rebuild <em>resumes</em> after a stop or
+ *       a restart, and why running it again is harmless. The rest are ordered most endangered
+ *       first ({@link ArrayHealth#mostEndangeredFirst}: fewest surviving shards, counting the
+ *       store's failed and absent slots and the slot being rebuilt as lost), ties by object id.
+ *   <li><b>Rebuild</b> each in that order ({@link ShardRebuild}): read k good cells of each
+ *       stripe from the survivors, a batch of stripes per request, paced by the store's {@link
+ *       BackgroundThrottle}; reconstruct (a mirror copies); write the shard under its temp name,
+ *       finish, publish; write the manifest on the new drive. An object that got a newer version
+ *       meanwhile is dropped (that write already included the new drive). An object with more
+ *       shards unavailable than its protection tolerates is lost: logged, counted and listed, and
+ *       the rebuild goes on.
+ * </ol>
+ *
+ * A drive error on the new drive ends the rebuild as FAILED (the slot is marked failed in the
+ * store); any other error too, naming it. {@link #stop()} ends it as STOPPED at the next batch,
+ * deleting the temp file of the shard in progress.
+ *
+ * <p><b>Use.</b> {@link #start()} runs it on a thread of its own and {@link #await()} waits for
+ * the summary, or {@link #run()} runs it on the caller's thread; once only. {@link #progress()}
+ * may be called from any thread at any time. The slot can be marked ONLINE ({@link
+ * ArrayLabels#finishRebuild}) when the summary is {@link RebuildProgress#complete()}.
+ *
+ * <p>Runs alongside foreground reads and writes of the store. It does not take part in the
+ * store's write path: an object written while the rebuild runs gets its shard on the new drive
+ * from that write. A delete racing the last step of the same object's rebuild (between the final
+ * version check and the manifest write) can leave that version's manifest and shard on the new
+ * drive alone; such a version cannot be read (its other shards are gone), and garbage collection
+ * would roll its manifest forward (docs/array.md, "Rebuild", limits: a per-object lock in the
+ * store would close this).
+ */
+public final class Rebuilder {
+  private static final System.Logger LOG = System.getLogger(Rebuilder.class.getName());
+
+  /** Bytes read per survivor per request. */
+  static final int BATCH_BYTES = 1 << 20;
+
+  private final ObjectStore store;
+  private final int slot;
+  private final int batchBytes;
+  private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+  private final CountDownLatch ended = new CountDownLatch(1);
+  private volatile boolean stopRequested;
+  private volatile long startedAt;
+  private volatile long endedAt;
+  private final AtomicLong objectsTotal = new AtomicLong();
+  private final AtomicLong rebuilt = new AtomicLong();
+  private final AtomicLong skipped = new AtomicLong();
+  private final AtomicLong superseded = new AtomicLong();
+  private final AtomicLong bytesTotal = new AtomicLong();
+  private final AtomicLong bytesDone = new AtomicLong();
+  private final AtomicLong repaired = new AtomicLong();
+  private final List<Long> lost = Collections.synchronizedList(new ArrayList<>());
+  /** Objects in the order their rebuild began, for tests. */
+  private final List<Long> order = Collections.synchronizedList(new ArrayList<>());
+  private volatile String failure;
+
+  /**
+   * A rebuild of data slot {@code slot} of {@code store}, whose new drive must already be
+   * attached ({@code ObjectStore.attachDrive}).
+   *
+   * @throws IllegalArgumentException when the slot is not a data slot of the store
+   */
+  public Rebuilder(ObjectStore store, int slot) {
+    this(store, slot, BATCH_BYTES);
+  }
+
+  Rebuilder(ObjectStore store, int slot, int batchBytes) {
+    if (store == null) {
+      throw new IllegalArgumentException("store must not be null");
+    }
+    if (slot < 0 || slot >= store.dataSlots()) {
+      throw new IllegalArgumentException(
+          "slot (" + slot + ") must be a data slot, 0.." + (store.dataSlots() - 1));
+    }
+    if (batchBytes < 1) {
+      throw new IllegalArgumentException("batchBytes (" + batchBytes + ") must be positive");
+    }
+    this.store = store;
+    this.slot = slot;
+    this.batchBytes = batchBytes;
+  }
+
+  /** The slot being rebuilt. */
+  public int slot() {
+    return slot;
+  }
+
+  /**
+   * Starts the rebuild on a thread of its own (a daemon named after the slot) and returns.
+   *
+   * @throws IllegalStateException when it was already started or run
+   */
+  public Rebuilder start() {
+    begin();
+    Thread t = new Thread(this::execute, "rebuild-slot-" + slot);
+    t.setDaemon(true);
+    t.start();
+    return this;
+  }
+
+  /**
+   * Runs the rebuild on the calling thread and returns its summary.
+   *
+   * @throws IllegalStateException when it was already started or run
+   */
+  public RebuildProgress run() {
+    begin();
+    execute();
+    return progress();
+  }
+
+  /**
+   * Asks the rebuild to stop; it ends as STOPPED within one batch of stripes (or one paced piece
+   * of one), keeping every shard it finished. Returns at once; {@link #await()} waits for the
+   * end. Does nothing once it has ended; a rebuild stopped before it started never runs.
+   */
+  public void stop() {
+    stopRequested = true;
+    if (state.compareAndSet(State.NEW, State.STOPPED)) {
+      ended.countDown();
+    }
+  }
+
+  /** Waits for the rebuild to end and returns its summary. */
+  public RebuildProgress await() throws InterruptedException {
+    ended.await();
+    return progress();
+  }
+
+  /** Waits up to {@code timeout} for the rebuild to end; returns its summary if it did. */
+  public Optional<RebuildProgress> await(long timeout, TimeUnit unit)
+      throws InterruptedException {
+    return ended.await(timeout, unit) ? Optional.of(progress()) : Optional.empty();
+  }
+
+  /** Where the rebuild is now; safe from any thread. */
+  public RebuildProgress progress() {
+    long start = startedAt;
+    long end = endedAt;
+    State s = state.get();
+    Duration elapsed = start == 0 ? Duration.ZERO
+        : Duration.ofNanos((s.ended() && end != 0 ? end : System.nanoTime()) - start);
+    List<Long> lostNow;
+    synchronized (lost) {
+      lostNow = List.copyOf(lost);
+    }
+    return new RebuildProgress(s, slot, objectsTotal.get(), rebuilt.get(), skipped.get(),
+        superseded.get(), lostNow.size(), lostNow, bytesTotal.get(), bytesDone.get(),
+        repaired.get(), elapsed, failure);
+  }
+
+  /** The objects in the order their rebuild began. */
+  List<Long> order() {
+    synchronized (order) {
+      return List.copyOf(order);
+    }
+  }
+
+  private void begin() {
+    if (!state.compareAndSet(State.NEW, State.PLANNING)) {
+      throw new IllegalStateException("rebuild of slot " + slot + " is " + state.get()
+          + "; a Rebuilder runs once (make a new one to resume)");
+    }
+    startedAt = System.nanoTime();
+  }
+
+  private void execute() {
+    State end = State.DONE;
+    try {
+      Drive out = store.drive(slot);
+      if (out == null) {
+        throw new IllegalStateException("slot " + slot + " has no live drive: attach the new"
+            + " drive to the store before rebuilding");
+      }
+      List<Task> tasks = plan(out);
+      state.set(State.RUNNING);
+      LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: {1} objects ({2} bytes) to"
+          + " rebuild, {3} already present", slot, tasks.size(), bytesTotal.get(), skipped.get());
+      for (Task t : tasks) {
+        if (stopRequested) {
+          end = State.STOPPED;
+          break;
+        }
+        if (!rebuild(t, out)) {
+          end = State.STOPPED;
+          break;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      end = State.STOPPED;
+    } catch (IOException | RuntimeException e) {
+      end = State.FAILED;
+      failure = e.toString();
+      if (e instanceof IOException io) {
+        store.noteFailure(slot, io);
+      }
+      LOG.log(System.Logger.Level.ERROR, "rebuild of slot {0} failed: {1}", slot, e.toString());
+    } finally {
+      if (stopRequested && end == State.DONE) {
+        end = State.STOPPED;
+      }
+      endedAt = System.nanoTime();
+      state.set(end);
+      ended.countDown();
+      LOG.log(end == State.DONE ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}",
+          progress());
+    }
+  }
+
+  /** One object to rebuild: its latest manifest and the shard on the slot. */
+  private record Task(ObjectManifest manifest, int shard, long bytes) {}
+
+  private List<Task> plan(Drive out) throws IOException {
+    List<Task> tasks = new ArrayList<>();
+    for (long id : store.objectIds()) {
+      if (stopRequested) {
+        break;
+      }
+      Optional<ObjectManifest> m = store.stat(id);
+      if (m.isEmpty()) {
+        continue;
+      }
+      int shard = m.get().slots().indexOf(slot);
+      if (shard < 0) {
+        continue;
+      }
+      if (present(out, m.get(), shard)) {
+        skipped.incrementAndGet();
+        continue;
+      }
+      long bytes = (long) m.get().layout().stripes() * m.get().cellSize();
+      tasks.add(new Task(m.get(), shard, bytes));
+    }
+    long unavailable = store.failedSlots() | (1L << slot);
+    tasks.sort(ArrayHealth.<Task>mostEndangeredFirst(t -> t.manifest().slotMask(), unavailable));
+    long total = 0;
+    for (Task t : tasks) {
+      total += t.bytes();
+    }
+    objectsTotal.set(tasks.size());
+    bytesTotal.set(total);
+    return tasks;
+  }
+
+  /**
+   * Whether the new drive already holds the shard (a valid header for this object, version and
+   * shard, and the right file length); if so, makes sure it holds the manifest too.
+   */
+  private static boolean present(Drive out, ObjectManifest m, int shard) throws IOException {
+    String name = ObjectFiles.shard(m.objectId(), m.version(), shard);
+    try (ShardReader r = ShardReader.open(out, name)) {
+      if (!ShardRebuild.matches(r.header(), m, shard)) {
+        return false;
+      }
+    } catch (NoSuchFileException e) {
+      return false;
+    } catch (ArrayException e) {
+      if (Drive.isDriveFailure(e)) {
+        throw e;
+      }
+      return false; // corrupt or foreign: rebuilt over
+    }
+    try {
+      ManifestFile.read(out, m.objectId(), m.version());
+    } catch (NoSuchFileException | ArrayException e) {
+      if (e instanceof ArrayException a && Drive.isDriveFailure(a)) {
+        throw a;
+      }
+      ManifestFile.write(out, m); // the shard was published, then the rebuild stopped
+    }
+    return true;
+  }
+
+  /** Rebuilds one object; false when stopped part way. */
+  private boolean rebuild(Task t, Drive out) throws IOException, InterruptedException {
+    ObjectManifest m = t.manifest();
+    order.add(m.objectId());
+    long[] done = {0};
+    int batchStripes = Math.max(1, batchBytes / m.cellSize());
+    ShardRebuild r = new ShardRebuild(store, m, t.shard(), out, batchStripes,
+        () -> stopRequested);
+    try {
+      Optional<ObjectManifest> now = store.stat(m.objectId());
+      if (now.isEmpty() || now.get().version() != m.version()) {
+        throw new ShardRebuild.Superseded();
+      }
+      r.run(n -> {
+        done[0] += n;
+        bytesDone.addAndGet(n);
+      });
+      rebuilt.incrementAndGet();
+      return true;
+    } catch (ShardRebuild.Superseded e) {
+      superseded.incrementAndGet();
+      LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: object {1} version {2} superseded"
+          + " by a newer version or deleted; dropped", slot, hex(m), m.version());
+    } catch (ShardRebuild.Stopped e) {
+      // Unwritten; a later rebuild plans it again.
+      bytesDone.addAndGet(-done[0]);
+      return false;
+    } catch (ArrayException e) {
+      if (e.error() != ArrayError.OBJECT_LOST) {
+        throw e;
+      }
+      lost.add(m.objectId());
+      LOG.log(System.Logger.Level.ERROR, "rebuild of slot {0}: object {1} is lost: {2}", slot,
+          hex(m), e.getMessage());
+    } finally {
+      repaired.addAndGet(r.repaired());
+    }
+    bytesTotal.addAndGet(-(t.bytes() - done[0]));
+    return true;
+  }
+
+  private static String hex(ObjectManifest m) {
+    return String.format("%016x", m.objectId());
+  }
+}
