@@ -363,6 +363,7 @@ final class ObjectScrub {
     int slot = manifest.slotOf(i);
     try {
       r.rewriteCell(stripe, data.duplicate());
+      store.invalidateReaders(manifest.objectId()); // cached readers hold the old CRC entry
       store.countRepair();
       LOG.log(System.Logger.Level.INFO, "object {0} version {1}: cell {2} of shard {3} on slot"
           + " {4} {5}: rewritten", hex(), manifest.version(), stripe, i, slot, why);

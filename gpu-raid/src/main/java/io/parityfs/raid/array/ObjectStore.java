@@ -504,6 +504,14 @@ public final class ObjectStore implements Closeable {
     readerCache.invalidate(objectId);
   }
 
+  /**
+   * Takes the object's writer lock (the one {@link #openWriter}, overwrite, append and delete
+   * hold) and returns the unlock; for background work that publishes files of the object.
+   */
+  Runnable lockObject(long objectId) throws java.io.InterruptedIOException {
+    return locks.lock(objectId);
+  }
+
   /** The per-drive request queues. */
   DriveQueues queues() {
     return queues;

@@ -120,8 +120,9 @@ final class ShardRebuild {
       ShardWriter w = new ShardWriter(out, name, ShardHeader.of(id, version, target, layout,
           created));
       boolean published = false;
+      Runnable unlock = null;
       try {
-        ByteBuffer cell = out.allocateAligned(cellSize);
+        ByteBuffer batch = out.allocateAligned(batchStripes * cellSize);
         for (int first = 0; first < layout.stripes(); first += batchStripes) {
           if (stop.requested()) {
             throw new Stopped();
@@ -129,28 +130,30 @@ final class ShardRebuild {
           int n = Math.min(batchStripes, layout.stripes() - first);
           ByteBuffer[][] stripes = readBatch(first, n);
           for (int s = 0; s < n; s++) {
-            restore(first + s, stripes[s], cell);
-            w.writeCell(cell.duplicate().position(0).limit(cellSize));
-            written.accept(cellSize);
+            restore(first + s, stripes[s], batch.slice(s * cellSize, cellSize));
           }
+          w.writeCells(batch.duplicate().position(0).limit(n * cellSize));
+          written.accept((long) n * cellSize);
         }
         String temp = w.finish(manifest.objectLength(), layout.shardDataLength(target));
+        // Publishing and the manifest happen under the object's lock, so no write or delete of
+        // the object can slip between the version check and the manifest.
+        unlock = store.lockObject(id);
         if (superseded()) {
           throw new Superseded();
         }
         ShardWriter.publish(out, temp, name);
         published = true;
+        ManifestFile.write(out, manifest);
       } finally {
         if (!published) {
           abort(w);
         }
+        if (unlock != null) {
+          unlock.run();
+        }
       }
-      if (superseded()) {
-        // A newer version committed meanwhile: what was just published is an older version's
-        // shard, which garbage collection deletes.
-        throw new Superseded();
-      }
-      ManifestFile.write(out, manifest);
+      store.invalidateReaders(id);
     } finally {
       for (ShardReader r : readers) {
         close(r);
@@ -173,16 +176,73 @@ final class ShardRebuild {
     ByteBuffer[][] good = new ByteBuffer[n][width];
     boolean[][] corrupt = new boolean[n][width];
     int[] count = new int[n];
+    long bytes = (long) n * cellSize;
+    long at = (long) first * cellSize;
+    // The first k survivors are read in parallel, one request per drive; more are read one by
+    // one only when corrupt cells leave a stripe short of k good cells.
+    java.util.Map<Integer, java.util.concurrent.CompletableFuture<int[]>> pending =
+        new java.util.HashMap<>();
+    for (int j = 0; j < width && pending.size() < k; j++) {
+      if (j != target && open(j) != null) {
+        pending.put(j, null);
+      }
+    }
+    pace(bytes * pending.size());
+    for (int j : pending.keySet()) {
+      ShardReader r = readers[j];
+      ByteBuffer buf = buffer(j).clear();
+      pending.put(j, store.queues().submit(manifest.slotOf(j), () -> r.readRange(at, bytes,
+          buf)));
+    }
+    try {
+      readSurvivors(first, n, good, corrupt, count, pending);
+    } finally {
+      for (java.util.concurrent.CompletableFuture<int[]> f : pending.values()) {
+        try {
+          DriveQueues.join(f); // the buffers are reused by the next batch
+        } catch (IOException e) {
+          LOG.log(System.Logger.Level.DEBUG, "survivor read not used: {0}", e);
+        }
+      }
+    }
+    for (int s = 0; s < n; s++) {
+      if (count[s] < k) {
+        throw lost(first + s);
+      }
+    }
+    // Corrupt cells ride along as repair targets: mark them so restore() rewrites them.
+    for (int s = 0; s < n; s++) {
+      for (int j = 0; j < width; j++) {
+        if (corrupt[s][j]) {
+          good[s][j] = CORRUPT;
+        }
+      }
+    }
+    return good;
+  }
+
+  /** Takes the survivors' cells, the pending parallel reads first, then more if needed. */
+  private void readSurvivors(int first, int n, ByteBuffer[][] good, boolean[][] corrupt,
+      int[] count, java.util.Map<Integer, java.util.concurrent.CompletableFuture<int[]>> pending)
+      throws IOException, InterruptedException, Stopped {
+    long bytes = (long) n * cellSize;
     for (int j = 0; j < width && min(count) < k; j++) {
-      if (j == target || open(j) == null) {
+      if (j == target) {
         continue;
       }
-      ByteBuffer buf = buffer(j).clear();
-      long bytes = (long) n * cellSize;
-      pace(bytes);
+      java.util.concurrent.CompletableFuture<int[]> f = pending.remove(j);
+      if (f == null && open(j) == null) {
+        continue;
+      }
+      ByteBuffer buf = f != null ? buffers[j] : buffer(j).clear();
       int[] bad;
       try {
-        bad = readers[j].readRange((long) first * cellSize, bytes, buf);
+        if (f != null) {
+          bad = DriveQueues.join(f);
+        } else {
+          pace(bytes);
+          bad = readers[j].readRange((long) first * cellSize, bytes, buf);
+        }
       } catch (IOException e) {
         drop(j, e);
         continue;
@@ -201,20 +261,6 @@ final class ShardRebuild {
         count[s]++;
       }
     }
-    for (int s = 0; s < n; s++) {
-      if (count[s] < k) {
-        throw lost(first + s);
-      }
-    }
-    // Corrupt cells ride along as repair targets: mark them so restore() rewrites them.
-    for (int s = 0; s < n; s++) {
-      for (int j = 0; j < width; j++) {
-        if (corrupt[s][j]) {
-          good[s][j] = CORRUPT;
-        }
-      }
-    }
-    return good;
   }
 
   /** Fills {@code cell} with the target's cell of {@code stripe}; repairs corrupt survivors. */
