@@ -305,6 +305,10 @@ final class FileDrive implements Drive {
 
   /** Expected conditions pass through; anything else is the drive failing. */
   private IOException failure(String op, String name, IOException e) {
+    if (e instanceof NoSuchFileException && !Files.isDirectory(root)) {
+      return new ArrayException(ArrayError.DRIVE_IO, root.resolve(name),
+          "drive " + root + " vanished: " + op + " " + name + " failed: " + e, e);
+    }
     if (e instanceof NoSuchFileException
         || e instanceof FileAlreadyExistsException
         || e instanceof ClosedChannelException

@@ -67,6 +67,7 @@ public final class ObjectStore implements Closeable {
   private final AtomicLong degradedReads = new AtomicLong();
   private final AtomicLong driveFailures = new AtomicLong();
   private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
+  private volatile java.util.function.IntConsumer failureListener = slot -> { };
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
@@ -596,6 +597,14 @@ public final class ObjectStore implements Closeable {
     return throttle;
   }
 
+  /**
+   * Sets what to call (once per slot, on the I/O thread that saw it: hand heavy work to another
+   * thread) when a drive fails ({@link ArrayError#DRIVE_IO}) and this store stops using it.
+   */
+  void onDriveFailure(java.util.function.IntConsumer listener) {
+    this.failureListener = java.util.Objects.requireNonNull(listener, "listener");
+  }
+
   /** Replaces the throttle; see {@link BackgroundThrottle}. */
   public void throttle(BackgroundThrottle throttle) {
     this.throttle = java.util.Objects.requireNonNull(throttle, "throttle");
@@ -616,6 +625,17 @@ public final class ObjectStore implements Closeable {
       } catch (IOException e) {
         LOG.log(System.Logger.Level.DEBUG, "closing the old drive of slot {0}: {1}", slot, e);
       }
+    }
+  }
+
+  /**
+   * Stops using {@code slot}'s drive (an admin failed it), as a drive failure would, without
+   * calling the failure listener.
+   */
+  void detachDrive(int slot) {
+    if (failed.compareAndSet(slot, 0, 1)) {
+      readerCache.invalidateSlot(slot);
+      LOG.log(System.Logger.Level.WARNING, "slot {0} taken out of service", slot);
     }
   }
 
@@ -652,6 +672,11 @@ public final class ObjectStore implements Closeable {
   <E extends IOException> E noteFailure(int slot, E e) {
     if (Drive.isDriveFailure(e) && failed.compareAndSet(slot, 0, 1)) {
       readerCache.invalidateSlot(slot);
+      try {
+        failureListener.accept(slot);
+      } catch (RuntimeException listenerFailure) {
+        LOG.log(System.Logger.Level.ERROR, "drive failure listener failed", listenerFailure);
+      }
       driveFailures.incrementAndGet();
       LOG.log(System.Logger.Level.WARNING, "slot {0} failed: {1}", slot, e.getMessage());
     }

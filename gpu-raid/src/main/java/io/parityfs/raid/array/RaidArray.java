@@ -1,0 +1,367 @@
+package io.parityfs.raid.array;
+
+import io.parityfs.raid.codec.ParityCodecFactory;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * A running array: its labels, its {@link ObjectStore}, and the admin work that keeps it healthy.
+ * This is what a storage node holds per storage target.
+ *
+ * <ul>
+ *   <li><b>Open</b> ({@link #create}, {@link #open}): assembles the drives from their labels, fails
+ *       MISSING slots in the labels (so a drive that comes back later is stale, not trusted with
+ *       outdated shards), opens the store and resumes every rebuild the labels record.
+ *   <li><b>Drive failure</b>: when the store sees a drive fail ({@link ArrayError#DRIVE_IO}) or an
+ *       admin calls {@link #failDrive}, the slot is marked FAILED in the labels (a generation
+ *       bump); if a hot spare is present it takes the slot over ({@link
+ *       ArrayLabels#promoteSpare}) and a rebuild starts at once.
+ *   <li><b>Replacement</b> ({@link #replaceDrive}): a blank drive takes a FAILED or MISSING slot and
+ *       is rebuilt.
+ *   <li><b>Rebuild</b>: one {@link Rebuilder} per slot being rebuilt, paced by the store's
+ *       {@link BackgroundThrottle}; when it completes the slot is marked ONLINE ({@link
+ *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each.
+ *   <li><b>Scrub</b>: {@link #scrub()} on demand, {@link #scheduleScrub} on a schedule.
+ * </ul>
+ *
+ * Label changes run one at a time on an admin thread, never on an I/O thread. Thread-safe.
+ */
+public final class RaidArray implements Closeable {
+  private static final System.Logger LOG = System.getLogger(RaidArray.class.getName());
+
+  private final ObjectStore store;
+  private final ExecutorService admin;
+  private final Map<Integer, Rebuilder> rebuilds = new ConcurrentHashMap<>();
+  private final Scrubber scrubber;
+  private volatile AssembledArray labels;
+  private volatile ScrubSchedule schedule;
+  private volatile boolean closed;
+
+  private RaidArray(AssembledArray labels, ObjectStore store) {
+    this.labels = labels;
+    this.store = store;
+    this.scrubber = new Scrubber(store);
+    this.admin = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "pfs-array-admin-" + labels.arrayId().toString().substring(0, 8));
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Creates an array on blank drives ({@link ArrayLabels#create}) and opens it.
+   *
+   * @throws ArrayException NOT_EMPTY when a drive is labelled or holds files
+   */
+  public static RaidArray create(ArrayConfig config, List<Path> drives, ParityCodecFactory codecs,
+      StoreOptions options) throws IOException {
+    return start(ArrayLabels.create(config, drives), codecs, options);
+  }
+
+  /**
+   * Assembles the array found among {@code candidates} (any order; {@code arrayId} empty: the only
+   * array there) and opens it; see the class comment for what opening does.
+   */
+  public static RaidArray open(Collection<Path> candidates, Optional<UUID> arrayId,
+      ParityCodecFactory codecs, StoreOptions options) throws IOException {
+    AssembledArray a = arrayId.isPresent() ? ArrayLabels.assemble(candidates, arrayId.get())
+        : ArrayLabels.assemble(candidates);
+    return start(a, codecs, options);
+  }
+
+  private static RaidArray start(AssembledArray a, ParityCodecFactory codecs,
+      StoreOptions options) throws IOException {
+    int[] missing = slotsIn(a, DriveState.MISSING);
+    if (missing.length > 0) {
+      LOG.log(System.Logger.Level.WARNING, "array {0}: slots {1} missing; failing them in the"
+          + " labels", a.arrayId(), java.util.Arrays.toString(missing));
+      a = ArrayLabels.markFailed(a, missing);
+    }
+    ObjectStore store = ObjectStore.open(a, codecs, options);
+    RaidArray array = new RaidArray(a, store);
+    store.onDriveFailure(array::driveFailed);
+    for (int slot : slotsIn(a, DriveState.REBUILDING)) {
+      LOG.log(System.Logger.Level.INFO, "array {0}: resuming the rebuild of slot {1}",
+          a.arrayId(), slot);
+      array.startRebuild(slot);
+    }
+    for (int slot : slotsIn(a, DriveState.FAILED)) {
+      array.admin.submit(() -> {
+        try {
+          return array.useSpare(slot);
+        } catch (IOException | RuntimeException e) {
+          LOG.log(System.Logger.Level.ERROR, "array {0}: a spare for slot {1}: {2}", array.id(),
+              slot, e.toString());
+          return null;
+        }
+      });
+    }
+    return array;
+  }
+
+  /** The object store: reads and writes. */
+  public ObjectStore store() {
+    return store;
+  }
+
+  /** The array's id. */
+  public UUID id() {
+    return labels.arrayId();
+  }
+
+  /** The labels as of the last membership change: configuration, generation, slots. */
+  public AssembledArray labels() {
+    return labels;
+  }
+
+  /**
+   * Each slot's state now: the labels' view, with a slot the store stopped using (a drive failure
+   * not yet recorded in the labels) shown FAILED.
+   */
+  public DriveState[] driveStates() {
+    DriveState[] d = labels.driveStates();
+    long failedNow = store.failedSlots();
+    for (int s = 0; s < labels.dataSlots(); s++) {
+      if ((failedNow & (1L << s)) != 0 && d[s] != DriveState.MISSING) {
+        d[s] = DriveState.FAILED;
+      }
+    }
+    return d;
+  }
+
+  /** OPTIMAL, DEGRADED, REBUILDING or FAILED (see {@link ArrayHealth#arrayState}). */
+  public ArrayState state() {
+    DriveState[] data = java.util.Arrays.copyOf(driveStates(), labels.dataSlots());
+    return ArrayHealth.arrayState(data, labels.config().protection().tolerates(),
+        !rebuilds.isEmpty());
+  }
+
+  /** The rebuilds running (or just ended), by slot, with their progress. */
+  public Map<Integer, RebuildProgress> rebuilds() {
+    Map<Integer, RebuildProgress> out = new java.util.TreeMap<>();
+    rebuilds.forEach((slot, r) -> out.put(slot, r.progress()));
+    return out;
+  }
+
+  /**
+   * Marks {@code slot} FAILED (an admin's decision, or a drive the node distrusts): the store
+   * stops using it, the labels record it, and a hot spare takes over if there is one.
+   */
+  public void failDrive(int slot) throws IOException {
+    checkDataSlot(slot);
+    admin(() -> {
+      Rebuilder r = rebuilds.remove(slot);
+      if (r != null) {
+        r.stop();
+      }
+      store.detachDrive(slot);
+      recordFailure(slot);
+      useSpare(slot);
+      return null;
+    });
+  }
+
+  /**
+   * Puts the blank drive {@code newDrive} into the FAILED or MISSING data slot {@code slot} and
+   * starts its rebuild. {@code force} reuses a drive that holds a label or files (they are kept).
+   *
+   * @throws IllegalArgumentException when the slot is ONLINE, REBUILDING or a spare slot
+   * @throws ArrayException NOT_EMPTY when the drive is not blank and force is false
+   */
+  public Rebuilder replaceDrive(int slot, Path newDrive, boolean force) throws IOException {
+    checkDataSlot(slot);
+    return admin(() -> {
+      if ((store.failedSlots() & (1L << slot)) != 0
+          && labels.slot(slot).state() == DriveState.ONLINE) {
+        recordFailure(slot);
+      }
+      labels = ArrayLabels.replaceDrive(labels, slot, newDrive, force);
+      store.attachDrive(slot, FileDrive.open(newDrive, Drive.IoMode.DIRECT));
+      return startRebuild(slot);
+    });
+  }
+
+  /** Stops the rebuild of {@code slot}, if one runs; it resumes at the next open. */
+  public void stopRebuild(int slot) {
+    Rebuilder r = rebuilds.get(slot);
+    if (r != null) {
+      r.stop();
+    }
+  }
+
+  /** The scrubber: {@link Scrubber#run} checks every object now; progress while it runs. */
+  public Scrubber scrubber() {
+    return scrubber;
+  }
+
+  /** Runs a scrub now and returns its report. */
+  public ScrubReport scrub() {
+    return scrubber.run();
+  }
+
+  /** Scrubs every {@code interval} from now on (replacing an earlier schedule). */
+  public synchronized ScrubSchedule scheduleScrub(Duration interval) {
+    if (schedule != null) {
+      schedule.close();
+    }
+    schedule = ScrubSchedule.start(scrubber, interval);
+    return schedule;
+  }
+
+  /** Stops the background work (rebuilds resume at the next open) and closes the drives. */
+  @Override
+  public void close() throws IOException {
+    closed = true;
+    ScrubSchedule s = schedule;
+    if (s != null) {
+      s.close();
+    }
+    scrubber.stop();
+    rebuilds.values().forEach(Rebuilder::stop);
+    for (Rebuilder r : rebuilds.values()) {
+      try {
+        r.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    admin.shutdown();
+    store.close();
+  }
+
+  // ---- internals ----
+
+  /** Called by the store on an I/O thread when it stops using a drive. */
+  private void driveFailed(int slot) {
+    if (closed) {
+      return;
+    }
+    admin.submit(() -> {
+      try {
+        Rebuilder r = rebuilds.remove(slot);
+        if (r != null) {
+          r.stop(); // its target failed
+        }
+        recordFailure(slot);
+        useSpare(slot);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "array {0}: handling the failure of slot {1}: {2}",
+            id(), slot, e.toString());
+      }
+      return null;
+    });
+  }
+
+  /** Records slot as failed in the labels unless they already say so (admin thread). */
+  private void recordFailure(int slot) throws IOException {
+    if (labels.slot(slot).state() == DriveState.FAILED) {
+      return;
+    }
+    labels = ArrayLabels.markFailed(labels, slot);
+    LOG.log(System.Logger.Level.WARNING, "array {0}: slot {1} marked FAILED (generation {2});"
+        + " array {3}", id(), slot, labels.generation(), state());
+  }
+
+  /** Lets a hot spare take the failed slot and rebuild it, if there is one (admin thread). */
+  private Void useSpare(int slot) throws IOException {
+    Optional<ArraySlot> spare = labels.spare();
+    if (closed || spare.isEmpty() || labels.slot(slot).state() != DriveState.FAILED) {
+      return null;
+    }
+    Path drive = spare.get().drive();
+    labels = ArrayLabels.promoteSpare(labels, slot);
+    LOG.log(System.Logger.Level.WARNING, "array {0}: hot spare {1} takes over slot {2}", id(),
+        drive, slot);
+    store.attachDrive(slot, FileDrive.open(drive, Drive.IoMode.DIRECT));
+    startRebuild(slot);
+    return null;
+  }
+
+  /** Starts rebuilding {@code slot} (its drive attached) and watches for the end. */
+  private Rebuilder startRebuild(int slot) {
+    Rebuilder r = new Rebuilder(store, slot);
+    rebuilds.put(slot, r);
+    r.start();
+    Thread watcher = new Thread(() -> {
+      try {
+        RebuildProgress p = r.await();
+        if (!closed) {
+          admin.submit(() -> rebuildEnded(slot, r, p));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "pfs-rebuild-watch-" + slot);
+    watcher.setDaemon(true);
+    watcher.start();
+    return r;
+  }
+
+  /** Marks the slot ONLINE after a complete rebuild (admin thread). */
+  private Void rebuildEnded(int slot, Rebuilder r, RebuildProgress p) throws IOException {
+    if (!rebuilds.remove(slot, r)) {
+      return null; // stopped and replaced meanwhile
+    }
+    if (!p.complete()) {
+      LOG.log(System.Logger.Level.WARNING, "array {0}: rebuild of slot {1} ended {2}: {3}", id(),
+          slot, p.state(), p);
+      return null;
+    }
+    if ((store.failedSlots() & (1L << slot)) != 0) {
+      return null; // the new drive failed; driveFailed handles it
+    }
+    labels = ArrayLabels.finishRebuild(labels, slot);
+    LOG.log(System.Logger.Level.INFO, "array {0}: slot {1} rebuilt ({2} objects, {3} lost);"
+        + " ONLINE; array {4}", id(), slot, p.objectsRebuilt(), p.objectsLost(), state());
+    return null;
+  }
+
+  private interface AdminTask<T> {
+    T run() throws IOException;
+  }
+
+  /** Runs {@code task} on the admin thread and waits for it. */
+  private <T> T admin(AdminTask<T> task) throws IOException {
+    Future<T> f = admin.submit(() -> {
+      try {
+        return task.run();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted waiting for the array's admin thread");
+    } catch (ExecutionException e) {
+      throw DriveQueues.rethrow(e.getCause());
+    }
+  }
+
+  private void checkDataSlot(int slot) {
+    if (slot < 0 || slot >= labels.dataSlots()) {
+      throw new IllegalArgumentException(
+          "slot (" + slot + ") must be a data slot, 0.." + (labels.dataSlots() - 1));
+    }
+  }
+
+  private static int[] slotsIn(AssembledArray a, DriveState state) {
+    return a.slots().stream().filter(s -> s.slot() < a.dataSlots() && s.state() == state)
+        .mapToInt(ArraySlot::slot).toArray();
+  }
+}
