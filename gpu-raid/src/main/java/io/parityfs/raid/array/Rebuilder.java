@@ -47,11 +47,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Runs alongside foreground reads and writes of the store. It does not take part in the
  * store's write path: an object written while the rebuild runs gets its shard on the new drive
- * from that write. A delete racing the last step of the same object's rebuild (between the final
- * version check and the manifest write) can leave that version's manifest and shard on the new
- * drive alone; such a version cannot be read (its other shards are gone), and garbage collection
- * would roll its manifest forward (docs/array.md, "Rebuild", limits: a per-object lock in the
- * store would close this).
+ * from that write. Its publish-and-manifest step takes the object's writer lock, so a write or
+ * delete of the object cannot slip between its version check and its manifest.
  */
 public final class Rebuilder {
   private static final System.Logger LOG = System.getLogger(Rebuilder.class.getName());
