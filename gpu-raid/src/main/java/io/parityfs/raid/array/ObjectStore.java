@@ -98,7 +98,7 @@ public final class ObjectStore implements Closeable {
     this.options = java.util.Objects.requireNonNull(options, "options");
     this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
     this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
-        Math.min(256, 2 * drives.length * options.threadsPerDrive()));
+        Math.min(512, 4 * drives.length * options.threadsPerDrive()));
   }
 
   /**

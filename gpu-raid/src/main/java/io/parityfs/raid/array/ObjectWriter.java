@@ -238,6 +238,7 @@ public final class ObjectWriter implements Closeable {
         ObjectManifest.of(objectId, version, ObjectLayout.of(store.config(), length), slots,
             created);
     state = State.COMMITTED;
+    releaseBuffers();
     try {
       store.commitManifest(manifest);
     } finally {
@@ -299,8 +300,11 @@ public final class ObjectWriter implements Closeable {
     int buffers = mirror ? 1 : width;
     ByteBuffer[] shards = new ByteBuffer[buffers];
     for (int i = 0; i < buffers; i++) {
-      shards[i] = ByteBuffer.allocateDirect(bytes + alignment).alignedSlice(alignment)
-          .limit(bytes).slice();
+      // Pooled: allocating (and zeroing) direct buffers per object costs more than the encode.
+      shards[i] = alignment <= 4096 && store.buffers().bufferBytes() == bytes
+          ? store.buffers().take()
+          : ByteBuffer.allocateDirect(bytes + alignment).alignedSlice(alignment).limit(bytes)
+              .slice();
     }
     ByteBuffer[][] data = new ByteBuffer[stripesPerBatch][];
     ByteBuffer[][] parity = new ByteBuffer[stripesPerBatch][];
@@ -457,6 +461,20 @@ public final class ObjectWriter implements Closeable {
     store.checkEnoughDrives(objectId, slots, now);
   }
 
+  /** Returns the batch buffers to the store's pool; only once no drive request uses them. */
+  private void releaseBuffers() {
+    if (batches == null) {
+      return;
+    }
+    for (Batch b : batches) {
+      if (b != null) {
+        for (ByteBuffer buf : b.shards) {
+          store.buffers().give(buf);
+        }
+      }
+    }
+  }
+
   /** Waits for every shard's queued steps; rethrows the first failure. */
   private void waitAll() throws IOException {
     DriveQueues.joinAll(Arrays.asList(chains));
@@ -482,6 +500,7 @@ public final class ObjectWriter implements Closeable {
           }
         }
       }
+      releaseBuffers();
       for (ShardWriter w : writers) {
         if (w == null) {
           continue;

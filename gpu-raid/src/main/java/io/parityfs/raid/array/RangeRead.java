@@ -91,38 +91,93 @@ final class RangeRead {
   /**
    * The bulk path for a range of several cells: window by window ({@link
    * StoreOptions#stripesPerBatch} stripes), each shard's cells of the window are read in one
-   * request, all drives in parallel. When a data shard of the window is unavailable (a failed
-   * drive, a missing file), every other shard is read over the window too and the missing cells
-   * are restored in one {@code reconstructBatch}. Cells failing their CRC, and stripes a batch
-   * cannot restore, take the per-cell path ({@link #put}), which restores and repairs them.
+   * request, all drives in parallel, with up to {@link StoreOptions#threadsPerDrive} windows in
+   * flight so every drive has several requests queued. When a data shard of the window is
+   * unavailable (a failed drive, a missing file), every other shard is read over the window too
+   * and the missing cells are restored in one {@code reconstructBatch}. Cells failing their CRC,
+   * and stripes a batch cannot restore, take the per-cell path ({@link #put}), which restores and
+   * repairs them.
    */
   private void bulk(List<CellSpan> spans, ByteBuffer into) throws IOException {
     int window = store.options().stripesPerBatch(cellSize);
-    BufferPool pool = store.buffers();
-    ByteBuffer[] bufs = new ByteBuffer[width];
-    ByteBuffer[] restored = new ByteBuffer[width];
+    List<List<CellSpan>> windows = new ArrayList<>();
+    for (int from = 0; from < spans.size(); ) {
+      int lo = spans.get(from).stripe();
+      int to = from;
+      while (to < spans.size() && spans.get(to).stripe() < lo + window) {
+        to++;
+      }
+      windows.add(spans.subList(from, to));
+      from = to;
+    }
+    int depth = Math.max(1, store.options().threadsPerDrive());
+    java.util.ArrayDeque<WindowRead> inFlight = new java.util.ArrayDeque<>();
     try {
-      int from = 0;
-      while (from < spans.size()) {
-        int lo = spans.get(from).stripe();
-        int to = from;
-        while (to < spans.size() && spans.get(to).stripe() < lo + window) {
-          to++;
+      int next = 0;
+      while (next < windows.size() || !inFlight.isEmpty()) {
+        while (next < windows.size() && inFlight.size() < depth) {
+          inFlight.add(submitWindow(windows.get(next++)));
         }
-        int hi = spans.get(to - 1).stripe();
-        bulkWindow(spans.subList(from, to), lo, hi, bufs, restored, pool, into);
-        from = to;
+        WindowRead w = inFlight.poll();
+        try {
+          finishWindow(w, into);
+        } finally {
+          w.release(store.buffers());
+        }
       }
     } finally {
-      for (int i = 0; i < width; i++) {
-        pool.give(bufs[i]);
-        pool.give(restored[i]);
+      for (WindowRead w : inFlight) {
+        w.awaitQuietly();
+        w.release(store.buffers());
       }
     }
   }
 
-  private void bulkWindow(List<CellSpan> spans, int lo, int hi, ByteBuffer[] bufs,
-      ByteBuffer[] restored, BufferPool pool, ByteBuffer into) throws IOException {
+  /** The reads of one window in flight: per shard its buffer and pending request. */
+  private final class WindowRead {
+    final List<CellSpan> spans;
+    final int lo;
+    final int hi;
+    final int readable;
+    final boolean degraded;
+    final ByteBuffer[] bufs = new ByteBuffer[width];
+    final ByteBuffer[] restored = new ByteBuffer[width];
+    @SuppressWarnings("unchecked")
+    final java.util.concurrent.CompletableFuture<int[]>[] reads =
+        new java.util.concurrent.CompletableFuture[width];
+
+    WindowRead(List<CellSpan> spans, int readable, boolean degraded) {
+      this.spans = spans;
+      this.lo = spans.get(0).stripe();
+      this.hi = spans.get(spans.size() - 1).stripe();
+      this.readable = readable;
+      this.degraded = degraded;
+    }
+
+    void awaitQuietly() {
+      for (java.util.concurrent.CompletableFuture<int[]> f : reads) {
+        if (f != null) {
+          try {
+            DriveQueues.join(f);
+          } catch (IOException | RuntimeException e) {
+            // being abandoned: only waiting so that its buffers are free again
+          }
+        }
+      }
+    }
+
+    void release(BufferPool pool) {
+      for (int i = 0; i < width; i++) {
+        pool.give(bufs[i]);
+        pool.give(restored[i]);
+        bufs[i] = null;
+        restored[i] = null;
+      }
+    }
+  }
+
+  /** Queues the reads of one window (opening its shards on this thread). */
+  private WindowRead submitWindow(List<CellSpan> spans) {
     int readable = mirror ? firstReadableCopy() : -1;
     boolean[] needed = new boolean[width];
     for (CellSpan span : spans) {
@@ -134,28 +189,29 @@ final class RangeRead {
         degraded |= needed[i] && reader(i) == null;
       }
     }
-    int[][] bad = new int[width][];
-    List<java.util.concurrent.CompletableFuture<int[]>> reads = new ArrayList<>();
-    int[] order = new int[width];
-    int count = 0;
+    WindowRead w = new WindowRead(spans, readable, degraded);
     for (int i = 0; i < width; i++) {
       if (!(needed[i] || degraded) || reader(i) == null) {
         continue;
       }
       ShardReader r = readers[i];
-      if (bufs[i] == null) {
-        bufs[i] = pool.take();
-      }
-      ByteBuffer buf = bufs[i].clear();
-      long at = (long) lo * cellSize;
-      long len = (long) (hi - lo + 1) * cellSize;
-      reads.add(store.queues().submit(manifest.slotOf(i), () -> r.readRange(at, len, buf)));
-      order[count++] = i;
+      ByteBuffer buf = w.bufs[i] = store.buffers().take();
+      long at = (long) w.lo * cellSize;
+      long len = (long) (w.hi - w.lo + 1) * cellSize;
+      w.reads[i] = store.queues().submit(manifest.slotOf(i), () -> r.readRange(at, len, buf));
     }
-    for (int c = 0; c < count; c++) {
-      int i = order[c];
+    return w;
+  }
+
+  /** Waits for one window's reads and copies its spans into {@code into}. */
+  private void finishWindow(WindowRead w, ByteBuffer into) throws IOException {
+    int[][] bad = new int[width][];
+    for (int i = 0; i < width; i++) {
+      if (w.reads[i] == null) {
+        continue;
+      }
       try {
-        bad[i] = DriveQueues.join(reads.get(c));
+        bad[i] = DriveQueues.join(w.reads[i]);
       } catch (ArrayException e) {
         if (e.error() == ArrayError.CORRUPT_SHARD || Drive.isDriveFailure(e)) {
           markUnavailable(i, e);
@@ -166,15 +222,17 @@ final class RangeRead {
         markUnavailable(i, e);
       }
     }
-    boolean[] batched = degraded ? restoreWindow(lo, hi, bad, bufs, restored, pool) : null;
-    for (CellSpan span : spans) {
+    int lo = w.lo;
+    boolean[] batched = w.degraded
+        ? restoreWindow(lo, w.hi, bad, w.bufs, w.restored, store.buffers()) : null;
+    for (CellSpan span : w.spans) {
       int s = span.stripe();
-      int i = mirror ? readable : span.shard();
+      int i = mirror ? w.readable : span.shard();
       ByteBuffer src = null;
       if (i >= 0 && bad[i] != null && java.util.Arrays.binarySearch(bad[i], s) < 0) {
-        src = bufs[i];
-      } else if (i >= 0 && batched != null && batched[s - lo] && restored[i] != null) {
-        src = restored[i];
+        src = w.bufs[i];
+      } else if (i >= 0 && batched != null && batched[s - lo] && w.restored[i] != null) {
+        src = w.restored[i];
         store.countDegraded();
       }
       if (src == null) {

@@ -53,6 +53,9 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Rebuilder {
   private static final System.Logger LOG = System.getLogger(Rebuilder.class.getName());
 
+  /** Objects rebuilt at once. */
+  static final int PARALLEL_OBJECTS = 4;
+
   /** Bytes read per survivor per request. */
   static final int BATCH_BYTES = 1 << 20;
 
@@ -62,6 +65,8 @@ public final class Rebuilder {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   private final CountDownLatch ended = new CountDownLatch(1);
   private volatile boolean stopRequested;
+  /** Set when one worker failed: the others stop at their next batch. */
+  private volatile boolean halted;
   private volatile long startedAt;
   private volatile long endedAt;
   private final AtomicLong objectsTotal = new AtomicLong();
@@ -198,16 +203,7 @@ public final class Rebuilder {
       state.set(State.RUNNING);
       LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: {1} objects ({2} bytes) to"
           + " rebuild, {3} already present", slot, tasks.size(), bytesTotal.get(), skipped.get());
-      for (Task t : tasks) {
-        if (stopRequested) {
-          end = State.STOPPED;
-          break;
-        }
-        if (!rebuild(t, out)) {
-          end = State.STOPPED;
-          break;
-        }
-      }
+      end = runWorkers(tasks, out);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       end = State.STOPPED;
@@ -227,6 +223,62 @@ public final class Rebuilder {
       ended.countDown();
       LOG.log(end == State.DONE ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}",
           progress());
+    }
+  }
+
+  /**
+   * Rebuilds the tasks with {@link #PARALLEL_OBJECTS} objects in flight (so one object's
+   * reconstruction and writes overlap the next one's reads), each worker taking the next task in
+   * plan order: objects start most endangered first. The first failure halts the others.
+   */
+  private State runWorkers(List<Task> tasks, Drive out) throws IOException, InterruptedException {
+    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    int n = Math.max(1, Math.min(PARALLEL_OBJECTS, tasks.size()));
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+        n, r -> {
+          Thread t = new Thread(r, "pfs-rebuild-" + slot);
+          t.setDaemon(true);
+          return t;
+        });
+    try {
+      List<java.util.concurrent.Future<State>> workers = new ArrayList<>();
+      for (int w = 0; w < n; w++) {
+        workers.add(pool.submit(() -> {
+          while (!stopRequested && !halted) {
+            Task t;
+            synchronized (order) {
+              int i = next.getAndIncrement();
+              if (i >= tasks.size()) {
+                return State.DONE;
+              }
+              t = tasks.get(i);
+              order.add(t.manifest().objectId());
+            }
+            if (!rebuild(t, out)) {
+              return State.STOPPED;
+            }
+          }
+          return State.STOPPED;
+        }));
+      }
+      State end = State.DONE;
+      Throwable first = null;
+      for (java.util.concurrent.Future<State> f : workers) {
+        try {
+          if (f.get() == State.STOPPED) {
+            end = State.STOPPED;
+          }
+        } catch (java.util.concurrent.ExecutionException e) {
+          halted = true;
+          first = first == null ? e.getCause() : first;
+        }
+      }
+      if (first != null) {
+        throw DriveQueues.rethrow(first);
+      }
+      return end;
+    } finally {
+      pool.shutdown();
     }
   }
 
@@ -297,11 +349,10 @@ public final class Rebuilder {
   /** Rebuilds one object; false when stopped part way. */
   private boolean rebuild(Task t, Drive out) throws IOException, InterruptedException {
     ObjectManifest m = t.manifest();
-    order.add(m.objectId());
     long[] done = {0};
     int batchStripes = Math.max(1, batchBytes / m.cellSize());
     ShardRebuild r = new ShardRebuild(store, m, t.shard(), out, batchStripes,
-        () -> stopRequested);
+        () -> stopRequested || halted);
     try {
       Optional<ObjectManifest> now = store.stat(m.objectId());
       if (now.isEmpty() || now.get().version() != m.version()) {
