@@ -31,7 +31,18 @@ final class RunEnvironment {
    * JVM is not the default JDK 17, {@code -Dbench.args} when arguments were given.
    */
   static String command(String benchArgs) {
+    return command(null, benchArgs);
+  }
+
+  /**
+   * As {@link #command(String)}, for the benchmark whose main class is {@code mainClass}: adds
+   * {@code -Dbench.main} unless it is null (the profile's default main class).
+   */
+  static String command(String mainClass, String benchArgs) {
     StringBuilder c = new StringBuilder("mvn -q -pl gpu-raid -Pbench test-compile exec:exec");
+    if (mainClass != null) {
+      c.append(" -Dbench.main=").append(mainClass);
+    }
     String home = System.getProperty("java.home");
     if (!canonical(home).equals(canonical(DEFAULT_JAVA_HOME))) {
       c.append(" -Dbench.java=").append(home).append("/bin/java");
