@@ -238,21 +238,45 @@ public final class ObjectStore implements Closeable {
     if (length < 0) {
       throw new IllegalArgumentException("length (" + length + ") must not be negative");
     }
-    try (ObjectWriter w = openWriter(objectId)) {
+    try (ObjectWriter w = openRewrite(objectId, offset)) {
+      w.transferFrom(src, length);
+      return w.commit();
+    }
+  }
+
+  /**
+   * Starts a streaming overwrite of {@code objectId} at {@code offset} ({@code -1}: at its end,
+   * an append): the returned writer already holds the old bytes before {@code offset}; what is
+   * written to it replaces the old bytes from there; {@link ObjectWriter#commit} adds the old
+   * bytes after the written range, if any, and commits a new version like any write. For callers
+   * that receive the new bytes as a stream (the storage node). Same cost and guarantees as
+   * {@link #overwrite}.
+   *
+   * @throws ArrayException OBJECT_NOT_FOUND; OBJECT_LOST when the old bytes cannot be read
+   * @throws IllegalArgumentException when offset is below -1 or past the end
+   */
+  public ObjectWriter openRewrite(long objectId, long offset) throws IOException {
+    ObjectWriter w = openWriter(objectId);
+    boolean ok = false;
+    try {
       ObjectManifest old = manifest(objectId);
       long oldLength = old.objectLength();
-      offset = offset == -1 ? oldLength : offset;
-      if (offset < 0 || offset > oldLength) {
+      long at = offset == -1 ? oldLength : offset;
+      if (at < 0 || at > oldLength) {
         throw new IllegalArgumentException(String.format("offset (%d) must be in 0..%d for"
             + " object %016x", offset, oldLength, objectId));
       }
-      long end = offset + length;
-      long newLength = Math.max(oldLength, end);
-      checkSpace(objectId, w, ObjectLayout.of(config, newLength));
-      copyRange(old, 0, offset, w);
-      w.transferFrom(src, length);
-      copyRange(old, end, oldLength - Math.min(end, oldLength), w);
-      return w.commit();
+      copyRange(old, 0, at, w);
+      w.beforeCommit(() -> {
+        long end = w.length();
+        copyRange(old, end, oldLength - Math.min(end, oldLength), w);
+      });
+      ok = true;
+      return w;
+    } finally {
+      if (!ok) {
+        w.abort();
+      }
     }
   }
 

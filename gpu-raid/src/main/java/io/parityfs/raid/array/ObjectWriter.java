@@ -83,6 +83,7 @@ public final class ObjectWriter implements Closeable {
   private long length;
   private int stripesWritten;
   private State state = State.OPEN;
+  private Step beforeCommit;
 
   ObjectWriter(ObjectStore store, long objectId, long version, int[] slots, boolean[] dropped,
       Runnable unlock) throws IOException {
@@ -204,6 +205,11 @@ public final class ObjectWriter implements Closeable {
    */
   public long commit() throws IOException {
     checkOpen();
+    if (beforeCommit != null) {
+      Step last = beforeCommit;
+      beforeCommit = null;
+      run(last);
+    }
     run(() -> {
       if (filled > 0) {
         int stripes = (int) ((filled + stripeBytes - 1) / stripeBytes);
@@ -247,6 +253,11 @@ public final class ObjectWriter implements Closeable {
     return version;
   }
 
+  /** Runs {@code step} at the start of {@link #commit} (it may still write). */
+  void beforeCommit(Step step) {
+    this.beforeCommit = step;
+  }
+
   /** Abandons the write: nothing becomes visible; temp files are deleted (best effort). */
   public void abort() {
     if (state == State.OPEN) {
@@ -262,7 +273,7 @@ public final class ObjectWriter implements Closeable {
 
   // ---- internals ----
 
-  private interface Step {
+  interface Step {
     void run() throws IOException;
   }
 
