@@ -373,7 +373,7 @@ public final class ObjectStore implements Closeable {
           continue;
         }
         Drive d = drives.get(slot);
-        any |= guard(slot, () -> {
+        any |= tolerant(slot, () -> {
           boolean deleted = false;
           for (String n : d.list(ObjectFiles.prefix(objectId))) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
@@ -384,7 +384,7 @@ public final class ObjectStore implements Closeable {
           }
           d.syncDirectory();
           return deleted;
-        });
+        }, false);
       }
     }
     return any;
@@ -408,7 +408,7 @@ public final class ObjectStore implements Closeable {
       }
       Drive d = drives.get(s);
       int slot = s;
-      for (String n : guard(s, () -> d.list(""))) {
+      for (String n : tolerant(s, () -> d.list(""), List.<String>of())) {
         ObjectFiles.tryParse(n).ifPresent(
             name -> objects.computeIfAbsent(name.objectId(), id -> new ArrayList<>()).add(slot));
       }
@@ -423,13 +423,13 @@ public final class ObjectStore implements Closeable {
       if (committed.isPresent()) {
         ObjectManifest m = committed.get();
         for (int slot : m.slots()) {
-          if (alive(slot) && !hasManifest(slot, m)) {
+          if (alive(slot) && !tolerant(slot, () -> hasManifest(slot, m), true)) {
             LOG.log(System.Logger.Level.INFO, "object {0} version {1}: manifest rewritten on slot"
                 + " {2}", String.format("%016x", id), m.version(), slot);
-            guard(slot, () -> {
+            tolerant(slot, () -> {
               ManifestFile.write(drives.get(slot), m);
               return null;
-            });
+            }, null);
           }
         }
       }
@@ -439,8 +439,12 @@ public final class ObjectStore implements Closeable {
       // placement listed (a failed drive might hold the one manifest that commits them).
       java.util.Set<Long> manifested = new java.util.HashSet<>();
       for (int slot : slots) {
-        Drive d = drives.get(slot);
-        for (String f : guard(slot, () -> d.list(ObjectFiles.prefix(id)))) {
+        Drive d = drive(slot);
+        if (d == null) {
+          continue;
+        }
+        for (String f : tolerant(slot, () -> d.list(ObjectFiles.prefix(id)),
+            List.<String>of())) {
           ObjectFiles.tryParse(f).filter(n -> n.isManifest() && !n.temp())
               .ifPresent(n -> manifested.add(n.version()));
         }
@@ -451,8 +455,11 @@ public final class ObjectStore implements Closeable {
       }
       boolean newerAreGarbage = allListed;
       for (int slot : slots) {
-        Drive d = drives.get(slot);
-        deleted += guard(slot, () -> {
+        Drive d = drive(slot);
+        if (d == null) {
+          continue;
+        }
+        deleted += tolerant(slot, () -> {
           long n = 0;
           for (String f : d.list(ObjectFiles.prefix(id))) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(f);
@@ -474,7 +481,7 @@ public final class ObjectStore implements Closeable {
             d.syncDirectory();
           }
           return n;
-        });
+        }, 0L);
       }
     }
     if (deleted > 0) {
@@ -715,6 +722,22 @@ public final class ObjectStore implements Closeable {
 
   private interface DriveCall<T> {
     T call() throws IOException;
+  }
+
+  /**
+   * Runs {@code call} on {@code slot}'s drive; a drive failure marks the slot failed and gives
+   * {@code fallback} (the caller goes on without the drive); other errors propagate.
+   */
+  private <T> T tolerant(int slot, DriveCall<T> call, T fallback) throws IOException {
+    try {
+      return call.call();
+    } catch (IOException e) {
+      if (!Drive.isDriveFailure(e)) {
+        throw e;
+      }
+      noteFailure(slot, e);
+      return fallback;
+    }
   }
 
   private <T> T guard(int slot, DriveCall<T> call) throws IOException {
