@@ -675,14 +675,46 @@ public final class ObjectStore implements Closeable {
    * A drive that fails to list is marked failed and skipped.
    */
   java.util.SortedSet<Long> objectIds() {
+    return scan("", 0, -1L, false);
+  }
+
+  /**
+   * Ids of the objects in {@code [from, to]} (unsigned, both inclusive) that have a committed
+   * manifest on a live drive, ascending unsigned; some may have been deleted since (check with
+   * {@link #stat}). Cost: one directory listing per live drive, narrowed by the longest
+   * hexadecimal prefix the two bounds share (a range such as one file's chunks lists only their
+   * names). A drive that fails to list is marked failed and skipped.
+   */
+  public java.util.NavigableSet<Long> listObjects(long from, long to) {
+    String a = String.format("%016x", from);
+    String b = String.format("%016x", to);
+    int common = 0;
+    while (common < 16 && a.charAt(common) == b.charAt(common)) {
+      common++;
+    }
+    return scan(a.substring(0, common), from, to, true);
+  }
+
+  /**
+   * Ids within [from, to] (unsigned) of the files whose names start with {@code prefix} on the
+   * live drives: every object file, or only committed manifests.
+   */
+  private java.util.NavigableSet<Long> scan(String prefix, long from, long to,
+      boolean manifestsOnly) {
     java.util.TreeSet<Long> ids = new java.util.TreeSet<>(Long::compareUnsigned);
     for (int s = 0; s < drives.length(); s++) {
       if (!alive(s)) {
         continue;
       }
       try {
-        for (String n : drives.get(s).list("")) {
-          ObjectFiles.tryParse(n).ifPresent(name -> ids.add(name.objectId()));
+        for (String n : drives.get(s).list(prefix)) {
+          ObjectFiles.tryParse(n).ifPresent(name -> {
+            long id = name.objectId();
+            if (Long.compareUnsigned(id, from) >= 0 && Long.compareUnsigned(id, to) <= 0
+                && (!manifestsOnly || (name.isManifest() && !name.temp()))) {
+              ids.add(id);
+            }
+          });
         }
       } catch (IOException e) {
         noteFailure(s, e);

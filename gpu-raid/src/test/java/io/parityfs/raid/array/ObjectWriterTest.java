@@ -1,5 +1,8 @@
 package io.parityfs.raid.array;
 
+import static io.parityfs.raid.array.ArrayFixtures.config;
+import static io.parityfs.raid.array.ArrayFixtures.codec;
+import static io.parityfs.raid.array.ArrayFixtures.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -45,22 +48,6 @@ class ObjectWriterTest {
   private static final long ID = 0x00c0ffee00000001L;
 
   @TempDir Path root;
-
-  private static ArrayConfig config(String protection) {
-    return ArrayConfig.builder().protection(Protection.parse(protection)).cellSize(CELL)
-        .maxObjectSize(1 << 20).build();
-  }
-
-  private static ParityCodec codec(ArrayConfig c) {
-    return c.protection() instanceof Protection.Parity p ? CpuParityCodec.create(p.geometry())
-        : null;
-  }
-
-  private static byte[] random(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
-  }
 
   private Drive[] drives(String name, int n) throws IOException {
     Drive[] d = new Drive[n];

@@ -1,5 +1,9 @@
 package io.parityfs.raid.array;
 
+import static io.parityfs.raid.array.ArrayFixtures.config;
+import static io.parityfs.raid.array.ArrayFixtures.codec;
+import static io.parityfs.raid.array.ArrayFixtures.random;
+import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,36 +39,8 @@ class RebuilderTest {
 
   @TempDir Path root;
 
-  private static ArrayConfig config(String protection) {
-    return ArrayConfig.builder().protection(Protection.parse(protection)).cellSize(CELL)
-        .maxObjectSize(1 << 20).build();
-  }
-
-  private static ParityCodec codec(ArrayConfig c) {
-    return c.protection() instanceof Protection.Parity p ? CpuParityCodec.create(p.geometry())
-        : null;
-  }
-
   private List<Path> dirs(String name, int n) throws IOException {
-    List<Path> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(Files.createDirectories(root.resolve(name).resolve("d" + i)));
-    }
-    return out;
-  }
-
-  private static Drive[] fileDrives(List<Path> dirs) throws IOException {
-    Drive[] d = new Drive[dirs.size()];
-    for (int i = 0; i < d.length; i++) {
-      d[i] = FileDrive.open(dirs.get(i), Drive.IoMode.DIRECT);
-    }
-    return d;
-  }
-
-  private static byte[] random(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
+    return ArrayFixtures.dirs(root, name, n);
   }
 
   /** Writes objects 1..count with sizes from 0 to a few stripes; returns id to bytes. */

@@ -1,0 +1,59 @@
+package io.parityfs.raid.array;
+
+import io.parityfs.raid.codec.ParityCodec;
+import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/** What the array tests build their arrays from: 4 KiB cells, 1 MiB objects, CPU codec. */
+final class ArrayFixtures {
+  static final int CELL = 4096;
+
+  private ArrayFixtures() {}
+
+  /** {@code protection} ("raid6:4+2", "mirror:3", …) with 4 KiB cells and 1 MiB objects. */
+  static ArrayConfig config(String protection) {
+    return ArrayConfig.builder().protection(Protection.parse(protection)).cellSize(CELL)
+        .maxObjectSize(1 << 20).build();
+  }
+
+  /** The CPU codec for {@code c}'s geometry; null for a mirror. */
+  static ParityCodec codec(ArrayConfig c) {
+    return c.protection() instanceof Protection.Parity p ? CpuParityCodec.create(p.geometry())
+        : null;
+  }
+
+  /** {@code n} bytes from a PRNG seeded with {@code seed}. */
+  static byte[] random(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  /** Directories root/name/d0..d(n-1), created. */
+  static List<Path> dirs(Path root, String name, int n) throws IOException {
+    List<Path> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(Files.createDirectories(root.resolve(name).resolve("d" + i)));
+    }
+    return out;
+  }
+
+  /** An O_DIRECT FileDrive on each directory. */
+  static Drive[] fileDrives(List<Path> dirs) throws IOException {
+    return fileDrives(dirs, Drive.IoMode.DIRECT);
+  }
+
+  /** A FileDrive in {@code mode} on each directory. */
+  static Drive[] fileDrives(List<Path> dirs, Drive.IoMode mode) throws IOException {
+    Drive[] d = new Drive[dirs.size()];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = FileDrive.open(dirs.get(i), mode);
+    }
+    return d;
+  }
+}

@@ -1,0 +1,41 @@
+package io.parityfs.node;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * The seam for the node's network server (the Netty wire protocol server implements it): {@link
+ * StorageNode} starts it after its targets are open and before it registers in ZooKeeper, and
+ * publishes the address it returns; it closes it after deregistering and before closing the
+ * arrays. The server translates requests to {@link io.parityfs.node.chunk.ChunkStore} calls and
+ * failures with {@link io.parityfs.node.chunk.ChunkStatus#of}, and reports each request to
+ * {@link io.parityfs.node.metrics.NodeMetrics#observe}.
+ */
+public interface NodeServer extends Closeable {
+  /**
+   * Binds {@code host:port} (port 0: any free port), starts serving {@code services}, and returns
+   * the address bound.
+   */
+  InetSocketAddress start(String host, int port, NodeServices services) throws IOException;
+
+  /** Stops accepting, ends the connections (open chunk writers are aborted) and returns. */
+  @Override
+  void close() throws IOException;
+
+  /**
+   * No server: binds nothing and reports the configured address. What a node runs until the
+   * wire protocol server exists, and in tests of everything else.
+   */
+  static NodeServer none() {
+    return new NodeServer() {
+      @Override
+      public InetSocketAddress start(String host, int port, NodeServices services) {
+        return InetSocketAddress.createUnresolved(host, port);
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

@@ -1,0 +1,338 @@
+package io.parityfs.node;
+
+import io.parityfs.node.config.NodeConfig;
+import io.parityfs.node.config.TargetConfig;
+import io.parityfs.node.metrics.Health;
+import io.parityfs.node.metrics.MetricsEndpoint;
+import io.parityfs.node.metrics.NodeMetrics;
+import io.parityfs.node.registry.NodeRecord;
+import io.parityfs.node.registry.NodeRegistration;
+import io.parityfs.node.registry.NodeSnapshot;
+import io.parityfs.node.registry.OnlineRecord;
+import io.parityfs.node.registry.TargetRecord;
+import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.array.ArrayState;
+import io.parityfs.raid.array.BackgroundThrottle;
+import io.parityfs.raid.array.DriveState;
+import io.parityfs.raid.array.Protection;
+import io.parityfs.raid.array.RaidArray;
+import io.parityfs.raid.array.StoreOptions;
+import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.CodecSelection;
+import io.parityfs.raid.codec.ParityCodecFactory;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A storage node: its targets (one {@link RaidArray} each, with a {@link
+ * io.parityfs.node.chunk.ChunkStore}), its identity, its registration in ZooKeeper, its metrics
+ * endpoint, and the network server plugged in through {@link NodeServer}.
+ *
+ * <p><b>Start</b> ({@link #start}), in order: resolve the node id ({@link NodeIdentity}: the id
+ * file, else the drives, else a new one); open each target's array from its drives, or create it
+ * when the target is configured to and none of its drives carries a label; collect the garbage a
+ * crash left; set the background throttle and the scrub schedule; write the node id on every
+ * drive; start the metrics endpoint; start the server; register in ZooKeeper. A failure at any
+ * step closes what was opened and is rethrown: a node serves all its targets or does not start.
+ *
+ * <p><b>Close</b>, in order: deregister (the online record goes), close the server, close the
+ * arrays (stopping scrub schedules and rebuilds; rebuilds resume at the next start), stop the
+ * metrics endpoint, release the codecs.
+ *
+ * <p>Lifecycle LATENT, STARTED, CLOSED (one start, one close). Thread-safe.
+ */
+public final class StorageNode implements NodeServices, Closeable {
+  private static final System.Logger LOG = System.getLogger(StorageNode.class.getName());
+  static final String LABEL_FILE = "parityfs.label";
+  static final int SCHEMA = 1;
+
+  private enum State { LATENT, STARTING, STARTED, CLOSED }
+
+  private final NodeConfig config;
+  private final NodeServer server;
+  private final NodeMetrics metrics = new NodeMetrics();
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final Map<CodecBackend, ParityCodecFactory> codecs = new EnumMap<>(CodecBackend.class);
+  private final List<StorageTarget> targets = new ArrayList<>();
+  private volatile UUID nodeId;
+  private volatile InetSocketAddress address;
+  private volatile MetricsEndpoint endpoint;
+  private volatile NodeRegistration registration;
+  private volatile long startedMillis;
+
+  /** A node for {@code config} whose network server is {@code server} ({@link NodeServer#none}). */
+  public StorageNode(NodeConfig config, NodeServer server) {
+    this.config = config;
+    this.server = server;
+  }
+
+  /** Starts the node (see the class comment). */
+  public void start() throws IOException {
+    if (!state.compareAndSet(State.LATENT, State.STARTING)) {
+      throw new IllegalStateException("node already started or closed");
+    }
+    boolean ok = false;
+    try {
+      List<Path> candidates = config.targets().stream().flatMap(t -> t.drives().stream())
+          .toList();
+      nodeId = NodeIdentity.resolve(config.idFile(), candidates);
+      for (TargetConfig t : config.targets()) {
+        targets.add(openTarget(t));
+      }
+      NodeIdentity.write(config.idFile(), nodeId);
+      for (StorageTarget t : targets) {
+        for (Path drive : t.drivePaths()) {
+          NodeIdentity.write(drive.resolve(NodeIdentity.DRIVE_FILE), nodeId);
+        }
+      }
+      TargetMetrics.register(metrics.registry(), List.copyOf(targets), this::zooKeeperConnected);
+      if (config.metricsPort() >= 0) {
+        endpoint = MetricsEndpoint.start(config.metricsHost(), config.metricsPort(), metrics,
+            this::health);
+      }
+      InetSocketAddress bound = server.start(config.listenHost(), config.listenPort(), this);
+      address = InetSocketAddress.createUnresolved(config.advertiseHost(), bound.getPort());
+      startedMillis = System.currentTimeMillis();
+      registration = new NodeRegistration(config.zooKeeper(), config.refreshInterval(),
+          this::snapshot, this::stateKey);
+      registration.start();
+      state.set(State.STARTED);
+      ok = true;
+      LOG.log(System.Logger.Level.INFO, "node {0} ({1}) started: {2} target(s), serving on {3},"
+          + " metrics on {4}", nodeId, config.name(), targets.size(), address,
+          metricsPort() < 0 ? "(off)" : config.metricsHost() + ":" + metricsPort());
+    } finally {
+      if (!ok) {
+        closeAll();
+        state.set(State.CLOSED);
+      }
+    }
+  }
+
+  @Override
+  public String nodeId() {
+    requireStarted();
+    return nodeId.toString();
+  }
+
+  @Override
+  public List<StorageTarget> targets() {
+    return List.copyOf(targets);
+  }
+
+  @Override
+  public Optional<StorageTarget> target(String targetId) {
+    return targets.stream().filter(t -> t.id().equals(targetId)).findFirst();
+  }
+
+  @Override
+  public NodeMetrics metrics() {
+    return metrics;
+  }
+
+  /** The address published for clients: the advertised host and the port the server bound. */
+  public InetSocketAddress address() {
+    requireStarted();
+    return address;
+  }
+
+  /** The port of the metrics/health endpoint, -1 when it is off. */
+  public int metricsPort() {
+    MetricsEndpoint e = endpoint;
+    return e == null ? -1 : e.port();
+  }
+
+  /** The ZooKeeper registration (null before start). */
+  public NodeRegistration registration() {
+    return registration;
+  }
+
+  /**
+   * Healthy when the node is started, its ZooKeeper session is connected, and every target's
+   * array is OPTIMAL, DEGRADED or REBUILDING (serving every chunk); a FAILED array (more drives
+   * lost than its protection tolerates) makes the node unhealthy.
+   */
+  public Health health() {
+    StringBuilder text = new StringBuilder();
+    boolean ok = state.get() == State.STARTED;
+    if (!ok) {
+      text.append("node ").append(state.get()).append('\n');
+    }
+    boolean zk = zooKeeperConnected();
+    ok &= zk;
+    text.append("zookeeper ").append(zk ? "connected" : "NOT CONNECTED").append('\n');
+    for (StorageTarget t : List.copyOf(targets)) {
+      ArrayState s = t.state();
+      ok &= s != ArrayState.FAILED;
+      text.append("target ").append(t.name()).append(' ').append(t.id()).append(' ')
+          .append(t.protection()).append(' ').append(s).append('\n');
+    }
+    return new Health(ok, text.toString());
+  }
+
+  /** Deregisters and closes everything (see the class comment). Harmless when repeated. */
+  @Override
+  public void close() throws IOException {
+    State was = state.getAndSet(State.CLOSED);
+    if (was == State.CLOSED) {
+      return;
+    }
+    closeAll();
+    LOG.log(System.Logger.Level.INFO, "node {0}: closed", nodeId);
+  }
+
+  // ---- internals ----
+
+  private boolean zooKeeperConnected() {
+    NodeRegistration r = registration;
+    return r != null && r.connected();
+  }
+
+  private void requireStarted() {
+    if (state.get() != State.STARTED) {
+      throw new IllegalStateException("node is " + state.get() + ", not STARTED");
+    }
+  }
+
+  private StorageTarget openTarget(TargetConfig t) throws IOException {
+    ParityCodecFactory factory = codecs.computeIfAbsent(t.codec(),
+        b -> ParityCodecFactory.builder().backend(b).build());
+    boolean labelled = t.drives().stream().anyMatch(d -> Files.exists(d.resolve(LABEL_FILE)));
+    RaidArray array;
+    if (!labelled && t.create().isPresent()) {
+      LOG.log(System.Logger.Level.INFO, "target {0}: no array on its drives; creating {1} on {2}",
+          t.name(), t.create().get(), t.drives());
+      array = RaidArray.create(t.create().get(), t.drives(), factory, StoreOptions.DEFAULTS);
+    } else if (!labelled) {
+      throw new IOException("target " + t.name() + ": no drive of " + t.drives() + " carries an"
+          + " array label, and target." + t.name() + ".create is false");
+    } else {
+      array = RaidArray.open(t.drives(), Optional.empty(), factory, StoreOptions.DEFAULTS);
+    }
+    try {
+      for (StorageTarget other : targets) {
+        if (other.id().equals(array.id().toString())) {
+          throw new IOException("targets " + other.name() + " and " + t.name() + " are the same"
+              + " array " + array.id());
+        }
+      }
+      warnIfConfigDiffers(t, array.labels().config());
+      long garbage = array.store().collectGarbage();
+      if (t.rebuildIdleBytesPerSecond() > 0 || t.rebuildBusyBytesPerSecond() > 0) {
+        array.store().throttle(BackgroundThrottle.of(unlimitedIfZero(t.rebuildIdleBytesPerSecond()),
+            unlimitedIfZero(t.rebuildBusyBytesPerSecond()), 1000));
+      }
+      Optional<CodecSelection> codec = Optional.empty();
+      if (array.labels().config().protection() instanceof Protection.Parity p) {
+        codec = Optional.of(factory.selection(p.geometry()));
+      }
+      StorageTarget target = new StorageTarget(t, array, codec);
+      if (!t.scrubInterval().isZero()) {
+        target.scrubSchedule(array.scheduleScrub(t.scrubInterval()));
+      }
+      LOG.log(System.Logger.Level.INFO, "target {0} {1}: {2} {3}, {4} garbage files removed,"
+          + " codec {5}", t.name(), target.id(), target.protection(), array.state(), garbage,
+          codec.map(CodecSelection::toString).orElse("none (mirror)"));
+      return target;
+    } catch (IOException | RuntimeException e) {
+      array.close();
+      throw e;
+    }
+  }
+
+  private static long unlimitedIfZero(long rate) {
+    return rate == 0 ? 1L << 40 : rate; // 1 TB/s: more than any drive set gives
+  }
+
+  private static void warnIfConfigDiffers(TargetConfig t, ArrayConfig actual) {
+    t.create().filter(c -> !c.equals(actual)).ifPresent(c -> LOG.log(
+        System.Logger.Level.WARNING, "target {0}: configured as {1} but its drives hold {2};"
+            + " the drives' labels win", t.name(), c, actual));
+  }
+
+  private void closeAll() {
+    NodeRegistration r = registration;
+    if (r != null) {
+      r.close();
+    }
+    try {
+      server.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "closing the server: {0}", e.toString());
+    }
+    for (StorageTarget t : targets) {
+      try {
+        t.array().close();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "target {0}: closing its array: {1}", t.name(),
+            e.toString());
+      }
+    }
+    MetricsEndpoint e = endpoint;
+    if (e != null) {
+      e.close();
+    }
+    codecs.values().forEach(ParityCodecFactory::close);
+  }
+
+  /** What the registration publishes now. */
+  NodeSnapshot snapshot() {
+    long now = System.currentTimeMillis();
+    String id = nodeId.toString();
+    List<TargetRecord> records = new ArrayList<>();
+    List<OnlineRecord.TargetStatus> statuses = new ArrayList<>();
+    long capacity = 0;
+    long free = 0;
+    for (StorageTarget t : targets) {
+      ArrayConfig c = t.array().labels().config();
+      long cap = t.capacityBytes();
+      long fr = t.freeBytes();
+      capacity += cap;
+      free += fr;
+      String st = t.state().name();
+      records.add(new TargetRecord(SCHEMA, t.id(), id, t.name(), t.protection(), c.cellSize(),
+          c.maxObjectSize(), t.array().labels().dataSlots(), c.hotSpares(),
+          t.array().labels().created().toEpochMilli(), st, cap, now));
+      List<OnlineRecord.DriveStatus> drives = new ArrayList<>();
+      DriveState[] ds = t.array().driveStates();
+      for (var slot : t.array().labels().slots()) {
+        drives.add(new OnlineRecord.DriveStatus(slot.slot(), ds[slot.slot()].name(),
+            slot.drivePath().map(Path::toString).orElse("")));
+      }
+      List<OnlineRecord.RebuildStatus> rebuilds = new ArrayList<>();
+      t.array().rebuilds().forEach((slot, p) -> rebuilds.add(new OnlineRecord.RebuildStatus(
+          slot, p.state().name(), p.bytesDone(), p.bytesTotal(), p.bytesPerSecond())));
+      statuses.add(new OnlineRecord.TargetStatus(t.id(), t.name(), st, t.protection(), cap, fr,
+          t.codec().map(s -> s.chosen().label()).orElse("none"),
+          t.codec().map(CodecSelection::implementation).orElse("none"), drives, rebuilds));
+    }
+    String host = address.getHostString();
+    int port = address.getPort();
+    NodeRecord node = new NodeRecord(SCHEMA, id, config.name(), host, port, metricsPort(),
+        targets.stream().map(StorageTarget::id).toList(), now);
+    OnlineRecord online = new OnlineRecord(SCHEMA, id, config.name(), host, port, metricsPort(),
+        startedMillis, now, capacity, free, statuses);
+    return new NodeSnapshot(node, records, online);
+  }
+
+  /** A cheap summary of every array, drive and rebuild state: a change triggers a refresh. */
+  String stateKey() {
+    StringBuilder sb = new StringBuilder();
+    for (StorageTarget t : targets) {
+      sb.append(t.state()).append(java.util.Arrays.toString(t.array().driveStates()));
+      t.array().rebuilds().forEach((slot, p) -> sb.append(slot).append(p.state()));
+      sb.append(';');
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,4 @@
+package io.parityfs.node.chunk;
+
+/** One chunk in a listing: its id and what {@link ChunkStore#stat} says about it. */
+public record ChunkEntry(ChunkId id, ChunkInfo info) {}

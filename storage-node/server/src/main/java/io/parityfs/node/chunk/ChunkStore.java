@@ -1,0 +1,255 @@
+package io.parityfs.node.chunk;
+
+import io.parityfs.raid.array.ArrayException;
+import io.parityfs.raid.array.ObjectManifest;
+import io.parityfs.raid.array.ObjectStore;
+import io.parityfs.raid.array.ObjectWriter;
+import io.parityfs.raid.array.RaidArray;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The chunks of one storage target, kept as objects of its {@link RaidArray}: chunk {@code
+ * (fileId, chunkIndex)} is object {@code fileId << 24 | chunkIndex} ({@link ChunkId}). What the
+ * network layer serves; every failure is a {@link ChunkStoreException} whose {@link ChunkStatus}
+ * becomes the wire status (or use {@link ChunkStatus#of} on anything caught).
+ *
+ * <p><b>Writes</b> ({@link #openWrite}) stream into a new object version that becomes visible
+ * atomically at {@link ChunkWriter#commit}: a crash or a failure leaves the old content or the
+ * new, never a mix, and parity is never updated in place. An overwrite or append rewrites the
+ * whole chunk (bounded by the array's maximum object size, {@link #maxChunkSize()}); see
+ * "Streaming writes, overwrite and append" in {@code docs/array.md}.
+ *
+ * <p><b>Durability.</b> A commit returns only after every shard and the manifest are fsynced, so
+ * an acknowledged write is durable without any further call. {@link #sync()} is a barrier: it
+ * returns when every commit and delete that had started before it has ended.
+ *
+ * <p><b>Listing</b> ({@link #list}) asks the array for the committed objects in the id range; see
+ * there for the cost. Thread-safe; writes and deletes of one chunk are serialised by the array's
+ * per-object lock, reads never wait.
+ */
+public final class ChunkStore {
+
+  private final RaidArray array;
+  private final ObjectStore objects;
+  private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
+
+  public ChunkStore(RaidArray array) {
+    this.array = array;
+    this.objects = array.store();
+  }
+
+  /** The largest chunk this target stores: the array's maximum object size. */
+  public long maxChunkSize() {
+    return objects.config().maxObjectSize();
+  }
+
+  /**
+   * Starts a write of chunk {@code id} at {@code offset} (see {@link WriteMode}): CREATE and
+   * REPLACE need offset 0; OVERWRITE an offset in 0..length; APPEND -1 or the current length.
+   * Waits while another write or a delete of the same chunk is in progress. The returned writer
+   * must be committed or closed.
+   *
+   * @throws ChunkStoreException EXISTS (CREATE), NOT_FOUND (OVERWRITE, APPEND), INVALID (an
+   *     offset out of range), NOT_ENOUGH_DRIVES, OBJECT_LOST (the kept bytes of an overwrite
+   *     cannot be read), DRIVE_IO
+   */
+  public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode) throws ChunkStoreException {
+    long oid = id.objectId();
+    ObjectWriter w = null;
+    boolean ok = false;
+    try {
+      switch (mode) {
+        case CREATE, REPLACE -> {
+          requireOffset(id, mode, offset, offset == 0, "0");
+          w = objects.openWriter(oid);
+          if (mode == WriteMode.CREATE && objects.stat(oid).isPresent()) {
+            throw new ChunkStoreException(ChunkStatus.EXISTS, "chunk " + id + " exists");
+          }
+        }
+        case OVERWRITE -> {
+          requireOffset(id, mode, offset, offset >= 0, "0..length");
+          w = objects.openRewrite(oid, offset);
+        }
+        case APPEND -> {
+          requireOffset(id, mode, offset, offset >= -1, "-1 or the chunk's length");
+          w = objects.openRewrite(oid, -1);
+          long length = objects.stat(oid).map(ObjectManifest::objectLength).orElse(-1L);
+          if (offset >= 0 && offset != length) {
+            throw new ChunkStoreException(ChunkStatus.INVALID, "append to chunk " + id
+                + " at offset " + offset + " but its length is " + length);
+          }
+        }
+        default -> throw new IllegalArgumentException("mode (" + mode + ") unknown");
+      }
+      ok = true;
+      return new ChunkWriter(this, id, w);
+    } catch (IOException | IllegalArgumentException e) {
+      throw translate(id, e);
+    } finally {
+      if (!ok && w != null) {
+        w.abort();
+      }
+    }
+  }
+
+  /**
+   * Reads bytes of chunk {@code id} from {@code offset} into {@code into} (as many as fit, up to
+   * the end of the chunk) and returns how many; {@code into}'s position advances by that much.
+   * An offset equal to the length reads 0 bytes.
+   *
+   * @throws ChunkStoreException NOT_FOUND, INVALID (offset negative or past the end),
+   *     OBJECT_LOST, DRIVE_IO
+   */
+  public int read(ChunkId id, long offset, ByteBuffer into) throws ChunkStoreException {
+    try {
+      return objects.read(id.objectId(), offset, into);
+    } catch (IOException | IllegalArgumentException e) {
+      throw translate(id, e);
+    }
+  }
+
+  /** The chunk's committed length, version and creation time, or empty when it does not exist. */
+  public Optional<ChunkInfo> stat(ChunkId id) throws ChunkStoreException {
+    try {
+      return objects.stat(id.objectId()).map(ChunkStore::info);
+    } catch (IOException e) {
+      throw translate(id, e);
+    }
+  }
+
+  /**
+   * Deletes every version of the chunk; returns whether it existed. Durable when it returns
+   * (manifests deleted and their directories fsynced first). Idempotent, so a retried delete
+   * does not fail.
+   */
+  public boolean delete(ChunkId id) throws ChunkStoreException {
+    CompletableFuture<Void> op = begin();
+    try {
+      boolean existed = objects.stat(id.objectId()).isPresent();
+      return objects.delete(id.objectId()) && existed;
+    } catch (IOException e) {
+      throw translate(id, e);
+    } finally {
+      end(op);
+    }
+  }
+
+  /**
+   * One page of the chunks of file {@code fileId} (empty: of every file), ascending by (fileId,
+   * chunkIndex), starting after {@code after} (null: from the start), at most {@code limit}.
+   *
+   * <p><b>Cost.</b> The array keeps no index: each call reads the directory of every live data
+   * drive (one {@code readdir} each, O(files on the drive), matching the manifest names, for one
+   * file only those under the file's id prefix, since a file's chunks are one object id range),
+   * and then stats each chunk returned (served from the array's manifest cache once a chunk has
+   * been read or written since the array opened; otherwise one listing of the chunk's placement
+   * drives). Listing a file is what deletes and orphan collection need, not a hot path; listing
+   * all chunks is for admin tools and orphan scans.
+   *
+   * @throws IllegalArgumentException when limit is not positive or fileId out of range
+   */
+  public ChunkPage list(OptionalLong fileId, ChunkId after, int limit) throws ChunkStoreException {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit (" + limit + ") must be positive");
+    }
+    long lo = 0;
+    long hi = -1L;
+    if (fileId.isPresent()) {
+      lo = ChunkId.requireFileId(fileId.getAsLong()) << ChunkId.INDEX_BITS;
+      hi = lo | ((1L << ChunkId.INDEX_BITS) - 1);
+    }
+    java.util.NavigableSet<Long> ids = objects.listObjects(lo, hi);
+    Iterable<Long> from = after == null ? ids : ids.tailSet(after.objectId(), false);
+    List<ChunkEntry> page = new ArrayList<>();
+    for (long oid : from) {
+      ChunkId id = ChunkId.ofObjectId(oid);
+      Optional<ChunkInfo> info = stat(id);
+      if (info.isEmpty()) {
+        continue; // deleted since listed, or only an old version's manifest left
+      }
+      if (page.size() == limit) {
+        return new ChunkPage(page, Optional.of(page.get(limit - 1).id()));
+      }
+      page.add(new ChunkEntry(id, info.get()));
+    }
+    return new ChunkPage(page, Optional.empty());
+  }
+
+  /**
+   * A barrier: returns when every commit and delete that had started before this call has ended.
+   * Commits are already durable when they return (shards and manifest fsynced), so there is no
+   * cache to flush; this only orders a sync after the writes a client still has in flight.
+   */
+  public void sync() throws ChunkStoreException {
+    for (CompletableFuture<Void> op : List.copyOf(inFlight)) {
+      try {
+        op.join();
+      } catch (RuntimeException ignored) {
+        // the operation failed; its caller got the error
+      }
+    }
+  }
+
+  // ---- internals ----
+
+  /** Commits a writer, counted as in flight for {@link #sync()}. */
+  ChunkInfo commit(ChunkId id, ObjectWriter w) throws ChunkStoreException {
+    CompletableFuture<Void> op = begin();
+    try {
+      w.commit();
+      return objects.stat(id.objectId()).map(ChunkStore::info).orElseThrow(
+          () -> new ChunkStoreException(ChunkStatus.NOT_FOUND, "chunk " + id
+              + " vanished right after its commit"));
+    } catch (IOException | IllegalArgumentException e) {
+      w.abort();
+      throw translate(id, e);
+    } finally {
+      end(op);
+    }
+  }
+
+  private CompletableFuture<Void> begin() {
+    CompletableFuture<Void> op = new CompletableFuture<>();
+    inFlight.add(op);
+    return op;
+  }
+
+  private void end(CompletableFuture<Void> op) {
+    inFlight.remove(op);
+    op.complete(null);
+  }
+
+  private static ChunkInfo info(ObjectManifest m) {
+    return new ChunkInfo(m.objectLength(), m.version(), m.created().toEpochMilli());
+  }
+
+  private static void requireOffset(ChunkId id, WriteMode mode, long offset, boolean ok,
+      String allowed) throws ChunkStoreException {
+    if (!ok) {
+      throw new ChunkStoreException(ChunkStatus.INVALID, mode + " of chunk " + id + " at offset "
+          + offset + ": the offset must be " + allowed);
+    }
+  }
+
+  /** The chunk exception for any failure of an operation on {@code id}. */
+  static ChunkStoreException translate(ChunkId id, Exception e) {
+    if (e instanceof ChunkStoreException c) {
+      return c;
+    }
+    if (e instanceof ArrayException a) {
+      return ChunkStoreException.of(id, a);
+    }
+    if (e instanceof IllegalArgumentException) {
+      return new ChunkStoreException(ChunkStatus.INVALID, "chunk " + id + ": " + e.getMessage(), e);
+    }
+    return new ChunkStoreException(ChunkStatus.DRIVE_IO, "chunk " + id + ": " + e, e);
+  }
+}

@@ -1,0 +1,30 @@
+package io.parityfs.node.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A storage node's configuration, parsed from a properties file by {@link NodeConfigParser}
+ * (every key is described in {@code conf/storage-node.properties} and {@code
+ * docs/storage-node.md}). Immutable.
+ *
+ * @param source the file it was read from (for messages)
+ * @param name the node's display name
+ * @param idFile where the node id is kept (also copied onto every target's drives)
+ * @param listenHost the address the wire protocol server binds
+ * @param listenPort its port (0: any free port)
+ * @param advertiseHost the address published in ZooKeeper for clients to connect to
+ * @param metricsHost the address of the metrics and health HTTP endpoint
+ * @param metricsPort its port (0: any free port; -1: no endpoint)
+ * @param zooKeeper the ZooKeeper ensemble
+ * @param refreshInterval how often the node's ZooKeeper record is refreshed
+ * @param targets the storage targets, at least one, names distinct
+ */
+public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
+    String advertiseHost, String metricsHost, int metricsPort, ZooKeeperConfig zooKeeper,
+    Duration refreshInterval, List<TargetConfig> targets) {
+  public NodeConfig {
+    targets = List.copyOf(targets);
+  }
+}

@@ -1,0 +1,29 @@
+package io.parityfs.node.config;
+
+import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.codec.CodecBackend;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One storage target: a RAID array over local drives ({@code target.<name>.*} keys).
+ *
+ * @param name the target's name in the configuration (for people; the target id is the array id)
+ * @param drives candidate drive directories (any order: an array is assembled from its labels)
+ * @param create the array to create on first start, when no drive carries a label yet; empty:
+ *     never create (the drives must hold an array)
+ * @param codec parity backend
+ * @param scrubInterval time between scrub passes; {@link Duration#ZERO}: no schedule
+ * @param rebuildIdleBytesPerSecond background (rebuild, scrub) rate while no foreground request
+ *     was seen recently; 0: unlimited
+ * @param rebuildBusyBytesPerSecond background rate while foreground requests arrive; 0: unlimited
+ */
+public record TargetConfig(String name, List<Path> drives, Optional<ArrayConfig> create,
+    CodecBackend codec, Duration scrubInterval, long rebuildIdleBytesPerSecond,
+    long rebuildBusyBytesPerSecond) {
+  public TargetConfig {
+    drives = List.copyOf(drives);
+  }
+}

@@ -1,0 +1,335 @@
+package io.parityfs.node.registry;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.parityfs.node.config.ZooKeeperConfig;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Keeps a node's znodes ({@link ZkPaths}) current in ZooKeeper, through Curator.
+ *
+ * <ul>
+ *   <li><b>Start</b>: connects (waiting up to the connection timeout), writes the persistent node
+ *       and target records, creates the ephemeral online record.
+ *   <li><b>Refresh</b>: every refresh interval, and as soon as the state key (array and drive
+ *       states, polled twice a second) changes, the online record is rewritten; persistent
+ *       records only when they changed.
+ *   <li><b>Connection</b>: SUSPENDED and LOST mark the node disconnected ({@link #connected()},
+ *       which the health check reads); at RECONNECTED the records are written again and the
+ *       ephemeral record re-created if the session that owned it is gone (an ephemeral left by the
+ *       previous session, still waiting for the server to expire it, is deleted and re-created
+ *       under the new one). A watch on the ephemeral record re-creates it if it is deleted
+ *       behind the node's back.
+ *   <li><b>Close</b>: deletes the online record, closes the client. The persistent records stay.
+ * </ul>
+ *
+ * All ZooKeeper writes run on one thread ({@code pfs-registry}); failures are logged and retried
+ * at the next refresh. Lifecycle LATENT, STARTED, CLOSED; thread-safe.
+ */
+public final class NodeRegistration implements Closeable {
+  private static final System.Logger LOG = System.getLogger(NodeRegistration.class.getName());
+  private static final long POLL_MILLIS = 500;
+
+  private enum State { LATENT, STARTED, CLOSED }
+
+  private final ZooKeeperConfig config;
+  private final Duration refreshInterval;
+  private final Supplier<NodeSnapshot> snapshots;
+  private final Supplier<String> stateKey;
+  private final CuratorFramework client;
+  private final ObjectMapper json = new ObjectMapper();
+  private final ScheduledExecutorService worker;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final Map<String, byte[]> written = new ConcurrentHashMap<>();
+  private final AtomicLong registrations = new AtomicLong();
+  private volatile boolean connected;
+  private volatile String nodeId;
+  private volatile String lastKey = "";
+
+  /**
+   * @param snapshots what to publish, asked on every refresh
+   * @param stateKey a cheap summary of the array and drive states; a change triggers a refresh
+   */
+  public NodeRegistration(ZooKeeperConfig config, Duration refreshInterval,
+      Supplier<NodeSnapshot> snapshots, Supplier<String> stateKey) {
+    this.config = config;
+    this.refreshInterval = refreshInterval;
+    this.snapshots = snapshots;
+    this.stateKey = stateKey;
+    CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+        .connectString(config.connect())
+        .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
+        .connectionTimeoutMs((int) config.connectionTimeout().toMillis())
+        .retryPolicy(new ExponentialBackoffRetry(100, 3));
+    if (!config.chroot().isEmpty()) {
+      b.namespace(config.chroot().substring(1));
+    }
+    this.client = b.build();
+    this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "pfs-registry");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Connects and registers.
+   *
+   * @throws IOException when ZooKeeper cannot be reached within the connection timeout, or the
+   *     first registration fails
+   */
+  public void start() throws IOException {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("registration already started or closed");
+    }
+    client.getConnectionStateListenable().addListener(this::stateChanged);
+    client.start();
+    try {
+      if (!client.blockUntilConnected((int) config.connectionTimeout().toMillis(),
+          TimeUnit.MILLISECONDS)) {
+        throw new IOException("ZooKeeper " + config.connect() + " not reachable within "
+            + config.connectionTimeout());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted connecting to ZooKeeper");
+    }
+    connected = true;
+    try {
+      worker.submit(() -> {
+        register();
+        return null;
+      }).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted registering in ZooKeeper");
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException("registering in ZooKeeper " + config.connect() + ": "
+          + e.getCause(), e.getCause());
+    }
+    long every = refreshInterval.toMillis();
+    worker.scheduleWithFixedDelay(this::refreshQuietly, every, every, TimeUnit.MILLISECONDS);
+    worker.scheduleWithFixedDelay(this::pollState, POLL_MILLIS, POLL_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Whether the ZooKeeper session is connected now (false while SUSPENDED or LOST). */
+  public boolean connected() {
+    return connected && state.get() == State.STARTED;
+  }
+
+  /** How many times the online record was created (1 after start; more after session losses). */
+  public long registrations() {
+    return registrations.get();
+  }
+
+  /** The Curator client (for tools and tests; do not close it). */
+  public CuratorFramework curator() {
+    return client;
+  }
+
+  /** Asks for a refresh now (asynchronous). */
+  public void refreshSoon() {
+    if (state.get() == State.STARTED) {
+      worker.execute(this::refreshQuietly);
+    }
+  }
+
+  /** Deletes the online record and closes the client; the persistent records stay. */
+  @Override
+  public void close() {
+    if (state.getAndSet(State.CLOSED) != State.STARTED) {
+      client.close();
+      worker.shutdownNow();
+      return;
+    }
+    worker.shutdown();
+    try {
+      worker.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    String id = nodeId;
+    if (id != null && connected) {
+      try {
+        client.delete().forPath(ZkPaths.online(id));
+        LOG.log(System.Logger.Level.INFO, "node {0}: deregistered", id);
+      } catch (KeeperException.NoNodeException e) {
+        // already gone
+      } catch (Exception e) {
+        LOG.log(System.Logger.Level.WARNING, "node {0}: deregistering: {1}", id, e.toString());
+      }
+    }
+    connected = false;
+    client.close();
+  }
+
+  // ---- internals (the worker thread) ----
+
+  private void stateChanged(CuratorFramework c, ConnectionState s) {
+    switch (s) {
+      case SUSPENDED, LOST -> {
+        connected = false;
+        LOG.log(System.Logger.Level.WARNING, "node {0}: ZooKeeper connection {1}", nodeId, s);
+      }
+      case RECONNECTED -> {
+        connected = true;
+        LOG.log(System.Logger.Level.INFO, "node {0}: ZooKeeper reconnected; registering again",
+            nodeId);
+        if (state.get() == State.STARTED) {
+          worker.execute(this::registerQuietly);
+        }
+      }
+      default -> { }
+    }
+  }
+
+  private void registerQuietly() {
+    try {
+      register();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "node {0}: registering: {1}; retried at the next"
+          + " refresh", nodeId, e.toString());
+    }
+  }
+
+  private void refreshQuietly() {
+    if (state.get() != State.STARTED) {
+      return;
+    }
+    try {
+      refresh();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "node {0}: refreshing its ZooKeeper records: {1}",
+          nodeId, e.toString());
+    }
+  }
+
+  private void pollState() {
+    try {
+      String key = stateKey.get();
+      if (!key.equals(lastKey)) {
+        lastKey = key;
+        refreshQuietly();
+      }
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "node {0}: reading the state: {1}", nodeId, e);
+    }
+  }
+
+  /** Writes every record, re-creating the online record under the current session. */
+  private void register() throws Exception {
+    if (state.get() != State.STARTED) {
+      return;
+    }
+    NodeSnapshot snap = snapshots.get();
+    nodeId = snap.node().nodeId();
+    written.clear();
+    writePersistent(snap);
+    String path = ZkPaths.online(nodeId);
+    byte[] data = json.writeValueAsBytes(snap.online());
+    long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+    Stat stat = client.checkExists().forPath(path);
+    if (stat != null && stat.getEphemeralOwner() == session) {
+      client.setData().forPath(path, data);
+    } else {
+      if (stat != null) {
+        // left by an earlier session the server has not expired yet: it would vanish later
+        LOG.log(System.Logger.Level.INFO, "node {0}: replacing the online record of an earlier"
+            + " session {1}", nodeId, Long.toHexString(stat.getEphemeralOwner()));
+        try {
+          client.delete().forPath(path);
+        } catch (KeeperException.NoNodeException gone) {
+          // expired meanwhile
+        }
+      }
+      client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+          .forPath(path, data);
+      registrations.incrementAndGet();
+      LOG.log(System.Logger.Level.INFO, "node {0}: registered at {1} (session {2})", nodeId,
+          path, Long.toHexString(session));
+    }
+    client.checkExists().usingWatcher((Watcher) event -> {
+      if (event.getType() == Watcher.Event.EventType.NodeDeleted
+          && state.get() == State.STARTED) {
+        worker.execute(this::registerQuietly);
+      }
+    }).forPath(path);
+  }
+
+  private void refresh() throws Exception {
+    if (nodeId == null || !connected) {
+      return;
+    }
+    NodeSnapshot snap = snapshots.get();
+    writePersistent(snap);
+    try {
+      client.setData().forPath(ZkPaths.online(nodeId), json.writeValueAsBytes(snap.online()));
+    } catch (KeeperException.NoNodeException e) {
+      register();
+    }
+  }
+
+  /** Writes the persistent records whose content (timestamps aside) changed since last written. */
+  private void writePersistent(NodeSnapshot snap) throws Exception {
+    NodeRecord n = snap.node();
+    put(ZkPaths.node(n.nodeId()), n,
+        new NodeRecord(n.schema(), n.nodeId(), n.name(), n.host(), n.port(), n.metricsPort(),
+            n.targets(), 0));
+    for (TargetRecord t : snap.targets()) {
+      put(ZkPaths.target(t.targetId()), t,
+          new TargetRecord(t.schema(), t.targetId(), t.nodeId(), t.name(), t.protection(),
+              t.cellSize(), t.maxChunkSize(), t.dataSlots(), t.hotSpares(), t.createdMillis(),
+              t.state(), t.capacityBytes(), 0));
+    }
+  }
+
+  private void put(String path, Object record, Object withoutTime) throws Exception {
+    byte[] key = json.writeValueAsBytes(withoutTime);
+    if (Arrays.equals(written.get(path), key)) {
+      return;
+    }
+    byte[] data = json.writeValueAsBytes(record);
+    try {
+      client.setData().forPath(path, data);
+    } catch (KeeperException.NoNodeException e) {
+      try {
+        client.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT)
+            .forPath(path, data);
+      } catch (KeeperException.NodeExistsException raced) {
+        client.setData().forPath(path, data);
+      }
+    }
+    written.put(path, key);
+  }
+
+  /** The JSON the registration writes for {@code record} (for tests and tools). */
+  public String toJson(Object record) {
+    try {
+      return json.writeValueAsString(Objects.requireNonNull(record));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

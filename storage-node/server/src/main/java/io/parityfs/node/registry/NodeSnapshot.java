@@ -1,0 +1,12 @@
+package io.parityfs.node.registry;
+
+import java.util.List;
+
+/**
+ * What the registration publishes, taken from the running node on each refresh.
+ *
+ * @param node the persistent node record
+ * @param targets the persistent target records
+ * @param online the ephemeral record
+ */
+public record NodeSnapshot(NodeRecord node, List<TargetRecord> targets, OnlineRecord online) {}

@@ -1,0 +1,60 @@
+package io.parityfs.node.registry;
+
+import java.util.List;
+
+/**
+ * The ephemeral record of a running node, {@code /parityfs/online/<nodeId>}: it exists while the
+ * node's ZooKeeper session does, and is rewritten every refresh interval and on every array or
+ * drive state change.
+ *
+ * @param schema 1
+ * @param nodeId the node id
+ * @param name display name
+ * @param host the address clients connect to
+ * @param port the wire protocol port
+ * @param metricsPort the metrics/health HTTP port, -1 when off
+ * @param startedMillis when the node started
+ * @param updatedMillis when this was written
+ * @param capacityBytes sum of the targets' capacity
+ * @param freeBytes sum of the targets' free space
+ * @param targets each target's state
+ */
+public record OnlineRecord(int schema, String nodeId, String name, String host, int port,
+    int metricsPort, long startedMillis, long updatedMillis, long capacityBytes, long freeBytes,
+    List<TargetStatus> targets) {
+
+  /**
+   * One target of a running node.
+   *
+   * @param targetId the array id
+   * @param name its configured name
+   * @param state OPTIMAL, DEGRADED, REBUILDING or FAILED
+   * @param protection e.g. raid6:4+2
+   * @param capacityBytes chunk bytes it can hold (estimate)
+   * @param freeBytes chunk bytes that still fit (estimate)
+   * @param codec the parity backend in use, {@code cpu} or {@code gpu} ({@code none}: mirror)
+   * @param codecImplementation the codec's implementation name
+   * @param drives each slot's state
+   * @param rebuilds the rebuilds running or just ended
+   */
+  public record TargetStatus(String targetId, String name, String state, String protection,
+      long capacityBytes, long freeBytes, String codec, String codecImplementation,
+      List<DriveStatus> drives, List<RebuildStatus> rebuilds) {}
+
+  /**
+   * @param slot the array slot
+   * @param state ONLINE, FAILED, MISSING, REBUILDING or SPARE
+   * @param path the drive directory, "" when the slot has none
+   */
+  public record DriveStatus(int slot, String state, String path) {}
+
+  /**
+   * @param slot the slot being rebuilt
+   * @param state NEW, PLANNING, RUNNING, DONE, STOPPED or FAILED
+   * @param bytesDone cell bytes written
+   * @param bytesTotal cell bytes to write
+   * @param bytesPerSecond average rate so far
+   */
+  public record RebuildStatus(int slot, String state, long bytesDone, long bytesTotal,
+      double bytesPerSecond) {}
+}

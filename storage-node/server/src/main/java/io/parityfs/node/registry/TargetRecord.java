@@ -1,0 +1,24 @@
+package io.parityfs.node.registry;
+
+/**
+ * The persistent record of a target, {@code /parityfs/targets/<targetId>}: written at every
+ * start and whenever its state changes; kept when the node goes away, so the metadata layer
+ * knows a target's last state and owner while it is offline.
+ *
+ * @param schema 1
+ * @param targetId the target id, the array id (UUID)
+ * @param nodeId the node serving it
+ * @param name the target's name in the node's configuration
+ * @param protection e.g. {@code raid6:4+2}, {@code rs:10+4}, {@code mirror:3}
+ * @param cellSize bytes per cell
+ * @param maxChunkSize the largest chunk, bytes
+ * @param dataSlots drives holding data
+ * @param hotSpares spares at creation
+ * @param createdMillis when the array was created
+ * @param state the array state last seen: OPTIMAL, DEGRADED, REBUILDING or FAILED
+ * @param capacityBytes chunk bytes the target can hold (estimate)
+ * @param updatedMillis when written
+ */
+public record TargetRecord(int schema, String targetId, String nodeId, String name,
+    String protection, int cellSize, long maxChunkSize, int dataSlots, int hotSpares,
+    long createdMillis, String state, long capacityBytes, long updatedMillis) {}

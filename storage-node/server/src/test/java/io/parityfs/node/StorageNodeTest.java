@@ -1,0 +1,386 @@
+package io.parityfs.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.parityfs.node.chunk.ChunkId;
+import io.parityfs.node.chunk.ChunkWriter;
+import io.parityfs.node.chunk.WriteMode;
+import io.parityfs.node.config.NodeConfig;
+import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.registry.ZkPaths;
+import io.parityfs.raid.array.ArrayState;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.KillSession;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class StorageNodeTest {
+  @TempDir Path dir;
+  private TestingServer zk;
+  private CuratorFramework reader;
+  private final ObjectMapper json = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeEach
+  void zooKeeper() throws Exception {
+    zk = new TestingServer(true);
+    reader = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+    reader.start();
+    reader.blockUntilConnected();
+  }
+
+  @AfterEach
+  void stopZooKeeper() throws IOException {
+    reader.close();
+    zk.close();
+  }
+
+  /** Two targets: raid6:4+2 on 6 folders, mirror:2 on 2; CPU codec; small cells. */
+  private Properties props() throws IOException {
+    Properties p = new Properties();
+    p.setProperty("node.name", "test-node");
+    p.setProperty("node.idFile", dir.resolve("state/node.id").toString());
+    p.setProperty("node.listen.host", "127.0.0.1");
+    p.setProperty("node.listen.port", "7110");
+    p.setProperty("metrics.host", "127.0.0.1");
+    p.setProperty("metrics.port", "0");
+    p.setProperty("zookeeper.connect", zk.getConnectString());
+    p.setProperty("zookeeper.sessionTimeout", "4s");
+    p.setProperty("zookeeper.connectionTimeout", "3s");
+    p.setProperty("registry.refreshInterval", "60s"); // only state changes refresh in the tests
+    p.setProperty("codec", "cpu");
+    p.setProperty("targets", "fast, small");
+    StringBuilder drives = new StringBuilder();
+    for (int i = 0; i < 6; i++) {
+      Files.createDirectories(dir.resolve("nvme" + i));
+      drives.append(i == 0 ? "" : ",").append(dir.resolve("nvme" + i));
+    }
+    p.setProperty("target.fast.drives", drives.toString());
+    p.setProperty("target.fast.create", "true");
+    p.setProperty("target.fast.geometry", "raid6:4+2");
+    p.setProperty("target.fast.cellSize", "4K");
+    p.setProperty("target.fast.maxChunkSize", "1M");
+    p.setProperty("target.fast.scrubInterval", "1d");
+    p.setProperty("target.fast.rebuild.busyRate", "50");
+    Files.createDirectories(dir.resolve("m0"));
+    Files.createDirectories(dir.resolve("m1"));
+    p.setProperty("target.small.drives", dir.resolve("m0") + "," + dir.resolve("m1"));
+    p.setProperty("target.small.create", "true");
+    p.setProperty("target.small.geometry", "mirror:2");
+    p.setProperty("target.small.cellSize", "4K");
+    p.setProperty("target.small.scrubInterval", "0");
+    return p;
+  }
+
+  private StorageNode start(Properties p) throws Exception {
+    NodeConfig c = NodeConfigParser.parse(p, "test", dir);
+    StorageNode node = new StorageNode(c, NodeServer.none());
+    node.start();
+    return node;
+  }
+
+  private JsonNode read(String path) throws Exception {
+    return json.readTree(reader.getData().forPath(path));
+  }
+
+  private static void eventually(String what, BooleanSupplier condition) throws Exception {
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private boolean exists(String path) {
+    try {
+      return reader.checkExists().forPath(path) != null;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  private HttpResponse<String> get(StorageNode node, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + node.metricsPort() + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void startRegistersEphemeralAndPersistentRecordsAndCloseDeregisters() throws Exception {
+    StorageNode node = start(props());
+    String id = node.nodeId();
+    assertEquals(2, node.targets().size());
+    StorageTarget fast = node.targets().get(0);
+    StorageTarget small = node.targets().get(1);
+    assertEquals(fast.array().id().toString(), fast.id());
+    assertEquals(ArrayState.OPTIMAL, fast.state());
+
+    Stat online = reader.checkExists().forPath(ZkPaths.online(id));
+    assertNotNull(online);
+    assertNotEquals(0, online.getEphemeralOwner(), "online record is ephemeral");
+    JsonNode o = read(ZkPaths.online(id));
+    assertEquals(1, o.get("schema").asInt());
+    assertEquals(id, o.get("nodeId").asText());
+    assertEquals("test-node", o.get("name").asText());
+    assertEquals("127.0.0.1", o.get("host").asText());
+    assertEquals(7110, o.get("port").asInt());
+    assertEquals(node.metricsPort(), o.get("metricsPort").asInt());
+    assertTrue(o.get("capacityBytes").asLong() > 0);
+    assertTrue(o.get("freeBytes").asLong() > 0);
+    assertEquals(2, o.get("targets").size());
+    JsonNode t0 = o.get("targets").get(0);
+    assertEquals(fast.id(), t0.get("targetId").asText());
+    assertEquals("fast", t0.get("name").asText());
+    assertEquals("OPTIMAL", t0.get("state").asText());
+    assertEquals("raid6:4+2", t0.get("protection").asText());
+    assertEquals("cpu", t0.get("codec").asText());
+    assertFalse(t0.get("codecImplementation").asText().isEmpty());
+    assertEquals(6, t0.get("drives").size());
+    assertEquals("ONLINE", t0.get("drives").get(5).get("state").asText());
+    assertEquals("none", o.get("targets").get(1).get("codec").asText(), "a mirror has no codec");
+    assertEquals("mirror:2", o.get("targets").get(1).get("protection").asText());
+
+    Stat nodeStat = reader.checkExists().forPath(ZkPaths.node(id));
+    assertEquals(0, nodeStat.getEphemeralOwner(), "node record is persistent");
+    JsonNode n = read(ZkPaths.node(id));
+    assertEquals(id, n.get("nodeId").asText());
+    assertEquals(2, n.get("targets").size());
+    assertEquals(small.id(), n.get("targets").get(1).asText());
+    JsonNode t = read(ZkPaths.target(fast.id()));
+    assertEquals(0, reader.checkExists().forPath(ZkPaths.target(fast.id())).getEphemeralOwner());
+    assertEquals(id, t.get("nodeId").asText());
+    assertEquals("raid6:4+2", t.get("protection").asText());
+    assertEquals(4096, t.get("cellSize").asInt());
+    assertEquals(1 << 20, t.get("maxChunkSize").asLong());
+    assertEquals(6, t.get("dataSlots").asInt());
+    assertEquals("OPTIMAL", t.get("state").asText());
+
+    // a drive failure is published at once (the refresh interval is 60 s)
+    fast.array().failDrive(2);
+    eventually("DEGRADED in the online record", () -> {
+      try {
+        JsonNode r = read(ZkPaths.online(id)).get("targets").get(0);
+        return r.get("state").asText().equals("DEGRADED")
+            && r.get("drives").get(2).get("state").asText().equals("FAILED");
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    eventually("DEGRADED in the target record", () -> {
+      try {
+        return read(ZkPaths.target(fast.id())).get("state").asText().equals("DEGRADED");
+      } catch (Exception e) {
+        return false;
+      }
+    });
+
+    node.close();
+    assertNull(reader.checkExists().forPath(ZkPaths.online(id)), "online record removed");
+    assertNotNull(reader.checkExists().forPath(ZkPaths.node(id)), "node record kept");
+    assertNotNull(reader.checkExists().forPath(ZkPaths.target(fast.id())), "target kept");
+    node.close(); // harmless
+    assertThrows(IllegalStateException.class, node::start);
+  }
+
+  @Test
+  void aRestartedNodeIsTheSameNodeWithTheSameTargetsAndData() throws Exception {
+    Properties p = props();
+    StorageNode first = start(p);
+    String id = first.nodeId();
+    String fast = first.targets().get(0).id();
+    String small = first.targets().get(1).id();
+    ChunkId chunk = new ChunkId(99, 1);
+    try (ChunkWriter w = first.targets().get(0).chunks().openWrite(chunk, 0, WriteMode.CREATE)) {
+      w.write(ByteBuffer.wrap("hello chunk".getBytes(StandardCharsets.UTF_8)));
+      w.commit();
+    }
+    first.close();
+    for (int i = 0; i < 6; i++) {
+      assertTrue(Files.readString(dir.resolve("nvme" + i).resolve(NodeIdentity.DRIVE_FILE))
+          .contains("nodeId=" + id), "node id on every drive");
+    }
+
+    StorageNode second = start(p);
+    assertEquals(id, second.nodeId());
+    assertEquals(fast, second.targets().get(0).id());
+    assertEquals(small, second.targets().get(1).id());
+    assertEquals(11, second.targets().get(0).chunks().stat(chunk).orElseThrow().length());
+    assertTrue(exists(ZkPaths.online(id)));
+    second.close();
+
+    // the system disk is reinstalled: the id file is gone, the drives still know the node
+    Files.delete(dir.resolve("state/node.id"));
+    StorageNode third = start(p);
+    assertEquals(id, third.nodeId());
+    third.close();
+    assertTrue(Files.readString(dir.resolve("state/node.id")).contains(id), "id file rewritten");
+
+    // drives of another node: refused, naming the files
+    Files.writeString(dir.resolve("state/node.id"),
+        "format=1\nnodeId=00000000-0000-0000-0000-000000000001\n");
+    StorageNode fourth = new StorageNode(NodeConfigParser.parse(p, "test", dir),
+        NodeServer.none());
+    IOException e = assertThrows(IOException.class, fourth::start);
+    assertTrue(e.getMessage().contains("node.id") && e.getMessage().contains(id),
+        e.getMessage());
+  }
+
+  @Test
+  void aLostSessionIsRegisteredAgain() throws Exception {
+    StorageNode node = start(props());
+    String id = node.nodeId();
+    final long owner = reader.checkExists().forPath(ZkPaths.online(id)).getEphemeralOwner();
+    assertEquals(1, node.registration().registrations());
+    KillSession.kill(node.registration().curator().getZookeeperClient().getZooKeeper());
+    eventually("re-registered under a new session", () -> {
+      try {
+        Stat s = reader.checkExists().forPath(ZkPaths.online(id));
+        return s != null && s.getEphemeralOwner() != owner;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    eventually("counted", () -> node.registration().registrations() >= 2);
+    assertEquals(id, read(ZkPaths.online(id)).get("nodeId").asText());
+    eventually("connected again", () -> node.health().healthy());
+
+    // deleted behind the node's back: re-created by the watch
+    reader.delete().forPath(ZkPaths.online(id));
+    eventually("re-created after a delete", () -> exists(ZkPaths.online(id)));
+    node.close();
+    assertFalse(exists(ZkPaths.online(id)));
+  }
+
+  @Test
+  void metricsAndHealthEndpoint() throws Exception {
+    StorageNode node = start(props());
+    node.metrics().observe("write", "OK", 2_000_000, 4096, 0);
+    node.metrics().observe("read", "NOT_FOUND", 50_000, 0, 0);
+    node.metrics().observe("read", "OK", 80_000, 0, 8192);
+    HttpResponse<String> m = get(node, "/metrics");
+    assertEquals(200, m.statusCode());
+    String text = m.body();
+    for (String name : new String[] {
+        "parityfs_node_requests_total{op=\"write\",status=\"OK\"} 1.0",
+        "parityfs_node_requests_total{op=\"read\",status=\"NOT_FOUND\"} 1.0",
+        "parityfs_node_request_duration_seconds_bucket",
+        "parityfs_node_received_bytes_total{op=\"write\"} 4096.0",
+        "parityfs_node_sent_bytes_total{op=\"read\"} 8192.0",
+        "parityfs_target_state{name=\"fast\",state=\"OPTIMAL\",target=\"",
+        "parityfs_target_drive_state{",
+        "parityfs_target_capacity_bytes{",
+        "parityfs_target_free_bytes{",
+        "parityfs_target_scrub_running{",
+        "parityfs_target_cells_repaired_total{",
+        "parityfs_codec_info{chosen=\"cpu\"",
+        "parityfs_zookeeper_connected 1.0"}) {
+      assertTrue(text.contains(name), name + " in\n" + text);
+    }
+    HttpResponse<String> h = get(node, "/health");
+    assertEquals(200, h.statusCode(), h.body());
+    assertTrue(h.body().startsWith("OK"), h.body());
+    assertTrue(h.body().contains("fast") && h.body().contains("OPTIMAL"), h.body());
+    assertEquals(404, get(node, "/nothing").statusCode());
+
+    // degraded still serves: healthy
+    StorageTarget small = node.targets().get(1);
+    small.array().failDrive(1);
+    assertEquals(ArrayState.DEGRADED, small.state());
+    assertEquals(200, get(node, "/health").statusCode());
+    // more drives lost than the mirror tolerates: unhealthy
+    small.array().failDrive(0);
+    assertEquals(ArrayState.FAILED, small.state());
+    HttpResponse<String> failed = get(node, "/health");
+    assertEquals(503, failed.statusCode());
+    assertTrue(failed.body().startsWith("UNHEALTHY") && failed.body().contains("FAILED"),
+        failed.body());
+    node.close();
+  }
+
+  @Test
+  void zooKeeperDownIsUnhealthy() throws Exception {
+    StorageNode node = start(props());
+    assertEquals(200, get(node, "/health").statusCode());
+    zk.stop();
+    eventually("503 while ZooKeeper is away", () -> {
+      try {
+        return get(node, "/health").statusCode() == 503;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    assertTrue(get(node, "/health").body().contains("zookeeper NOT CONNECTED"));
+    assertTrue(get(node, "/metrics").body().contains("parityfs_zookeeper_connected 0.0"));
+    zk.restart();
+    eventually("200 after ZooKeeper is back", () -> {
+      try {
+        return get(node, "/health").statusCode() == 200;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    node.close();
+  }
+
+  @Test
+  void nodeStartCommandPrintsWhereItListensAndItsTargets() throws Exception {
+    Path conf = dir.resolve("node.properties");
+    try (var w = Files.newBufferedWriter(conf)) {
+      props().store(w, null);
+    }
+    CommandLine cli = new CommandLine(new NodeCommand());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+    CommandLine sub = cli.getSubcommands().get("start");
+    NodeCommand.Start running = sub.getCommand();
+    Thread t = new Thread(() -> cli.execute("start", "--config", conf.toString()));
+    t.start();
+    eventually("the targets printed", () -> out.toString(StandardCharsets.UTF_8).contains(
+        "target small"));
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertTrue(printed.contains("listening on 127.0.0.1"), printed);
+    assertTrue(printed.contains("target fast") && printed.contains("raid6:4+2"), printed);
+    running.stop.countDown();
+    t.join(10_000);
+    assertFalse(t.isAlive());
+
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CommandLine bad = new CommandLine(new NodeCommand());
+    bad.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    Path broken = dir.resolve("broken.properties");
+    Files.writeString(broken, "targets = a\ntarget.a.drives = x\nmetrics.port = many\n");
+    assertEquals(2, bad.execute("start", "--config", broken.toString()));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("metrics.port"), err.toString());
+  }
+}

@@ -1,0 +1,165 @@
+package io.parityfs.node.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.CodecGeometry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeConfigParserTest {
+  @TempDir Path dir;
+
+  private static Properties minimal() {
+    Properties p = new Properties();
+    p.setProperty("targets", "a");
+    p.setProperty("target.a.drives", "d0, d1, d2, d3, d4, d5");
+    return p;
+  }
+
+  @Test
+  void theSampleParsesWithItsDocumentedValues() throws Exception {
+    Path sample = Path.of("../../conf/storage-node.properties");
+    NodeConfig c = NodeConfigParser.parse(sample);
+    assertEquals(Path.of("/var/lib/parityfs/storage-node/node.id"), c.idFile());
+    assertEquals(7110, c.listenPort());
+    assertEquals(7111, c.metricsPort());
+    assertEquals("localhost:2181", c.zooKeeper().connect());
+    assertEquals("", c.zooKeeper().chroot());
+    assertEquals(Duration.ofSeconds(30), c.zooKeeper().sessionTimeout());
+    assertEquals(Duration.ofSeconds(10), c.refreshInterval());
+    assertEquals(1, c.targets().size());
+    TargetConfig t = c.targets().get(0);
+    assertEquals("t0", t.name());
+    assertEquals(6, t.drives().size());
+    assertEquals(Path.of("/mnt/nvme0/pfs"), t.drives().get(0));
+    assertTrue(t.create().isEmpty(), "create = false");
+    assertEquals(CodecBackend.AUTO, t.codec());
+    assertEquals(Duration.ofDays(7), t.scrubInterval());
+    assertEquals(0, t.rebuildIdleBytesPerSecond());
+  }
+
+  @Test
+  void defaultsAndTypedValues() throws Exception {
+    Properties p = minimal();
+    p.setProperty("target.a.create", "true");
+    p.setProperty("target.a.geometry", "rs:3+2");
+    p.setProperty("target.a.cellSize", "4K");
+    p.setProperty("target.a.maxChunkSize", "1MiB");
+    p.setProperty("target.a.hotSpares", "1");
+    p.setProperty("target.a.codec", "cpu");
+    p.setProperty("target.a.scrubInterval", "0");
+    p.setProperty("target.a.rebuild.busyRate", "12.5");
+    p.setProperty("zookeeper.chroot", "/prod");
+    p.setProperty("node.name", "n1");
+    NodeConfig c = NodeConfigParser.parse(p, "test.properties", dir);
+    assertEquals("n1", c.name());
+    assertEquals(dir.resolve("node.id"), c.idFile(), "relative to the file's folder");
+    assertEquals("/prod", c.zooKeeper().chroot());
+    TargetConfig t = c.targets().get(0);
+    assertEquals(dir.resolve("d3"), t.drives().get(3));
+    ArrayConfig a = t.create().orElseThrow();
+    assertEquals(ArrayConfig.builder().geometry(CodecGeometry.parse("rs:3+2")).cellSize(4096)
+        .maxObjectSize(1 << 20).hotSpares(1).build(), a);
+    assertEquals(CodecBackend.CPU, t.codec());
+    assertEquals(Duration.ZERO, t.scrubInterval());
+    assertEquals(12_500_000, t.rebuildBusyBytesPerSecond());
+  }
+
+  private ConfigException bad(String key, String value) {
+    Properties p = minimal();
+    p.setProperty(key, value);
+    return assertThrows(ConfigException.class,
+        () -> NodeConfigParser.parse(p, "bad.properties", dir));
+  }
+
+  @Test
+  void eachBadKeyIsReportedByNameWithTheFileAndValue() {
+    String[][] cases = {
+        {"node.listen.port", "70000"},
+        {"node.listen.port", "x"},
+        {"metrics.port", "-2"},
+        {"zookeeper.sessionTimeout", "soon"},
+        {"zookeeper.sessionTimeout", "0"},
+        {"zookeeper.chroot", "prod/"},
+        {"registry.refreshInterval", "10 weeks"},
+        {"codec", "tpu"},
+        {"target.a.codec", "fpga"},
+        {"target.a.create", "yes"},
+        {"target.a.cellSize", "lots"},
+        {"target.a.geometry", "raid7:4+3"},
+        {"target.a.hotSpares", "-1"},
+        {"target.a.scrubInterval", "weekly"},
+        {"target.a.rebuild.idleRate", "-5"},
+        {"target.a.drvies", "/x"},
+        {"zookeeper.conect", "h:1"},
+    };
+    for (String[] c : cases) {
+      ConfigException e = bad(c[0], c[1]);
+      assertTrue(e.getMessage().startsWith("bad.properties:"), e.getMessage());
+      assertTrue(e.problems().stream().anyMatch(p -> p.startsWith(c[0] + ":")),
+          c[0] + "=" + c[1] + " -> " + e.problems());
+      if (!c[0].endsWith("drvies") && !c[0].endsWith("conect")) {
+        assertTrue(e.getMessage().contains(c[1]), "value in " + e.getMessage());
+      } else {
+        assertTrue(e.getMessage().contains("unknown key"), e.getMessage());
+      }
+    }
+  }
+
+  @Test
+  void creationProblemsAndTargetListProblems() {
+    Properties p = minimal();
+    p.setProperty("target.a.create", "true");
+    p.setProperty("target.a.cellSize", "3000");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> NodeConfigParser.parse(p, "f", dir));
+    assertTrue(e.getMessage().contains("cellSize") && e.getMessage().contains("3000"),
+        e.getMessage());
+
+    Properties few = minimal();
+    few.setProperty("target.a.create", "true");
+    few.setProperty("target.a.drives", "d0, d1");
+    e = assertThrows(ConfigException.class, () -> NodeConfigParser.parse(few, "f", dir));
+    assertTrue(e.problems().get(0).startsWith("target.a.drives:"), e.problems().toString());
+
+    Properties none = new Properties();
+    e = assertThrows(ConfigException.class, () -> NodeConfigParser.parse(none, "f", dir));
+    assertTrue(e.problems().get(0).startsWith("targets:"), e.problems().toString());
+
+    Properties twice = minimal();
+    twice.setProperty("targets", "a, b");
+    twice.setProperty("target.b.drives", "d5, e1");
+    e = assertThrows(ConfigException.class, () -> NodeConfigParser.parse(twice, "f", dir));
+    assertTrue(e.getMessage().contains("d5") && e.getMessage().contains("twice"),
+        e.getMessage());
+
+    Properties manyProblems = minimal();
+    manyProblems.setProperty("node.listen.port", "-3");
+    manyProblems.setProperty("codec", "x");
+    e = assertThrows(ConfigException.class, () -> NodeConfigParser.parse(manyProblems, "f", dir));
+    assertEquals(2, e.problems().size(), "all problems reported at once: " + e.problems());
+  }
+
+  @Test
+  void aMissingFileIsAnIoError() {
+    assertThrows(IOException.class, () -> NodeConfigParser.parse(dir.resolve("nope")));
+  }
+
+  @Test
+  void aFileOnDiskResolvesPathsAgainstItsFolder() throws Exception {
+    Path f = dir.resolve("node.properties");
+    Files.writeString(f, "targets = a\ntarget.a.drives = x/d0\nnode.idFile = id/node.id\n");
+    NodeConfig c = NodeConfigParser.parse(f);
+    assertEquals(dir.resolve("x/d0").toAbsolutePath(), c.targets().get(0).drives().get(0));
+    assertEquals(dir.resolve("id/node.id").toAbsolutePath(), c.idFile());
+  }
+}
