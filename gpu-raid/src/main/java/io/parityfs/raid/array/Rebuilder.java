@@ -54,7 +54,7 @@ public final class Rebuilder {
   private static final System.Logger LOG = System.getLogger(Rebuilder.class.getName());
 
   /** Objects rebuilt at once. */
-  static final int PARALLEL_OBJECTS = 4;
+  static final int PARALLEL_OBJECTS = 8;
 
   /** Bytes read per survivor per request. */
   static final int BATCH_BYTES = 1 << 20;

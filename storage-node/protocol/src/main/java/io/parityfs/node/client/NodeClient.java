@@ -1,0 +1,600 @@
+package io.parityfs.node.client;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.parityfs.node.protocol.AdminResponse;
+import io.parityfs.node.protocol.ArrayStatusRequest;
+import io.parityfs.node.protocol.ArrayTaskRequest;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.DataFrame;
+import io.parityfs.node.protocol.DeleteRequest;
+import io.parityfs.node.protocol.DeleteResponse;
+import io.parityfs.node.protocol.FailDriveRequest;
+import io.parityfs.node.protocol.FrameDecoder;
+import io.parityfs.node.protocol.FrameEncoder;
+import io.parityfs.node.protocol.ListRequest;
+import io.parityfs.node.protocol.ListResponse;
+import io.parityfs.node.protocol.NodeInfoRequest;
+import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.PingRequest;
+import io.parityfs.node.protocol.ProgressRequest;
+import io.parityfs.node.protocol.ReadRequest;
+import io.parityfs.node.protocol.ReplaceDriveRequest;
+import io.parityfs.node.protocol.Request;
+import io.parityfs.node.protocol.Response;
+import io.parityfs.node.protocol.Role;
+import io.parityfs.node.protocol.StatRequest;
+import io.parityfs.node.protocol.StatResponse;
+import io.parityfs.node.protocol.Status;
+import io.parityfs.node.protocol.SyncRequest;
+import io.parityfs.node.protocol.TargetId;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.protocol.WriteRequest;
+import io.parityfs.node.protocol.WriteResponse;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongFunction;
+
+/**
+ * The client of storage nodes: one per process, shared by all threads.
+ *
+ * <ul>
+ *   <li><b>Connections.</b> A pool per node (see {@link NodeClientConfig}); requests are pipelined,
+ *       each with its own request id, answers matched by id.
+ *   <li><b>Timeouts.</b> A request that gets no frame of its answer for {@code requestTimeout}
+ *       fails with {@link Status#TIMEOUT}, and its connection is closed (the other requests on it
+ *       fail with UNAVAILABLE and, if idempotent, are retried).
+ *   <li><b>Retries.</b> Idempotent requests ({@link Opcode#idempotent()}: READ, STAT, LIST,
+ *       DELETE, SYNC, PING, NODE_INFO, ARRAY_STATUS, PROGRESS) are retried on a retryable status
+ *       with exponential backoff, up to {@code maxAttempts}; a READ resumes after the bytes
+ *       already delivered. A WRITE is retried only when its data can be sent again (given as
+ *       ByteBuffers) and its mode is REPLACE or OVERWRITE; any request is retried when the
+ *       connection could not be opened (nothing was sent).
+ *   <li><b>Streams.</b> {@code writeChunk} reads its source in the caller's thread and sends
+ *       DATA frames only while the connection is writable; {@code readChunk} queues at most about
+ *       {@code readWindow} bytes before it stops reading from the connection.
+ *   <li><b>Errors.</b> {@link NodeException} with the status; caller mistakes are
+ *       {@link IllegalArgumentException}s.
+ * </ul>
+ *
+ * Lifecycle: OPEN until {@link #close()}, which fails what is in flight with UNAVAILABLE.
+ */
+public final class NodeClient implements Closeable {
+  private enum State { OPEN, CLOSED }
+
+  private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
+  private final NodeClientConfig config;
+  private final EventLoopGroup group;
+  private final Bootstrap bootstrap;
+  private final ConcurrentHashMap<InetSocketAddress, ConnectionPool> pools =
+      new ConcurrentHashMap<>();
+
+  private NodeClient(NodeClientConfig config) {
+    this.config = config;
+    this.group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+    long timeoutNanos = config.requestTimeout().toNanos();
+    int high = config.writeBufferHighWater();
+    this.bootstrap = new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+            (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.SO_KEEPALIVE, true)
+        .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast("decoder", new FrameDecoder(Role.CLIENT));
+            ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+            ch.pipeline().addLast("calls", new NodeConnection(timeoutNanos));
+          }
+        });
+  }
+
+  public static NodeClient create(NodeClientConfig config) {
+    return new NodeClient(Objects.requireNonNull(config, "config"));
+  }
+
+  public NodeClientConfig config() {
+    return config;
+  }
+
+  // ------------------------------------------------------------------ data operations
+
+  /**
+   * Writes {@code length} bytes (or, with -1, all bytes until end of stream) from a blocking
+   * {@code src} to a chunk, streaming them in DATA frames. Not retried (the source cannot be read
+   * again), except when no connection could be opened.
+   *
+   * @param writeFlags {@link WriteRequest#SYNC} or 0
+   * @return the chunk after the write
+   */
+  public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      WriteMode mode, int writeFlags, ReadableByteChannel src, long length) throws IOException {
+    Objects.requireNonNull(src, "src");
+    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length); // checks arguments
+    return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
+        length), src, length);
+  }
+
+  /**
+   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone). Retried
+   * for REPLACE and OVERWRITE, which are idempotent.
+   */
+  public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      WriteMode mode, int writeFlags, ByteBuffer... data) throws IOException {
+    long total = 0;
+    for (ByteBuffer b : data) {
+      total += b.remaining();
+    }
+    long length = total;
+    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length);
+    boolean idempotent = mode == WriteMode.REPLACE || mode == WriteMode.OVERWRITE;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
+            length), new BuffersChannel(data), length);
+      } catch (NodeException e) {
+        if (!idempotent || !shouldRetry(e, attempt)) {
+          throw e;
+        }
+        sleepBackoff(attempt);
+      }
+    }
+  }
+
+  /**
+   * Reads up to {@code length} bytes (-1: to the end) of a chunk from {@code offset} into a
+   * blocking {@code dst}, in the caller's thread. Returns the bytes read (fewer at the end of the
+   * chunk). Retried, resuming after the bytes already written to {@code dst}.
+   */
+  public long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      long length, WritableByteChannel dst) throws IOException {
+    Objects.requireNonNull(dst, "dst");
+    new ReadRequest(1, target, chunk, offset, length);
+    long delivered = 0;
+    for (int attempt = 1; ; attempt++) {
+      long done = delivered;
+      long want = length < 0 ? -1 : length - done;
+      if (want == 0) {
+        return done;
+      }
+      NodeConnection conn = null;
+      ReadCall call = null;
+      long id = 0;
+      try {
+        conn = acquire(node);
+        call = new ReadCall(conn, config.readWindow());
+        id = conn.register(call);
+        conn.send(id, new ReadRequest(id, target, chunk, offset + done, want));
+        while (true) {
+          DataFrame d = call.take(config.requestTimeout().toNanos() * 2);
+          try {
+            int n = d.content().readableBytes();
+            writeFully(dst, d.content().nioBuffer());
+            delivered += n;
+            call.consumed(n);
+            if (d.isEnd()) {
+              return delivered;
+            }
+          } finally {
+            d.release();
+          }
+        }
+      } catch (NodeException e) {
+        if (!shouldRetry(e, attempt)) {
+          throw e;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted reading " + chunk + " from " + node);
+      } finally {
+        if (call != null) {
+          conn.forget(id);
+          call.abandon();
+        }
+      }
+      sleepBackoff(attempt);
+    }
+  }
+
+  /** Reads {@code dst.remaining()} bytes (fewer at the end of the chunk) into {@code dst}. */
+  public int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      ByteBuffer dst) throws IOException {
+    ByteBuffer view = dst.duplicate();
+    long n = readChunk(node, target, chunk, offset, dst.remaining(), new WritableByteChannel() {
+      @Override
+      public int write(ByteBuffer src) throws IOException {
+        int r = src.remaining();
+        if (r > view.remaining()) {
+          throw new NodeException(Status.PROTOCOL_VIOLATION, "node sent more than asked");
+        }
+        view.put(src);
+        return r;
+      }
+
+      @Override
+      public boolean isOpen() {
+        return true;
+      }
+
+      @Override
+      public void close() {}
+    });
+    dst.position(dst.position() + (int) n);
+    return (int) n;
+  }
+
+  public CompletableFuture<ChunkStat> statAsync(
+      InetSocketAddress node, TargetId target, ChunkId chunk) {
+    new StatRequest(1, target, chunk);
+    return call(node, id -> new StatRequest(id, target, chunk), true,
+        r -> expect(r, StatResponse.class).stat());
+  }
+
+  public ChunkStat stat(InetSocketAddress node, TargetId target, ChunkId chunk) throws IOException {
+    return join(statAsync(node, target, chunk));
+  }
+
+  /** Returns whether the chunk existed. */
+  public CompletableFuture<Boolean> deleteAsync(
+      InetSocketAddress node, TargetId target, ChunkId chunk) {
+    new DeleteRequest(1, target, chunk);
+    return call(node, id -> new DeleteRequest(id, target, chunk), true,
+        r -> expect(r, DeleteResponse.class).existed());
+  }
+
+  public boolean delete(InetSocketAddress node, TargetId target, ChunkId chunk) throws IOException {
+    return join(deleteAsync(node, target, chunk));
+  }
+
+  /**
+   * One page of a target's chunks.
+   *
+   * @param fileId a file, or {@link ListRequest#ALL_FILES}
+   * @param cursor 0 for the first page, then the previous page's {@code nextCursor}
+   */
+  public CompletableFuture<ListResponse> listAsync(
+      InetSocketAddress node, TargetId target, long fileId, long cursor, int limit) {
+    new ListRequest(1, target, fileId, cursor, limit);
+    return call(node, id -> new ListRequest(id, target, fileId, cursor, limit), true,
+        r -> expect(r, ListResponse.class));
+  }
+
+  public ListResponse list(InetSocketAddress node, TargetId target, long fileId, long cursor,
+      int limit) throws IOException {
+    return join(listAsync(node, target, fileId, cursor, limit));
+  }
+
+  public void sync(InetSocketAddress node, TargetId target) throws IOException {
+    Objects.requireNonNull(target, "target");
+    join(call(node, id -> new SyncRequest(id, target), true, r -> r));
+  }
+
+  public CompletableFuture<Void> pingAsync(InetSocketAddress node) {
+    return call(node, PingRequest::new, true, r -> null);
+  }
+
+  public void ping(InetSocketAddress node) throws IOException {
+    join(pingAsync(node));
+  }
+
+  // ------------------------------------------------------------------ administration (JSON)
+
+  public String nodeInfo(InetSocketAddress node) throws IOException {
+    return admin(node, NodeInfoRequest::new, true);
+  }
+
+  public String arrayStatus(InetSocketAddress node, TargetId target) throws IOException {
+    Objects.requireNonNull(target, "target");
+    return admin(node, id -> new ArrayStatusRequest(id, target), true);
+  }
+
+  public String progress(InetSocketAddress node, TargetId target) throws IOException {
+    Objects.requireNonNull(target, "target");
+    return admin(node, id -> new ProgressRequest(id, target), true);
+  }
+
+  public String failDrive(InetSocketAddress node, TargetId target, int slot) throws IOException {
+    new FailDriveRequest(1, target, slot);
+    return admin(node, id -> new FailDriveRequest(id, target, slot), false);
+  }
+
+  /** @param flags {@link ReplaceDriveRequest#FORCE} or 0 */
+  public String replaceDrive(InetSocketAddress node, TargetId target, int slot, String path,
+      int flags) throws IOException {
+    new ReplaceDriveRequest(1, target, slot, path, flags);
+    return admin(node, id -> new ReplaceDriveRequest(id, target, slot, path, flags), false);
+  }
+
+  /**
+   * START_REBUILD, STOP_REBUILD, START_SCRUB or STOP_SCRUB.
+   *
+   * @param slot a slot, or {@link ArrayTaskRequest#ALL_SLOTS}
+   */
+  public String arrayTask(InetSocketAddress node, Opcode task, TargetId target, int slot)
+      throws IOException {
+    new ArrayTaskRequest(1, task, target, slot);
+    return admin(node, id -> new ArrayTaskRequest(id, task, target, slot), false);
+  }
+
+  private String admin(InetSocketAddress node, LongFunction<Request> request, boolean idempotent)
+      throws IOException {
+    return join(call(node, request, idempotent, r -> expect(r, AdminResponse.class).json()));
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Closes every connection and the event loops; requests in flight fail with UNAVAILABLE. */
+  @Override
+  public void close() {
+    if (!state.compareAndSet(State.OPEN, State.CLOSED)) {
+      return;
+    }
+    pools.values().forEach(ConnectionPool::close);
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  /** Connections opened to {@code node} so far. */
+  int connectionsOpened(InetSocketAddress node) {
+    ConnectionPool p = pools.get(node);
+    return p == null ? 0 : p.opened();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private ConnectionPool pool(InetSocketAddress node) {
+    Objects.requireNonNull(node, "node");
+    if (state.get() != State.OPEN) {
+      throw new IllegalStateException("the client is closed");
+    }
+    return pools.computeIfAbsent(node, n -> new ConnectionPool(n, bootstrap, config));
+  }
+
+  /** A connection, retrying failed connects (nothing was sent, so any request may retry). */
+  private NodeConnection acquire(InetSocketAddress node) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return join(pool(node).acquire());
+      } catch (NodeException e) {
+        if (!shouldRetry(e, attempt)) {
+          throw e;
+        }
+        sleepBackoff(attempt);
+      }
+    }
+  }
+
+  private ChunkStat writeOnce(InetSocketAddress node, LongFunction<WriteRequest> request,
+      ReadableByteChannel src, long length) throws IOException {
+    NodeConnection conn = acquire(node);
+    UnaryCall call = new UnaryCall();
+    long id = conn.register(call);
+    conn.send(id, request.apply(id));
+    long sent = 0;
+    boolean end = false;
+    try {
+      while (!end && !call.isDone()) {
+        conn.awaitWritable(call);
+        if (call.isDone()) {
+          break;
+        }
+        int want = (int) (length < 0 ? config.writeFrameSize()
+            : Math.min(config.writeFrameSize(), length - sent));
+        ByteBuf buf = conn.channel().alloc().directBuffer(Math.max(want, 1));
+        boolean eof;
+        try {
+          ByteBuffer nio = buf.nioBuffer(0, want);
+          eof = fill(src, nio);
+          buf.writerIndex(nio.position());
+        } catch (IOException | RuntimeException e) {
+          buf.release();
+          throw e;
+        }
+        sent += buf.readableBytes();
+        if (length >= 0 && eof && sent < length) {
+          buf.release();
+          throw new NodeException(Status.INVALID_ARGUMENT,
+              "source ended after " + sent + " of " + length + " bytes");
+        }
+        end = length >= 0 ? sent == length : eof;
+        call.touch();
+        conn.send(id, new DataFrame(id, false, end, buf));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      conn.abort(id, new NodeException(Status.UNAVAILABLE, "interrupted"));
+      throw new InterruptedIOException("interrupted writing to " + node);
+    } catch (IOException | RuntimeException e) {
+      // The stream is half sent: closing the connection is how a client abandons it.
+      conn.abort(id, new NodeException(Status.UNAVAILABLE, "write abandoned: " + e));
+      throw e;
+    }
+    return expect(join(call.result), WriteResponse.class).stat();
+  }
+
+  /** Fills {@code nio} from {@code src}; returns whether the source is at its end. */
+  private static boolean fill(ReadableByteChannel src, ByteBuffer nio) throws IOException {
+    while (nio.hasRemaining()) {
+      if (src.read(nio) < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void writeFully(WritableByteChannel dst, ByteBuffer b) throws IOException {
+    while (b.hasRemaining()) {
+      dst.write(b);
+    }
+  }
+
+  private <T> CompletableFuture<T> call(InetSocketAddress node, LongFunction<Request> request,
+      boolean idempotent, Function<Response, T> map) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    attempt(pool(node), request, idempotent, map, 1, result);
+    return result;
+  }
+
+  private <T> void attempt(ConnectionPool pool, LongFunction<Request> request, boolean idempotent,
+      Function<Response, T> map, int attempt, CompletableFuture<T> result) {
+    pool.acquire().whenComplete((conn, connectError) -> {
+      if (connectError != null) {
+        retryOrFail(pool, request, idempotent, map, attempt, result, cause(connectError), true);
+        return;
+      }
+      UnaryCall call = new UnaryCall();
+      long id = conn.register(call);
+      if (!call.isDone()) {
+        conn.send(id, request.apply(id));
+      }
+      call.result.whenComplete((response, error) -> {
+        if (error != null) {
+          retryOrFail(pool, request, idempotent, map, attempt, result, cause(error), false);
+          return;
+        }
+        try {
+          result.complete(map.apply(response));
+        } catch (UnexpectedResponse e) {
+          result.completeExceptionally(e.getCause());
+        }
+      });
+    });
+  }
+
+  private <T> void retryOrFail(ConnectionPool pool, LongFunction<Request> request,
+      boolean idempotent, Function<Response, T> map, int attempt, CompletableFuture<T> result,
+      NodeException e, boolean notSent) {
+    if ((idempotent || notSent) && shouldRetry(e, attempt)) {
+      group.next().schedule(() -> attempt(pool, request, idempotent, map, attempt + 1, result),
+          backoffNanos(attempt), TimeUnit.NANOSECONDS);
+    } else {
+      result.completeExceptionally(e);
+    }
+  }
+
+  private boolean shouldRetry(NodeException e, int attempt) {
+    return e.retryable() && attempt < config.maxAttempts() && state.get() == State.OPEN;
+  }
+
+  private long backoffNanos(int attempt) {
+    long base = config.initialBackoff().toNanos() << Math.min(attempt - 1, 20);
+    long capped = Math.min(base, config.maxBackoff().toNanos());
+    return capped / 2 + ThreadLocalRandom.current().nextLong(capped / 2 + 1);
+  }
+
+  private void sleepBackoff(int attempt) throws InterruptedIOException {
+    try {
+      TimeUnit.NANOSECONDS.sleep(backoffNanos(attempt));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while backing off");
+    }
+  }
+
+  private static NodeException cause(Throwable t) {
+    Throwable c = t;
+    while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c instanceof NodeException ne
+        ? ne : new NodeException(Status.INTERNAL, "unexpected failure: " + c, c);
+  }
+
+  private static <T> T join(CompletableFuture<T> future) throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for a node");
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof NodeException ne) {
+        // A fresh exception, so the stack trace shows the caller.
+        throw new NodeException(ne.status(), ne.getMessage().substring(ne.status().name().length()
+            + 2), ne);
+      }
+      throw new NodeException(Status.INTERNAL, "unexpected failure: " + c, c);
+    }
+  }
+
+  private static <R extends Response> R expect(Response r, Class<R> type) {
+    if (!type.isInstance(r)) {
+      throw new UnexpectedResponse(new NodeException(Status.PROTOCOL_VIOLATION,
+          "expected " + type.getSimpleName() + ", got " + r));
+    }
+    return type.cast(r);
+  }
+
+  /** Carries a NodeException out of a mapping function. */
+  private static final class UnexpectedResponse extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnexpectedResponse(NodeException cause) {
+      super(cause);
+    }
+  }
+
+  /** The remaining bytes of some ByteBuffers as a channel, leaving the buffers alone. */
+  private static final class BuffersChannel implements ReadableByteChannel {
+    private final ByteBuffer[] buffers;
+    private int index;
+
+    BuffersChannel(ByteBuffer[] data) {
+      buffers = new ByteBuffer[data.length];
+      for (int i = 0; i < data.length; i++) {
+        buffers[i] = data[i].duplicate();
+      }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) {
+      while (index < buffers.length && !buffers[index].hasRemaining()) {
+        index++;
+      }
+      if (index == buffers.length) {
+        return -1;
+      }
+      ByteBuffer src = buffers[index];
+      int n = Math.min(src.remaining(), dst.remaining());
+      ByteBuffer slice = src.duplicate();
+      slice.limit(slice.position() + n);
+      dst.put(slice);
+      src.position(src.position() + n);
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,211 @@
+package io.parityfs.node.client;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.parityfs.node.protocol.ErrorResponse;
+import io.parityfs.node.protocol.FrameError;
+import io.parityfs.node.protocol.Message;
+import io.parityfs.node.protocol.Status;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One connection to a node and the requests pipelined on it, matched to their answers by request
+ * id. The last handler of the client pipeline. Thread safety: {@link #register} and
+ * {@link #send} from any thread; frames arrive on the event loop.
+ */
+final class NodeConnection extends ChannelInboundHandlerAdapter {
+  private volatile InetSocketAddress node;
+  private final long timeoutNanos;
+  private final ConcurrentHashMap<Long, Call> calls = new ConcurrentHashMap<>();
+  private final AtomicLong ids = new AtomicLong();
+  private final Object writability = new Object();
+  private volatile Channel channel;
+  private int readPausers; // event loop only
+
+  NodeConnection(long timeoutNanos) {
+    this.timeoutNanos = timeoutNanos;
+  }
+
+  InetSocketAddress node() {
+    return node;
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  int inFlight() {
+    return calls.size();
+  }
+
+  boolean isUsable() {
+    Channel ch = channel;
+    return ch != null && ch.isActive();
+  }
+
+  /** Adds a call; returns its request id. */
+  long register(Call call) {
+    long id = ids.incrementAndGet();
+    calls.put(id, call);
+    call.touch();
+    if (!isUsable()) {
+      forget(id).ifPresent(c -> c.fail(unavailable("connection is closed")));
+      return id;
+    }
+    scheduleTimeout(id, call, timeoutNanos);
+    return id;
+  }
+
+  /** Sends a frame of call {@code id}; a failed write fails the call and closes the connection. */
+  void send(long id, Message m) {
+    Channel ch = channel;
+    ch.writeAndFlush(m).addListener(f -> {
+      if (!f.isSuccess()) {
+        forget(id).ifPresent(c -> c.fail(unavailable("write failed: " + f.cause())));
+        ch.close();
+      }
+    });
+  }
+
+  /** Removes a call without completing it (its late frames are then dropped). */
+  java.util.Optional<Call> forget(long id) {
+    return java.util.Optional.ofNullable(calls.remove(id));
+  }
+
+  /** Fails {@code id} and closes the connection: how a client abandons a stream half sent. */
+  void abort(long id, NodeException e) {
+    forget(id).ifPresent(c -> c.fail(e));
+    channel.close();
+  }
+
+  /** Blocks the caller until the channel is writable, or the call is over, or the channel closed. */
+  void awaitWritable(Call call) throws InterruptedException {
+    synchronized (writability) {
+      while (!channel.isWritable() && channel.isActive() && !call.isDone()) {
+        writability.wait(50);
+      }
+    }
+  }
+
+  void pauseReading() {
+    channel.eventLoop().execute(() -> {
+      if (readPausers++ == 0) {
+        channel.config().setAutoRead(false);
+      }
+    });
+  }
+
+  void resumeReading() {
+    channel.eventLoop().execute(() -> {
+      if (--readPausers == 0) {
+        channel.config().setAutoRead(true);
+      }
+    });
+  }
+
+  private void scheduleTimeout(long id, Call call, long delayNanos) {
+    channel.eventLoop().schedule(() -> checkTimeout(id, call), delayNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void checkTimeout(long id, Call call) {
+    if (calls.get(id) != call) {
+      return;
+    }
+    long idle = System.nanoTime() - call.lastActivityNanos();
+    if (!call.waitingOnNode()) {
+      call.touch();
+      scheduleTimeout(id, call, timeoutNanos);
+    } else if (idle >= timeoutNanos) {
+      forget(id).ifPresent(c -> c.fail(new NodeException(Status.TIMEOUT,
+          "no answer from " + node + " in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms")));
+      // The state of the conversation is unknown now: start afresh on another connection.
+      channel.close();
+    } else {
+      scheduleTimeout(id, call, timeoutNanos - idle);
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    channel = ctx.channel();
+    if (ctx.channel().remoteAddress() instanceof InetSocketAddress remote) {
+      node = remote;
+    }
+    super.channelActive(ctx);
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof FrameError e) {
+      if (e.fatal()) {
+        failAll(unavailable("bad frame from the node: " + e.message()));
+        ctx.close();
+      } else {
+        forget(e.requestId()).ifPresent(c -> c.fail(new NodeException(e.status(), e.message())));
+      }
+      return;
+    }
+    if (msg instanceof ErrorResponse e && e.requestId() == 0) {
+      // The node condemned the connection (it closes it next).
+      failAll(new NodeException(e.status(), "node " + node + ": " + e.message()));
+      ctx.close();
+      return;
+    }
+    if (!(msg instanceof Message m)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    Call call = calls.get(m.requestId());
+    if (call == null) {
+      ReferenceCountUtil.release(m); // a late answer to an abandoned call
+      return;
+    }
+    call.touch();
+    if (call.onMessage(m)) {
+      calls.remove(m.requestId(), call);
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    synchronized (writability) {
+      writability.notifyAll();
+    }
+    super.channelWritabilityChanged(ctx);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    failAll(unavailable("connection closed"));
+    synchronized (writability) {
+      writability.notifyAll();
+    }
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    failAll(unavailable("connection failed: " + cause));
+    ctx.close();
+  }
+
+  private void failAll(NodeException e) {
+    for (Long id : calls.keySet()) {
+      forget(id).ifPresent(c -> c.fail(e));
+    }
+  }
+
+  private NodeException unavailable(String why) {
+    return new NodeException(Status.UNAVAILABLE, "node " + node + ": " + why);
+  }
+}

@@ -1,0 +1,18 @@
+package io.parityfs.node.protocol;
+
+import java.util.Objects;
+
+/**
+ * The OK answer to an administrative request (NODE_INFO, ARRAY_STATUS, FAIL_DRIVE, REPLACE_DRIVE,
+ * START/STOP_REBUILD, START/STOP_SCRUB, PROGRESS). No header; payload: one JSON document in UTF-8
+ * (its fields are described per operation in docs/protocol.md). The codec does not parse it.
+ */
+public record AdminResponse(long requestId, Opcode opcode, String json) implements Response {
+  public AdminResponse {
+    Objects.requireNonNull(opcode, "opcode");
+    Objects.requireNonNull(json, "json");
+    if (!opcode.isAdmin()) {
+      throw new IllegalArgumentException("opcode (" + opcode + ") is not an admin operation");
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.parityfs.node.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.DefaultByteBufHolder;
+
+/**
+ * A piece of a stream: the data of a WRITE (client to node) or of a READ answer (node to client).
+ * No header; payload: at most {@link FrameFormat#MAX_DATA_PAYLOAD} bytes, possibly none. Every
+ * frame of a stream but the last carries MORE; the last carries END.
+ *
+ * <p>Reference counted: the holder of a DataFrame owns one reference to its content and must
+ * {@link #release()} it (writing it to a channel passes the reference on). A decoded DataFrame's
+ * content is a slice of the receive buffer: release it promptly.
+ */
+public final class DataFrame extends DefaultByteBufHolder implements Message {
+  private final long requestId;
+  private final boolean response;
+  private final boolean end;
+
+  /**
+   * @param content the data; this frame takes over the caller's reference
+   * @param end whether this is the last frame of the stream
+   */
+  public DataFrame(long requestId, boolean response, boolean end, ByteBuf content) {
+    super(content);
+    if (content.readableBytes() > FrameFormat.MAX_DATA_PAYLOAD) {
+      int n = content.readableBytes();
+      content.release();
+      throw new IllegalArgumentException("DATA payload (" + n + " bytes) must be <= 1 MiB");
+    }
+    this.requestId = requestId;
+    this.response = response;
+    this.end = end;
+  }
+
+  @Override
+  public long requestId() {
+    return requestId;
+  }
+
+  @Override
+  public Opcode opcode() {
+    return Opcode.DATA;
+  }
+
+  @Override
+  public boolean isResponse() {
+    return response;
+  }
+
+  /** Whether this is the last frame of its stream. */
+  public boolean isEnd() {
+    return end;
+  }
+
+  @Override
+  public DataFrame replace(ByteBuf content) {
+    return new DataFrame(requestId, response, end, content);
+  }
+
+  @Override
+  public DataFrame copy() {
+    return replace(content().copy());
+  }
+
+  @Override
+  public DataFrame duplicate() {
+    return replace(content().duplicate());
+  }
+
+  @Override
+  public DataFrame retainedDuplicate() {
+    return replace(content().retainedDuplicate());
+  }
+
+  @Override
+  public DataFrame retain() {
+    super.retain();
+    return this;
+  }
+
+  @Override
+  public DataFrame retain(int increment) {
+    super.retain(increment);
+    return this;
+  }
+
+  @Override
+  public DataFrame touch() {
+    super.touch();
+    return this;
+  }
+
+  @Override
+  public DataFrame touch(Object hint) {
+    super.touch(hint);
+    return this;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof DataFrame other
+        && requestId == other.requestId
+        && response == other.response
+        && end == other.end
+        && content().equals(other.content());
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(requestId) * 31 + content().hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "DataFrame[requestId=" + requestId + ", response=" + response + ", end=" + end
+        + ", bytes=" + content().readableBytes() + "]";
+  }
+}

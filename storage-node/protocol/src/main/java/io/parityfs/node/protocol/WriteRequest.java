@@ -1,0 +1,57 @@
+package io.parityfs.node.protocol;
+
+import java.util.Objects;
+
+/**
+ * WRITE: opens a write stream. Header, 46 bytes: target (16), fileId u64, chunkIndex u32, mode u8
+ * ({@link WriteMode#code()}), write flags u8 (bit0 {@link #SYNC}), offset i64, total length i64
+ * (-1 when not known up front). No payload; the frame carries MORE. The data follows in
+ * {@link DataFrame}s with the same request id, the last with END; the node answers with one
+ * {@link WriteResponse} after the END, or with an {@link ErrorResponse} at any time (after which
+ * it discards the request's remaining DATA frames). The new version becomes visible atomically at
+ * the END; a stream that stops before END (the connection closes) leaves the chunk as it was.
+ *
+ * @param offset see {@link WriteMode}: 0 for CREATE and REPLACE; -1 allowed for APPEND only
+ * @param totalLength the number of data bytes that will follow, or -1; when given, the node refuses
+ *     a stream of another length with INVALID_ARGUMENT
+ */
+public record WriteRequest(
+    long requestId,
+    TargetId target,
+    ChunkId chunk,
+    WriteMode mode,
+    int writeFlags,
+    long offset,
+    long totalLength)
+    implements Request {
+  /** Make the new version durable before answering. */
+  public static final int SYNC = 1;
+  static final int KNOWN_WRITE_FLAGS = SYNC;
+
+  public WriteRequest {
+    Checks.target(target);
+    Objects.requireNonNull(chunk, "chunk");
+    Objects.requireNonNull(mode, "mode");
+    if ((writeFlags & ~KNOWN_WRITE_FLAGS) != 0) {
+      throw new IllegalArgumentException("writeFlags (" + writeFlags + ") has unknown bits");
+    }
+    if (mode == WriteMode.APPEND ? offset < -1 : offset < 0) {
+      throw new IllegalArgumentException("offset (" + offset + ") out of range for " + mode);
+    }
+    if ((mode == WriteMode.CREATE || mode == WriteMode.REPLACE) && offset != 0) {
+      throw new IllegalArgumentException("offset (" + offset + ") must be 0 for " + mode);
+    }
+    if (totalLength < -1) {
+      throw new IllegalArgumentException("totalLength (" + totalLength + ") must be >= -1");
+    }
+  }
+
+  public boolean sync() {
+    return (writeFlags & SYNC) != 0;
+  }
+
+  @Override
+  public Opcode opcode() {
+    return Opcode.WRITE;
+  }
+}
