@@ -16,7 +16,7 @@ import java.util.Locale;
  *   --size N            user bytes on disk (default 4g; suffix k, m, g)
  *   --tmpfs-size N      user bytes on tmpfs (default 2g)
  *   --object-size N     bytes per object (default 64m, the array's maximum object size)
- *   --concurrency N     caller threads writing or reading objects at once (default 4)
+ *   --concurrency N     caller threads writing or reading objects at once (default 8)
  *   --raw-depth N       1 MiB requests in flight per raw baseline file (default 4: the store's
  *                       threads per drive)
  *   --read-chunk N      bytes per sequential read call (default 4m: k x 1 MiB)
@@ -58,7 +58,7 @@ record ArrayBenchOptions(
     long size = quick ? 256L << 20 : 4L << 30;
     long tmpfsSize = quick ? 128L << 20 : 2L << 30;
     long objectSize = 64L << 20;
-    int concurrency = 4;
+    int concurrency = 8;
     int rawDepth = StoreOptions.DEFAULTS.threadsPerDrive();
     long readChunk = 4L << 20;
     int reps = quick ? 1 : 3;
