@@ -39,13 +39,16 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
     return channel;
   }
 
+  /** Set when the connection is being closed after a timeout: no new request may use it. */
+  private volatile boolean retired;
+
   int inFlight() {
     return calls.size();
   }
 
   boolean isUsable() {
     Channel ch = channel;
-    return ch != null && ch.isActive();
+    return ch != null && ch.isActive() && !retired;
   }
 
   /** Adds a call; returns its request id. */
@@ -121,6 +124,9 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
       call.touch();
       scheduleTimeout(id, call, timeoutNanos);
     } else if (idle >= timeoutNanos) {
+      // Retired before the caller hears of the timeout, so that its next request cannot be
+      // handed this connection while it is closing (it would fail UNAVAILABLE, not be retried).
+      retired = true;
       forget(id).ifPresent(c -> c.fail(new NodeException(Status.TIMEOUT,
           "no answer from " + node + " in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms")));
       // The state of the conversation is unknown now: start afresh on another connection.
