@@ -1,0 +1,30 @@
+package io.parityfs.meta;
+
+/**
+ * What a stat or a listing returns about one inode, read in one ZooKeeper read (the attributes
+ * live in the directory entry).
+ *
+ * @param path absolute, normalised path
+ * @param id inode id; for files the storage-side file id (&lt; 2^40); never reused
+ * @param type file or directory
+ * @param length file length in bytes (0 for directories)
+ * @param version file content version: 0 at create, +1 on each length update (0 for directories)
+ * @param modificationTime milliseconds since the epoch
+ * @param accessTime milliseconds since the epoch
+ * @param owner owner name (stored only: permission checks are a later slice)
+ * @param group group name
+ * @param permission POSIX mode bits, 0..07777
+ * @param layout a file's layout; a directory's default layout for new children
+ */
+public record FileStatus(String path, long id, FileType type, long length, long version,
+    long modificationTime, long accessTime, String owner, String group, int permission,
+    Layout layout) {
+
+  public boolean isDirectory() {
+    return type == FileType.DIRECTORY;
+  }
+
+  public boolean isFile() {
+    return type == FileType.FILE;
+  }
+}

@@ -1,0 +1,66 @@
+package io.parityfs.meta;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How a file's bytes are laid out over storage targets: chunk {@code i} of a file lives on
+ * {@code targets.get(i % stripeCount)} as chunk {@code (fileId, i)}, protected inside that
+ * target's node by its {@code protection} scheme.
+ *
+ * <p>On a directory this is the default layout that new files and subdirectories inherit (its
+ * target list is then usually empty: targets are chosen per file by placement, a later slice).
+ *
+ * @param chunkSize bytes per chunk: a multiple of 4096 in [4 KiB, 1 GiB]
+ * @param stripeCount targets a file is striped over, in [1, 1024]
+ * @param targets target ids (at most {@code stripeCount}; empty until placement chose them)
+ * @param protection the node-level scheme: {@code raid5:K+1}, {@code raid6:K+2}, {@code rs:K+M},
+ *     {@code mirror:N} or {@code none}
+ * @param mirrorCount copies across nodes, reserved for node-level redundancy (0 = none), in [0, 8]
+ */
+public record Layout(long chunkSize, int stripeCount, List<String> targets, String protection,
+    int mirrorCount) {
+  private static final Pattern PROTECTION =
+      Pattern.compile("none|raid5:[1-9][0-9]?\\+1|raid6:[1-9][0-9]?\\+2|rs:[1-9][0-9]?\\+[1-9][0-9]?"
+          + "|mirror:[1-9]");
+  private static final int MAX_TARGET_ID = 128;
+
+  /** 8 MiB chunks over 4 targets, RAID-6 4+2 inside each node, no mirror. */
+  public static final Layout DEFAULT = new Layout(8L << 20, 4, List.of(), "raid6:4+2", 0);
+
+  public Layout {
+    Objects.requireNonNull(targets, "targets");
+    Objects.requireNonNull(protection, "protection");
+    if (chunkSize < 4096 || chunkSize > (1L << 30) || chunkSize % 4096 != 0) {
+      throw new IllegalArgumentException(
+          "chunkSize (" + chunkSize + ") must be a multiple of 4096 in [4096, 2^30]");
+    }
+    if (stripeCount < 1 || stripeCount > 1024) {
+      throw new IllegalArgumentException("stripeCount (" + stripeCount + ") must be in [1, 1024]");
+    }
+    if (targets.size() > stripeCount) {
+      throw new IllegalArgumentException("targets (" + targets.size()
+          + ") must be at most stripeCount (" + stripeCount + ")");
+    }
+    for (String t : targets) {
+      if (t == null || t.isEmpty() || t.length() > MAX_TARGET_ID) {
+        throw new IllegalArgumentException("target id (" + t + ") must be 1.."
+            + MAX_TARGET_ID + " characters");
+      }
+    }
+    if (!PROTECTION.matcher(protection).matches()) {
+      throw new IllegalArgumentException("protection (" + protection
+          + ") must be none, raid5:K+1, raid6:K+2, rs:K+M or mirror:N");
+    }
+    if (mirrorCount < 0 || mirrorCount > 8) {
+      throw new IllegalArgumentException("mirrorCount (" + mirrorCount + ") must be in [0, 8]");
+    }
+    targets = List.copyOf(targets);
+  }
+
+  /** This layout with another target list (what placement fills in at create). */
+  public Layout withTargets(List<String> newTargets) {
+    return new Layout(chunkSize, stripeCount, newTargets, protection, mirrorCount);
+  }
+}

@@ -1,0 +1,860 @@
+package io.parityfs.meta;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.Closeable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The ParityFS namespace, stored in ZooKeeper through a caller-owned, started {@link
+ * CuratorFramework} (its namespace/chroot and retry policy apply). See {@code docs/metadata.md}
+ * for the znode layout ({@link ZNodes}), the transactions of each operation and the consistency
+ * guarantees; in short:
+ *
+ * <ul>
+ *   <li>every mutation is one ZooKeeper {@code multi} guarded by the znode versions it read, so
+ *       it is atomic and linearizable, and concurrent mutations never lose one another's effect
+ *       (a refused {@code multi} is re-evaluated from fresh reads, at most {@code maxRetries}
+ *       times, then CONFLICT);
+ *   <li>rename of a file or of a directory of any size is one {@code multi}: delete the entry
+ *       znode, create it under the new name, and check the versions of both ancestor chains
+ *       (which also makes concurrent renames unable to create a cycle);
+ *   <li>reads are ZooKeeper reads through this client's session: they see every write this
+ *       session made, and may lag other sessions' writes by the follower's replication delay
+ *       (call {@link #sync()} first to see everything committed before it);
+ *   <li>permission bits and owners are stored, not checked (a later slice).
+ * </ul>
+ *
+ * Errors are {@link NamespaceException} with a {@link NamespaceStatus}; caller mistakes
+ * (negative length, bad page size, bad xattr name) are {@link IllegalArgumentException}.
+ * Thread-safe. {@link #close()} does not close the Curator client.
+ */
+public final class Namespace implements Closeable {
+  private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Set<String> XATTR_NAMESPACES =
+      Set.of("user.", "trusted.", "security.", "system.", "raw.");
+
+  private final NamespaceConfig config;
+  private final Zk zk;
+  private final CuratorFramework client;
+  private final ZNodes zn;
+  private final IdAllocator ids;
+  private final int rootBuckets;
+  private final DirectoryLister lister;
+  private final SubtreePurger purger;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private Namespace(CuratorFramework client, NamespaceConfig config, int rootBuckets) {
+    this.config = config;
+    this.client = client;
+    this.zk = new Zk(client);
+    this.zn = new ZNodes(config.root());
+    this.ids = new IdAllocator(client, zn.ids, config.idBlock(), config.maxRetries());
+    this.rootBuckets = rootBuckets;
+    this.lister = new DirectoryLister(zk, zn);
+    this.purger = new SubtreePurger(zk, zn);
+  }
+
+  /**
+   * Opens the namespace under {@code config.root()}, formatting it first if it does not exist
+   * (one {@code multi}; concurrent openers agree on one format).
+   *
+   * @param client a started Curator client; the caller keeps ownership
+   */
+  public static Namespace open(CuratorFramework client, NamespaceConfig config)
+      throws NamespaceException {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(config, "config");
+    if (client.getState() != CuratorFrameworkState.STARTED) {
+      throw new IllegalStateException("the Curator client must be started");
+    }
+    ZNodes zn = new ZNodes(config.root());
+    try {
+      if (client.checkExists().forPath(zn.root) == null) {
+        format(client, config, zn);
+      }
+      byte[] rootData = client.getData().forPath(zn.rootInode);
+      Inode root = InodeCodec.decode(rootData, "/");
+      Map<?, ?> format = JSON.readValue(client.getData().forPath(zn.root), Map.class);
+      if (!Integer.valueOf(1).equals(format.get("schema"))) {
+        throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root,
+            "namespace format " + format + " is not schema 1");
+      }
+      return new Namespace(client, config, root.buckets());
+    } catch (NamespaceException e) {
+      throw e;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root, "unreadable format record",
+          e);
+    } catch (Exception e) {
+      throw Zk.failure(zn.root, "opening the namespace", e);
+    }
+  }
+
+  private static void format(CuratorFramework client, NamespaceConfig config, ZNodes zn)
+      throws Exception {
+    String parent = zn.root.substring(0, zn.root.lastIndexOf('/'));
+    if (!parent.isEmpty()) {
+      try {
+        client.create().creatingParentsIfNeeded().forPath(parent);
+      } catch (KeeperException.NodeExistsException e) {
+        // the storage nodes' /parityfs, or another opener's
+      }
+    }
+    long now = System.currentTimeMillis();
+    Inode root = Inode.newDirectory(ZNodes.ROOT_ID, now, CreateOptions.directory(),
+        config.rootLayout(), config.bucketsPerDirectory());
+    List<CuratorOp> ops = new ArrayList<>();
+    ops.add(client.transactionOp().create().forPath(zn.root, JSON.writeValueAsBytes(
+        Map.of("schema", 1, "rootId", ZNodes.ROOT_ID, "shards", ZNodes.SHARDS))));
+    ops.add(client.transactionOp().create().forPath(zn.ids,
+        Long.toString(ZNodes.ROOT_ID + 1).getBytes(StandardCharsets.US_ASCII)));
+    ops.add(client.transactionOp().create().forPath(zn.rootInode, InodeCodec.encode(root)));
+    ops.add(client.transactionOp().create().forPath(zn.dirs, new byte[0]));
+    ops.add(client.transactionOp().create().forPath(zn.trash, new byte[0]));
+    for (int i = 0; i < ZNodes.SHARDS; i++) {
+      ops.add(client.transactionOp().create().forPath(zn.shard(i), new byte[0]));
+    }
+    ops.add(client.transactionOp().create().forPath(zn.container(ZNodes.ROOT_ID), new byte[0]));
+    try {
+      client.transaction().forOperations(ops);
+      LOG.log(System.Logger.Level.INFO, "namespace formatted at {0}", zn.root);
+    } catch (KeeperException.NodeExistsException e) {
+      // formatted concurrently by another client (or by our own retried attempt)
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** The status of a path. */
+  public FileStatus getStatus(String path) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    return find(comps, Names.join(comps)).inode().status(Names.join(comps));
+  }
+
+  /** Whether the path exists. */
+  public boolean exists(String path) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    return comps.isEmpty() || walk(comps).size() == comps.size();
+  }
+
+  /**
+   * One page of a directory's entries, sorted by name (UTF-8 byte order), after the cursor.
+   * A file lists as itself (first page only), as Hadoop's {@code listStatus} does.
+   *
+   * <p>Cost: one {@code getChildren} of the directory and one per non-empty bucket (in
+   * parallel), then one {@code getData} per entry of the page (in parallel). Pages are
+   * independent reads: an entry created or deleted during a listing may or may not appear,
+   * and no entry that exists throughout the listing is missed or returned twice.
+   *
+   * @param after the cursor: the last name of the previous page, or null for the first page
+   * @param limit the page size, 1..{@code maxPageSize}
+   */
+  public DirectoryPage list(String path, String after, int limit) throws NamespaceException {
+    if (limit < 1 || limit > config.maxPageSize()) {
+      throw new IllegalArgumentException("limit (" + limit + ") must be in [1, "
+          + config.maxPageSize() + "]");
+    }
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    Entry dir = find(comps, p);
+    if (!dir.isDirectory()) {
+      return new DirectoryPage(after == null ? List.of(dir.inode().status(p)) : List.of(), null);
+    }
+    return lister.page(dir, after, limit);
+  }
+
+  /** Every entry of a directory (pages of {@code maxPageSize}); for small directories and tests. */
+  public List<FileStatus> listAll(String path) throws NamespaceException {
+    List<FileStatus> out = new ArrayList<>();
+    String cursor = null;
+    do {
+      DirectoryPage page = list(path, cursor, config.maxPageSize());
+      out.addAll(page.entries());
+      cursor = page.next();
+    } while (cursor != null);
+    return out;
+  }
+
+  /** The extended attributes of a path, by name. */
+  public Map<String, byte[]> getXAttrs(String path) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    Map<String, byte[]> out = new LinkedHashMap<>();
+    find(comps, Names.join(comps)).inode().xattrs().forEach((k, v) -> out.put(k, v.clone()));
+    return out;
+  }
+
+  /** One extended attribute; NOT_FOUND if the path or the attribute does not exist. */
+  public byte[] getXAttr(String path, String name) throws NamespaceException {
+    checkXAttrName(name);
+    byte[] v = getXAttrs(path).get(name);
+    if (v == null) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "no xattr " + name);
+    }
+    return v;
+  }
+
+  /**
+   * Waits until this session has seen every write committed before the call (ZooKeeper {@code
+   * sync}); reads after it are as fresh as a write.
+   */
+  public void sync() throws NamespaceException {
+    try {
+      client.sync().forPath(zn.root);
+    } catch (Exception e) {
+      throw Zk.failure(zn.root, "sync", e);
+    }
+  }
+
+  // ---------------------------------------------------------------- creates
+
+  /** {@link #mkdirs(String, CreateOptions)} with {@link CreateOptions#directory()}. */
+  public boolean mkdirs(String path) throws NamespaceException {
+    return mkdirs(path, CreateOptions.directory());
+  }
+
+  /**
+   * Makes a directory and its missing parents, each with one {@code multi} (check the parent's
+   * container, create the entry, create the new directory's container). Succeeds (true) when the
+   * directory already exists; ALREADY_EXISTS when the path is a file, PARENT_NOT_DIRECTORY when
+   * an ancestor is. A new directory's default layout is {@code options.layout()} or its
+   * parent's; its parents inherit their parent's.
+   */
+  public boolean mkdirs(String path, CreateOptions options) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    int failures = 0;
+    while (true) {
+      List<Entry> walk = walk(comps);
+      if (!walk.isEmpty() && !walk.get(walk.size() - 1).isDirectory()) {
+        Entry file = walk.get(walk.size() - 1);
+        throw new NamespaceException(walk.size() == comps.size()
+            ? NamespaceStatus.ALREADY_EXISTS : NamespaceStatus.PARENT_NOT_DIRECTORY,
+            file.path(), "is a file");
+      }
+      if (walk.size() == comps.size()) {
+        return true;
+      }
+      Entry parent = walk.isEmpty() ? readRoot() : walk.get(walk.size() - 1);
+      int i = walk.size();
+      boolean last = i == comps.size() - 1;
+      Layout layout = last && options.layout() != null ? options.layout()
+          : parent.inode().layout();
+      // each level made is progress; the next walk finds it (or whoever raced us to it)
+      Inode made = createChild(parent, comps.get(i), Names.child(parent.path(), comps.get(i)),
+          id -> Inode.newDirectory(id, System.currentTimeMillis(), options, layout,
+              config.bucketsPerDirectory()), null);
+      if (made == null && ++failures >= config.maxRetries()) {
+        throw conflict(p);
+      }
+    }
+  }
+
+  /**
+   * Creates a file (one {@code multi}: check the parent's container, create the entry; with
+   * overwrite of an existing file also delete the old entry in the same {@code multi}, giving
+   * the new file a new id). ALREADY_EXISTS when the path is a directory, or a file and not
+   * overwrite; NOT_FOUND when the parent is missing and not {@code createParents};
+   * PARENT_NOT_DIRECTORY when an ancestor is a file. The layout is {@code options.layout()} or
+   * the parent directory's default.
+   */
+  public FileStatus create(String path, CreateOptions options) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    if (comps.isEmpty()) {
+      throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, "is a directory");
+    }
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      List<Entry> walk = walk(comps);
+      int n = comps.size();
+      if (walk.size() < n - 1 || (walk.size() == n - 1 && n > 1
+          && !walk.get(n - 2).isDirectory())) {
+        Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
+        if (lastFound != null && !lastFound.isDirectory()) {
+          throw new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, lastFound.path(),
+              "is a file");
+        }
+        String parentPath = Names.join(comps.subList(0, n - 1));
+        if (!options.createParents()) {
+          throw new NamespaceException(NamespaceStatus.NOT_FOUND, parentPath,
+              "parent directory does not exist");
+        }
+        mkdirs(parentPath, CreateOptions.directory().withOwner(options.owner(), options.group()));
+        continue;
+      }
+      Entry parent = n == 1 ? readRoot() : walk.get(n - 2);
+      Entry existing = walk.size() == n ? walk.get(n - 1) : null;
+      if (existing != null && (existing.isDirectory() || !options.overwrite())) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p,
+            existing.isDirectory() ? "is a directory" : "file exists");
+      }
+      Layout layout = options.layout() != null ? options.layout() : parent.inode().layout();
+      Inode made = createChild(parent, comps.get(n - 1), p,
+          id -> Inode.newFile(id, System.currentTimeMillis(), options, layout), existing);
+      if (made != null) {
+        return made.status(p);
+      }
+    }
+    throw conflict(p);
+  }
+
+  /**
+   * Creates one entry in {@code parent}, replacing {@code existing} if given.
+   *
+   * @return the inode made, or null when the caller should re-walk and try again
+   */
+  private Inode createChild(Entry parent, String name, String path,
+      java.util.function.LongFunction<Inode> make, Entry existing) throws NamespaceException {
+    long dirId = parent.inode().id();
+    int buckets = parent.inode().buckets();
+    long id = ids.next();
+    Inode inode = make.apply(id);
+    String entry = zn.entry(dirId, buckets, name);
+    List<Op> ops = new ArrayList<>();
+    ops.add(zk.check(zn.container(dirId), 0));
+    if (existing != null) {
+      ops.add(zk.delete(existing.znode(), existing.zkVersion()));
+    }
+    int createAt = ops.size();
+    ops.add(zk.create(entry, InodeCodec.encode(inode)));
+    if (inode.isDirectory()) {
+      ops.add(zk.create(zn.container(id), new byte[0]));
+    }
+    Zk.Failure f = zk.multi(ops, () -> {
+      Entry now = read(dirId, buckets, name, path);
+      return now != null && now.inode().id() == id;
+    }, path);
+    if (f == null) {
+      return inode;
+    }
+    if (f.index() == createAt && f.code() == KeeperException.Code.NONODE) {
+      ensureBucket(zn.bucket(dirId, name, buckets));
+    }
+    return null; // parent gone or detached, entry raced: the re-walk decides
+  }
+
+  private void ensureBucket(String bucket) throws NamespaceException {
+    try {
+      client.create().forPath(bucket);
+    } catch (KeeperException.NodeExistsException | KeeperException.NoNodeException e) {
+      // made concurrently; or the directory is gone, which the next walk reports
+    } catch (Exception e) {
+      throw Zk.failure(bucket, "creating an entry bucket", e);
+    }
+  }
+
+  // ---------------------------------------------------------------- delete
+
+  /**
+   * Deletes a file, or a directory: an empty one (or non-recursive) in one {@code multi} that
+   * also removes its container and buckets (NOT_EMPTY if it has entries and not {@code
+   * recursive}); a non-empty one recursively by detaching it in one {@code multi} (delete its
+   * entry, mark its container, add a trash marker) and then deleting the detached subtree
+   * (see {@link #purgeTrash()} for what a crash leaves).
+   *
+   * @return false when the path does not exist, and for the root, which is never deleted
+   */
+  public boolean delete(String path, boolean recursive) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    if (comps.isEmpty()) {
+      return false;
+    }
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      List<Entry> walk = walk(comps);
+      if (walk.size() < comps.size()) {
+        return false;
+      }
+      Entry e = walk.get(walk.size() - 1);
+      long id = e.inode().id();
+      Zk.Applied gone = () -> {
+        Entry now = read(e.parentId(), parentBuckets(walk), comps.get(comps.size() - 1), p);
+        return now == null || now.inode().id() != id;
+      };
+      if (!e.isDirectory()) {
+        if (zk.multi(List.of(zk.check(zn.container(e.parentId()), 0),
+            zk.delete(e.znode(), e.zkVersion())), gone, p) == null) {
+          return true;
+        }
+        continue;
+      }
+      String container = zn.container(id);
+      List<String> bucketNames = children(container);
+      List<Op> ops = new ArrayList<>();
+      ops.add(zk.delete(e.znode(), e.zkVersion()));
+      for (String b : bucketNames) {
+        ops.add(zk.delete(container + "/" + b, -1));
+      }
+      ops.add(zk.delete(container, 0));
+      Zk.Failure f = zk.multi(ops, gone, p);
+      if (f == null) {
+        return true;
+      }
+      boolean bucketNotEmpty = f.code() == KeeperException.Code.NOTEMPTY
+          && f.index() > 0 && f.index() < ops.size() - 1;
+      if (!bucketNotEmpty) {
+        continue; // changed under us (or a new bucket appeared): look again
+      }
+      if (!recursive) {
+        throw new NamespaceException(NamespaceStatus.NOT_EMPTY, p, "directory is not empty");
+      }
+      byte[] marker = marker(id, p);
+      if (zk.multi(List.of(zk.delete(e.znode(), e.zkVersion()),
+          zk.setData(container, marker, 0),
+          zk.create(zn.trashMarker(id), marker)), gone, p) != null) {
+        continue;
+      }
+      LOG.log(System.Logger.Level.INFO, "deleting {0} (directory {1}): detached",
+          p, ZNodes.hexId(id));
+      purger.purge(id);
+      return true;
+    }
+    throw conflict(p);
+  }
+
+  /**
+   * Finishes deleting every detached directory whose trash marker is still there (a delete that
+   * crashed after detaching). Safe to run concurrently with anything, by any number of clients.
+   *
+   * @return how many detached directories were finished
+   */
+  public int purgeTrash() throws NamespaceException {
+    int done = 0;
+    for (String hex : children(zn.trash)) {
+      purger.purge(Long.parseLong(hex, 16));
+      done++;
+    }
+    return done;
+  }
+
+  private int parentBuckets(List<Entry> walk) throws NamespaceException {
+    return walk.size() == 1 ? rootBuckets : walk.get(walk.size() - 2).inode().buckets();
+  }
+
+  private static byte[] marker(long id, String path) {
+    try {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("schema", 1);
+      m.put("id", id);
+      m.put("path", path);
+      m.put("detachedMillis", System.currentTimeMillis());
+      return JSON.writeValueAsBytes(m);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- rename
+
+  /**
+   * Renames (moves) a file or a directory of any size in one {@code multi}: check the versions
+   * of every ancestor entry of the source and of the destination's parent (and their
+   * containers), delete the source entry, create the destination entry with the same inode.
+   *
+   * <p>Semantics ({@code filesystem.md}, HDFS's choices where it allows several):
+   * <ul>
+   *   <li>source missing: NOT_FOUND; source is the root: INVALID_RENAME;
+   *   <li>destination is the source (or, after moving into a directory, ends up being it): no-op;
+   *   <li>destination is an existing directory: the source moves into it under its own name;
+   *       ALREADY_EXISTS if that name is taken;
+   *   <li>destination is an existing file: ALREADY_EXISTS (Hadoop returns false);
+   *   <li>destination inside the source: INVALID_RENAME;
+   *   <li>destination's parent missing: NOT_FOUND; a file: PARENT_NOT_DIRECTORY.
+   * </ul>
+   *
+   * @return the final path of the source
+   */
+  public String rename(String src, String dst) throws NamespaceException {
+    List<String> s = Names.split(src);
+    List<String> d = Names.split(dst);
+    String sp = Names.join(s);
+    if (s.isEmpty()) {
+      throw new NamespaceException(NamespaceStatus.INVALID_RENAME, sp, "cannot rename the root");
+    }
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      List<Entry> sw = walk(s);
+      if (sw.size() < s.size()) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, sp, "rename source not found");
+      }
+      Entry source = sw.get(sw.size() - 1);
+      if (d.equals(s)) {
+        return sp;
+      }
+      if (isPrefix(s, d)) {
+        throw new NamespaceException(NamespaceStatus.INVALID_RENAME, Names.join(d),
+            "cannot move " + sp + " into itself");
+      }
+      List<Entry> dw = walk(d);
+      List<String> target;
+      List<Entry> parentChain; // the destination parent's chain, root excluded
+      if (dw.size() == d.size() && !d.isEmpty() && !dw.get(dw.size() - 1).isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, Names.join(d),
+            "rename destination is a file");
+      }
+      if (dw.size() == d.size()) {
+        target = new ArrayList<>(d);
+        target.add(s.get(s.size() - 1));
+        if (target.equals(s)) {
+          return sp;
+        }
+        parentChain = dw;
+      } else {
+        target = d;
+        if (dw.size() < d.size() - 1 || (!dw.isEmpty() && !dw.get(dw.size() - 1).isDirectory())) {
+          Entry lastFound = dw.isEmpty() ? null : dw.get(dw.size() - 1);
+          if (lastFound != null && !lastFound.isDirectory()) {
+            throw new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, lastFound.path(),
+                "is a file");
+          }
+          throw new NamespaceException(NamespaceStatus.NOT_FOUND,
+              Names.join(d.subList(0, d.size() - 1)), "rename destination's parent not found");
+        }
+        parentChain = dw;
+      }
+      for (Entry a : parentChain) {
+        if (a.inode().id() == source.inode().id()) {
+          throw new NamespaceException(NamespaceStatus.INVALID_RENAME, Names.join(d),
+              "cannot move " + sp + " into itself");
+        }
+      }
+      String tp = Names.join(target);
+      String name = target.get(target.size() - 1);
+      long dstDir = parentChain.isEmpty() ? ZNodes.ROOT_ID
+          : parentChain.get(parentChain.size() - 1).inode().id();
+      int dstBuckets = parentChain.isEmpty() ? rootBuckets
+          : parentChain.get(parentChain.size() - 1).inode().buckets();
+      if (target != d && read(dstDir, dstBuckets, name, tp) != null) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, tp,
+            "rename destination exists");
+      }
+      String newEntry = zn.entry(dstDir, dstBuckets, name);
+      Set<String> checked = new LinkedHashSet<>();
+      List<Op> ops = new ArrayList<>();
+      for (Entry a : sw.subList(0, sw.size() - 1)) {
+        if (checked.add(a.znode())) {
+          ops.add(zk.check(a.znode(), a.zkVersion()));
+        }
+      }
+      for (Entry a : parentChain) {
+        if (checked.add(a.znode())) {
+          ops.add(zk.check(a.znode(), a.zkVersion()));
+        }
+      }
+      for (String c : List.of(zn.container(source.parentId()), zn.container(dstDir))) {
+        if (checked.add(c)) {
+          ops.add(zk.check(c, 0));
+        }
+      }
+      ops.add(zk.delete(source.znode(), source.zkVersion()));
+      int createAt = ops.size();
+      ops.add(zk.create(newEntry, InodeCodec.encode(source.inode())));
+      long id = source.inode().id();
+      int srcBuckets = sw.size() == 1 ? rootBuckets : sw.get(sw.size() - 2).inode().buckets();
+      Zk.Failure f = zk.multi(ops, () -> {
+        Entry atSource = read(source.parentId(), srcBuckets, s.get(s.size() - 1), sp);
+        Entry atTarget = read(dstDir, dstBuckets, name, tp);
+        return (atSource == null || atSource.inode().id() != id)
+            && atTarget != null && atTarget.inode().id() == id;
+      }, sp);
+      if (f == null) {
+        return tp;
+      }
+      if (f.index() == createAt && f.code() == KeeperException.Code.NONODE) {
+        ensureBucket(zn.bucket(dstDir, name, dstBuckets));
+      }
+    }
+    throw conflict(sp);
+  }
+
+  private static boolean isPrefix(List<String> prefix, List<String> of) {
+    return of.size() > prefix.size() && of.subList(0, prefix.size()).equals(prefix);
+  }
+
+  // ---------------------------------------------------------------- attribute updates
+
+  /**
+   * Sets the times; -1 leaves a time unchanged. One versioned {@code setData} of the entry.
+   */
+  public FileStatus setTimes(String path, long mtime, long atime) throws NamespaceException {
+    if (mtime < -1 || atime < -1) {
+      throw new IllegalArgumentException("times (" + mtime + ", " + atime + ") must be >= -1");
+    }
+    return update(path, i -> i.withTimes(mtime == -1 ? i.mtime() : mtime,
+        atime == -1 ? i.atime() : atime));
+  }
+
+  /** Sets the mode bits (0..07777); stored, not enforced. */
+  public FileStatus setPermission(String path, int permission) throws NamespaceException {
+    if (permission < 0 || permission > 07777) {
+      throw new IllegalArgumentException("permission (" + Integer.toOctalString(permission)
+          + ") must be in 0..07777");
+    }
+    return update(path, i -> i.withPermission(permission));
+  }
+
+  /** Sets the owner and/or group; null leaves one unchanged. */
+  public FileStatus setOwner(String path, String owner, String group)
+      throws NamespaceException {
+    for (String v : Arrays.asList(owner, group)) {
+      if (v != null && (v.isEmpty() || v.length() > 256)) {
+        throw new IllegalArgumentException("owner/group (" + v + ") must be 1..256 characters");
+      }
+    }
+    return update(path, i -> i.withOwner(owner == null ? i.owner() : owner,
+        group == null ? i.group() : group));
+  }
+
+  /**
+   * Sets a directory's default layout (what new children inherit; existing files keep theirs),
+   * or the layout of a file that has no data yet (length and version 0), such as placement's
+   * target list right after create. IS_A_DIRECTORY is never thrown here; a file with data:
+   * CONFLICT.
+   */
+  public FileStatus setLayout(String path, Layout layout) throws NamespaceException {
+    Objects.requireNonNull(layout, "layout");
+    return update(path, i -> {
+      if (!i.isDirectory() && (i.length() != 0 || i.version() != 0)) {
+        throw new NamespaceException(NamespaceStatus.CONFLICT, path,
+            "the layout of a file with data cannot change");
+      }
+      return i.withLayout(layout);
+    });
+  }
+
+  /**
+   * Sets a file's length and increments its version, if its id is {@code fileId} (the file was
+   * not replaced) and its version is {@code expectedVersion} (-1: any). What a writer commits
+   * when it closes or syncs; the version check makes a retried commit land once.
+   *
+   * @throws NamespaceException NOT_FOUND (also when the id differs), IS_A_DIRECTORY, CONFLICT
+   *     when the version is not the expected one
+   */
+  public FileStatus setLength(String path, long fileId, long expectedVersion, long length)
+      throws NamespaceException {
+    if (length < 0) {
+      throw new IllegalArgumentException("length (" + length + ") must be >= 0");
+    }
+    return update(path, i -> {
+      if (i.isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, path, "not a file");
+      }
+      if (i.id() != fileId) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path,
+            "file " + fileId + " was replaced by " + i.id());
+      }
+      if (expectedVersion != -1 && i.version() != expectedVersion) {
+        throw new NamespaceException(NamespaceStatus.CONFLICT, path, "version is " + i.version()
+            + ", expected " + expectedVersion);
+      }
+      return i.withLength(length);
+    });
+  }
+
+  /** Sets one extended attribute ({@code user.}, {@code trusted.}, ... namespaces). */
+  public FileStatus setXAttr(String path, String name, byte[] value, XAttrMode mode)
+      throws NamespaceException {
+    checkXAttrName(name);
+    Objects.requireNonNull(value, "value");
+    Objects.requireNonNull(mode, "mode");
+    byte[] copy = value.clone();
+    return update(path, i -> {
+      boolean present = i.xattrs().containsKey(name);
+      if (present && mode == XAttrMode.CREATE) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, path, "xattr " + name
+            + " exists");
+      }
+      if (!present && mode == XAttrMode.REPLACE) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "no xattr " + name);
+      }
+      Map<String, byte[]> m = new TreeMap<>(i.xattrs());
+      m.put(name, copy);
+      checkXAttrSize(m, path);
+      return i.withXAttrs(m);
+    });
+  }
+
+  /** Removes one extended attribute; NOT_FOUND if it does not exist. */
+  public FileStatus removeXAttr(String path, String name) throws NamespaceException {
+    checkXAttrName(name);
+    return update(path, i -> {
+      if (!i.xattrs().containsKey(name)) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "no xattr " + name);
+      }
+      Map<String, byte[]> m = new TreeMap<>(i.xattrs());
+      m.remove(name);
+      return i.withXAttrs(m);
+    });
+  }
+
+  private static void checkXAttrName(String name) {
+    Objects.requireNonNull(name, "xattr name");
+    int dot = name.indexOf('.');
+    if (dot < 0 || !XATTR_NAMESPACES.contains(name.substring(0, dot + 1))
+        || name.length() == dot + 1 || name.getBytes(StandardCharsets.UTF_8).length > 255) {
+      throw new IllegalArgumentException("xattr name (" + name + ") must be 'user.', 'trusted.',"
+          + " 'security.', 'system.' or 'raw.' followed by a name, at most 255 bytes");
+    }
+  }
+
+  private static void checkXAttrSize(Map<String, byte[]> m, String path)
+      throws NamespaceException {
+    if (m.size() > InodeCodec.MAX_XATTRS) {
+      throw new NamespaceException(NamespaceStatus.TOO_LARGE, path,
+          "more than " + InodeCodec.MAX_XATTRS + " xattrs");
+    }
+    long bytes = 0;
+    for (Map.Entry<String, byte[]> e : m.entrySet()) {
+      bytes += e.getKey().getBytes(StandardCharsets.UTF_8).length + e.getValue().length;
+    }
+    if (bytes > InodeCodec.MAX_XATTR_BYTES) {
+      throw new NamespaceException(NamespaceStatus.TOO_LARGE, path, "xattrs total " + bytes
+          + " bytes, more than " + InodeCodec.MAX_XATTR_BYTES);
+    }
+  }
+
+  /** A change of one inode's record. */
+  @FunctionalInterface
+  private interface Change {
+    Inode apply(Inode current) throws NamespaceException;
+  }
+
+  /** Read, change, versioned write; re-read and re-apply on a version conflict. */
+  private FileStatus update(String path, Change change) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      Entry e = find(comps, p);
+      Inode next = change.apply(e.inode());
+      byte[] data = InodeCodec.encode(next);
+      if (data.length > InodeCodec.MAX_BYTES) {
+        throw new NamespaceException(NamespaceStatus.TOO_LARGE, p, "inode record of "
+            + data.length + " bytes, more than " + InodeCodec.MAX_BYTES);
+      }
+      int expected = e.zkVersion();
+      Zk.Failure f = zk.multi(List.of(zk.setData(e.znode(), data, expected)), () -> {
+        Stat stat = new Stat();
+        byte[] now = client.getData().storingStatIn(stat).forPath(e.znode());
+        return stat.getVersion() == expected + 1 && Arrays.equals(now, data);
+      }, p);
+      if (f == null) {
+        return next.status(p);
+      }
+    }
+    throw conflict(p);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Marks this namespace closed; the Curator client stays open (the caller owns it). */
+  @Override
+  public void close() {
+    closed.set(true);
+  }
+
+  /** The settings this namespace was opened with. */
+  public NamespaceConfig config() {
+    return config;
+  }
+
+  // ---------------------------------------------------------------- walking
+
+  /** The entry at a path, or NOT_FOUND (also when a component on the way is a file). */
+  private Entry find(List<String> comps, String p) throws NamespaceException {
+    if (comps.isEmpty()) {
+      return readRoot();
+    }
+    List<Entry> walk = walk(comps);
+    if (walk.size() < comps.size()) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, p, "no such file or directory");
+    }
+    return walk.get(walk.size() - 1);
+  }
+
+  /**
+   * Reads the entries of the components from the root down, one {@code getData} each, stopping
+   * after the first missing component or the first file.
+   */
+  private List<Entry> walk(List<String> comps) throws NamespaceException {
+    if (closed.get()) {
+      throw new IllegalStateException("namespace closed");
+    }
+    List<Entry> out = new ArrayList<>(comps.size());
+    long dirId = ZNodes.ROOT_ID;
+    int buckets = rootBuckets;
+    String path = "/";
+    for (String name : comps) {
+      String p = Names.child(path, name);
+      Entry e = read(dirId, buckets, name, p);
+      if (e == null) {
+        break;
+      }
+      out.add(e);
+      if (!e.isDirectory()) {
+        break;
+      }
+      dirId = e.inode().id();
+      buckets = e.inode().buckets();
+      path = p;
+    }
+    return out;
+  }
+
+  private Entry read(long dirId, int buckets, String name, String path)
+      throws NamespaceException {
+    String z = zn.entry(dirId, buckets, name);
+    Stat stat = new Stat();
+    byte[] data;
+    try {
+      data = client.getData().storingStatIn(stat).forPath(z);
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    } catch (Exception e) {
+      throw Zk.failure(path, "reading " + z, e);
+    }
+    return new Entry(path, dirId, z, InodeCodec.decode(data, path), stat.getVersion());
+  }
+
+  private Entry readRoot() throws NamespaceException {
+    if (closed.get()) {
+      throw new IllegalStateException("namespace closed");
+    }
+    Stat stat = new Stat();
+    try {
+      byte[] data = client.getData().storingStatIn(stat).forPath(zn.rootInode);
+      return new Entry("/", 0, zn.rootInode, InodeCodec.decode(data, "/"), stat.getVersion());
+    } catch (Exception e) {
+      throw Zk.failure("/", "reading the root", e);
+    }
+  }
+
+  private List<String> children(String znode) throws NamespaceException {
+    try {
+      return client.getChildren().forPath(znode);
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    } catch (Exception e) {
+      throw Zk.failure(znode, "listing " + znode, e);
+    }
+  }
+
+  private NamespaceException conflict(String p) {
+    return new NamespaceException(NamespaceStatus.CONFLICT, p,
+        "gave up after " + config.maxRetries() + " attempts under contention");
+  }
+}

@@ -1,0 +1,65 @@
+package io.parityfs.meta;
+
+/**
+ * The znodes of a namespace under its root {@code R} (default {@code /parityfs/ns}):
+ *
+ * <pre>
+ * R                              format record, JSON {"schema":1,"rootId":1,"shards":256}
+ * R/ids                          next free inode id, decimal text (compare-and-set)
+ * R/root                         the root directory's inode (JSON, {@link InodeCodec})
+ * R/dirs/SS                      256 shard znodes, SS = low byte of a directory id, 2 hex digits
+ * R/dirs/SS/IIIIIIIIII           a directory's container, id as 10 hex digits; data empty and
+ *                                version 0 while live; a detached (deleted) directory's
+ *                                container holds a marker and has version 1
+ * R/dirs/SS/IIIIIIIIII/BB        an entry bucket, BB = hash(name) mod buckets, 2 hex digits;
+ *                                made on first use
+ * R/dirs/SS/IIIIIIIIII/BB/NAME   a directory entry: NAME is the encoded name ({@link Names}),
+ *                                data the child's whole inode
+ * R/trash/IIIIIIIIII             a detached directory whose subtree is still being deleted
+ * </pre>
+ *
+ * A directory's entries hang off its <em>id</em>, not its path, so moving a directory moves one
+ * entry znode however large its subtree is.
+ */
+final class ZNodes {
+  static final long ROOT_ID = 1;
+  static final int SHARDS = 256;
+
+  final String root;
+  final String ids;
+  final String rootInode;
+  final String dirs;
+  final String trash;
+
+  ZNodes(String root) {
+    this.root = root;
+    this.ids = root + "/ids";
+    this.rootInode = root + "/root";
+    this.dirs = root + "/dirs";
+    this.trash = root + "/trash";
+  }
+
+  static String hexId(long id) {
+    return String.format("%010x", id);
+  }
+
+  String shard(int index) {
+    return dirs + "/" + Names.bucketName(index);
+  }
+
+  String container(long dirId) {
+    return shard((int) (dirId & 0xff)) + "/" + hexId(dirId);
+  }
+
+  String bucket(long dirId, String name, int buckets) {
+    return container(dirId) + "/" + Names.bucket(name, buckets);
+  }
+
+  String entry(long dirId, int buckets, String name) {
+    return bucket(dirId, name, buckets) + "/" + Names.encode(name);
+  }
+
+  String trashMarker(long dirId) {
+    return trash + "/" + hexId(dirId);
+  }
+}
