@@ -3,6 +3,8 @@ package io.parityfs.node;
 import io.parityfs.node.config.ConfigException;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.net.NettyNodeServer;
+import io.parityfs.node.net.NodeServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -18,14 +20,15 @@ import picocli.CommandLine.Spec;
  * asked to stop (SIGTERM, Ctrl-C), then shuts it down gracefully. The {@code parityfs} CLI adds
  * this as its {@code node} subcommand; {@link #main} runs it alone.
  *
- * <p>The network server is chosen by {@link #serverFactory}: today {@link NodeServer#none()};
- * the wire protocol server plugs in there.
+ * <p>The network server is chosen by {@link #serverFactory}: the wire protocol server ({@link
+ * NettyNodeServer} with {@link NodeServerConfig#DEFAULT}).
  */
 @Command(name = "node", description = "Run a ParityFS storage node.", mixinStandardHelpOptions = true,
     subcommands = {NodeCommand.Start.class})
 public final class NodeCommand {
   /** Makes the network server of a node from its configuration. */
-  static volatile Function<NodeConfig, NodeServer> serverFactory = c -> NodeServer.none();
+  static volatile Function<NodeConfig, NodeServer> serverFactory =
+      c -> new NettyNodeServer(NodeServerConfig.DEFAULT);
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new NodeCommand()).execute(args));

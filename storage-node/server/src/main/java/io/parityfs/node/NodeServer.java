@@ -5,7 +5,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 
 /**
- * The seam for the node's network server (the Netty wire protocol server implements it): {@link
+ * The seam for the node's network server ({@link io.parityfs.node.net.NettyNodeServer}, the wire
+ * protocol server, implements it): {@link
  * StorageNode} starts it after its targets are open and before it registers in ZooKeeper, and
  * publishes the address it returns; it closes it after deregistering and before closing the
  * arrays. The server translates requests to {@link io.parityfs.node.chunk.ChunkStore} calls and
@@ -24,8 +25,7 @@ public interface NodeServer extends Closeable {
   void close() throws IOException;
 
   /**
-   * No server: binds nothing and reports the configured address. What a node runs until the
-   * wire protocol server exists, and in tests of everything else.
+   * No server: binds nothing and reports the configured address. For tests of everything else.
    */
   static NodeServer none() {
     return new NodeServer() {

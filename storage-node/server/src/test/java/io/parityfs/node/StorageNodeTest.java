@@ -10,11 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.parityfs.node.chunk.ChunkId;
 import io.parityfs.node.chunk.ChunkWriter;
-import io.parityfs.node.chunk.WriteMode;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.registry.ZkPaths;
 import io.parityfs.raid.array.ArrayState;
 import java.io.ByteArrayOutputStream;
@@ -359,6 +359,11 @@ class StorageNodeTest {
     try (var w = Files.newBufferedWriter(conf)) {
       props().store(w, null);
     }
+    Properties props = props();
+    props.setProperty("node.listen.port", "0"); // node start serves the wire protocol
+    try (var w = Files.newBufferedWriter(conf)) {
+      props.store(w, null);
+    }
     CommandLine cli = new CommandLine(new NodeCommand());
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
@@ -371,6 +376,15 @@ class StorageNodeTest {
     String printed = out.toString(StandardCharsets.UTF_8);
     assertTrue(printed.contains("listening on 127.0.0.1"), printed);
     assertTrue(printed.contains("target fast") && printed.contains("raid6:4+2"), printed);
+    java.util.regex.Matcher port = java.util.regex.Pattern.compile("listening on \\S*:(\\d+)")
+        .matcher(printed);
+    assertTrue(port.find(), printed);
+    try (var client = io.parityfs.node.client.NodeClient.create(
+        io.parityfs.node.client.NodeClientConfig.DEFAULT)) {
+      var where = new java.net.InetSocketAddress("127.0.0.1", Integer.parseInt(port.group(1)));
+      client.ping(where);
+      assertTrue(client.nodeInfo(where).contains("\"targets\""));
+    }
     running.stop.countDown();
     t.join(10_000);
     assertFalse(t.isAlive());

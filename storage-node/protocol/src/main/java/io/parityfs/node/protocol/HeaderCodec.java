@@ -169,7 +169,9 @@ final class HeaderCodec {
     if (more && end) {
       throw invalid(op + ": flags MORE and END together");
     }
-    if (op == Opcode.DATA) {
+    // An error answer about a DATA frame (PROTOCOL_VIOLATION, CRC_MISMATCH...) is an error
+    // response like any other, not data: its payload is the error text.
+    if (op == Opcode.DATA && !(response && status != Status.OK.code())) {
       return decodeData(requestId, response, more, end, header, payload);
     }
     if (more != (op == Opcode.WRITE && !response)) {

@@ -221,4 +221,35 @@ class FrameDecoderHostileTest {
     System.arraycopy(b, 0, c, a.length, b.length);
     return c;
   }
+
+  @Test
+  void anErrorResponseAboutADataFrameIsAnErrorNotData() {
+    RawFrame f = RawFrame.of(Opcode.DATA, FrameFormat.FLAG_RESPONSE | FrameFormat.FLAG_END,
+        new byte[0]);
+    f.requestId = 5;
+    f.status = Status.PROTOCOL_VIOLATION.code();
+    f.payload = "no open WRITE".getBytes(StandardCharsets.UTF_8);
+    List<Object> out = Frames.decode(Role.CLIENT, f.bytes());
+    try {
+      assertEquals(List.of(new ErrorResponse(5, Opcode.DATA, Status.PROTOCOL_VIOLATION,
+          "no open WRITE")), out);
+    } finally {
+      Frames.releaseAll(out);
+    }
+    // and the encoder's error response for a DATA frame decodes back to itself
+    ErrorResponse e = new ErrorResponse(6, Opcode.DATA, Status.CRC_MISMATCH, "bad CRC");
+    List<Object> parts = new java.util.ArrayList<>();
+    FrameEncoder.encode(e, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, parts);
+    io.netty.buffer.ByteBuf all = io.netty.buffer.Unpooled.wrappedBuffer(
+        parts.toArray(new io.netty.buffer.ByteBuf[0]));
+    byte[] bytes = new byte[all.readableBytes()];
+    all.readBytes(bytes);
+    all.release();
+    List<Object> back = Frames.decode(Role.CLIENT, bytes);
+    try {
+      assertEquals(List.of(e), back);
+    } finally {
+      Frames.releaseAll(back);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package io.parityfs.node.chunk;
 
+import io.parityfs.node.protocol.ChunkId;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,5 +1,6 @@
 package io.parityfs.node.chunk;
 
+import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayException;
 import java.io.IOException;
 
@@ -12,6 +13,8 @@ public enum ChunkStatus {
   NOT_FOUND,
   /** {@link WriteMode#CREATE} of a chunk that exists. */
   EXISTS,
+  /** {@link WriteMode#APPEND} at an offset other than the chunk's length. */
+  CONFLICT,
   /** A drive of the chunk's placement is full; nothing was changed. */
   NO_SPACE,
   /** More drives of the chunk's placement are unavailable than the protection tolerates. */

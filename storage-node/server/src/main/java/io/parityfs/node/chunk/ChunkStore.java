@@ -1,5 +1,8 @@
 package io.parityfs.node.chunk;
 
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.raid.array.ArrayError;
 import io.parityfs.raid.array.ArrayException;
 import io.parityfs.raid.array.ObjectManifest;
 import io.parityfs.raid.array.ObjectStore;
@@ -53,12 +56,13 @@ public final class ChunkStore {
 
   /**
    * Starts a write of chunk {@code id} at {@code offset} (see {@link WriteMode}): CREATE and
-   * REPLACE need offset 0; OVERWRITE an offset in 0..length; APPEND -1 or the current length.
+   * REPLACE need offset 0; OVERWRITE an offset in 0..length; APPEND -1 or the current length (a
+   * missing chunk is created by an APPEND at -1 or 0).
    * Waits while another write or a delete of the same chunk is in progress. The returned writer
    * must be committed or closed.
    *
-   * @throws ChunkStoreException EXISTS (CREATE), NOT_FOUND (OVERWRITE, APPEND), INVALID (an
-   *     offset out of range), NOT_ENOUGH_DRIVES, OBJECT_LOST (the kept bytes of an overwrite
+   * @throws ChunkStoreException EXISTS (CREATE), NOT_FOUND (OVERWRITE; APPEND at an offset > 0),
+   *     CONFLICT (APPEND at an offset other than the length), INVALID (an offset out of range), NOT_ENOUGH_DRIVES, OBJECT_LOST (the kept bytes of an overwrite
    *     cannot be read), DRIVE_IO
    */
   public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode) throws ChunkStoreException {
@@ -80,12 +84,7 @@ public final class ChunkStore {
         }
         case APPEND -> {
           requireOffset(id, mode, offset, offset >= -1, "-1 or the chunk's length");
-          w = objects.openRewrite(oid, -1);
-          long length = objects.stat(oid).map(ObjectManifest::objectLength).orElse(-1L);
-          if (offset >= 0 && offset != length) {
-            throw new ChunkStoreException(ChunkStatus.INVALID, "append to chunk " + id
-                + " at offset " + offset + " but its length is " + length);
-          }
+          w = openAppend(id, offset);
         }
         default -> throw new IllegalArgumentException("mode (" + mode + ") unknown");
       }
@@ -163,8 +162,12 @@ public final class ChunkStore {
     long lo = 0;
     long hi = -1L;
     if (fileId.isPresent()) {
-      lo = ChunkId.requireFileId(fileId.getAsLong()) << ChunkId.INDEX_BITS;
-      hi = lo | ((1L << ChunkId.INDEX_BITS) - 1);
+      long f = fileId.getAsLong();
+      if (!ChunkId.validFileId(f)) {
+        throw new IllegalArgumentException("fileId (" + f + ") must be in 0.." + ChunkId.MAX_FILE_ID);
+      }
+      lo = f << ChunkId.CHUNK_INDEX_BITS;
+      hi = lo | ChunkId.MAX_CHUNK_INDEX;
     }
     java.util.NavigableSet<Long> ids = objects.listObjects(lo, hi);
     Iterable<Long> from = after == null ? ids : ids.tailSet(after.objectId(), false);
@@ -199,6 +202,42 @@ public final class ChunkStore {
   }
 
   // ---- internals ----
+
+  /**
+   * The writer of an append: after the chunk's bytes when it exists (CONFLICT when {@code
+   * expected} is not its length), a new chunk when it does not and {@code expected} is -1 or 0
+   * (NOT_FOUND otherwise). Loops when the chunk appears or vanishes between the two looks.
+   */
+  private ObjectWriter openAppend(ChunkId id, long expected) throws IOException {
+    long oid = id.objectId();
+    while (true) {
+      ObjectWriter w;
+      try {
+        w = objects.openRewrite(oid, -1);
+      } catch (ArrayException e) {
+        if (e.error() != ArrayError.OBJECT_NOT_FOUND) {
+          throw e;
+        }
+        if (expected > 0) {
+          throw new ChunkStoreException(ChunkStatus.NOT_FOUND, "append to chunk " + id
+              + " at offset " + expected + " but the chunk does not exist");
+        }
+        w = objects.openWriter(oid); // a new chunk, under the chunk's lock from here
+        if (objects.stat(oid).isPresent()) {
+          w.abort(); // created meanwhile: append to it
+          continue;
+        }
+        return w;
+      }
+      if (expected >= 0 && expected != w.length()) {
+        long length = w.length();
+        w.abort();
+        throw new ChunkStoreException(ChunkStatus.CONFLICT, "append to chunk " + id
+            + " at offset " + expected + " but its length is " + length);
+      }
+      return w;
+    }
+  }
 
   /** Commits a writer, counted as in flight for {@link #sync()}. */
   ChunkInfo commit(ChunkId id, ObjectWriter w) throws ChunkStoreException {

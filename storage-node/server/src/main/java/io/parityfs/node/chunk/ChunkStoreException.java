@@ -1,5 +1,6 @@
 package io.parityfs.node.chunk;
 
+import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.raid.array.ArrayError;
 import io.parityfs.raid.array.ArrayException;
 import java.io.IOException;

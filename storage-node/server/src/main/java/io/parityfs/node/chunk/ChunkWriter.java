@@ -1,5 +1,6 @@
 package io.parityfs.node.chunk;
 
+import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.raid.array.ObjectWriter;
 import java.io.Closeable;
 import java.io.IOException;

@@ -59,7 +59,7 @@ public final class NodeConfigParser {
       new String[] {"codec", ""},
       new String[] {"scrubInterval", "7d"},
       new String[] {"rebuild.idleRate", "0"},
-      new String[] {"rebuild.busyRate", "0"});
+      new String[] {"rebuild.busyRate", "256"});
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?",

@@ -49,7 +49,8 @@ public final class NodeMetrics {
    * Records one request.
    *
    * @param op the operation, e.g. {@code write}, {@code read}, {@code stat}
-   * @param status its outcome: {@code OK} or a {@link io.parityfs.node.chunk.ChunkStatus} name
+   * @param status its outcome: the wire status name ({@code OK}, {@code NOT_FOUND}, {@code BUSY},
+   *     ... see {@code io.parityfs.node.protocol.Status})
    * @param nanos time from the request's arrival to its answer
    * @param bytesIn payload bytes received
    * @param bytesOut payload bytes sent

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayConfig;
 import io.parityfs.raid.array.RaidArray;
 import io.parityfs.raid.array.StoreOptions;
@@ -95,7 +97,7 @@ class ChunkStoreTest {
     assertEquals(id, ChunkId.ofObjectId(id.objectId()));
     ChunkId top = new ChunkId(ChunkId.MAX_FILE_ID, ChunkId.MAX_CHUNK_INDEX);
     assertEquals(-1L, top.objectId());
-    assertTrue(top.compareTo(id) > 0, "unsigned order");
+    assertTrue(Long.compareUnsigned(top.objectId(), id.objectId()) > 0, "unsigned order");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> new ChunkId(1L << 40, 0));
     assertTrue(e.getMessage().contains(Long.toString(1L << 40)), e.getMessage());
@@ -195,11 +197,18 @@ class ChunkStoreTest {
     assertArrayEquals(concat(concat(a, b), c), readAll(id));
     ChunkStoreException stale = assertThrows(ChunkStoreException.class,
         () -> store.openWrite(id, 8000, WriteMode.APPEND)); // a retried append
-    assertEquals(ChunkStatus.INVALID, stale.status());
+    assertEquals(ChunkStatus.CONFLICT, stale.status());
     assertTrue(stale.getMessage().contains("12096"), stale.getMessage());
     assertEquals(12_096, store.stat(id).orElseThrow().length(), "nothing appended twice");
+    // a missing chunk: created by an append at -1 or 0, NOT_FOUND at any other offset
     assertEquals(ChunkStatus.NOT_FOUND, assertThrows(ChunkStoreException.class,
-        () -> store.openWrite(new ChunkId(4, 10), -1, WriteMode.APPEND)).status());
+        () -> store.openWrite(new ChunkId(4, 10), 5, WriteMode.APPEND)).status());
+    assertTrue(store.stat(new ChunkId(4, 10)).isEmpty());
+    write(new ChunkId(4, 10), -1, WriteMode.APPEND, b);
+    write(new ChunkId(4, 11), 0, WriteMode.APPEND, c);
+    assertArrayEquals(b, readAll(new ChunkId(4, 10)));
+    assertArrayEquals(c, readAll(new ChunkId(4, 11)));
+
   }
 
   @Test
@@ -251,7 +260,7 @@ class ChunkStoreTest {
       }
     }
     store.delete(all.remove(5)); // deleted chunks are not listed
-    all.sort(null);
+    all.sort((x, y) -> Long.compareUnsigned(x.objectId(), y.objectId()));
     List<ChunkId> listed = new ArrayList<>();
     ChunkId cursor = null;
     int pages = 0;

@@ -45,6 +45,7 @@ class NodeConfigParserTest {
     assertEquals(CodecBackend.AUTO, t.codec());
     assertEquals(Duration.ofDays(7), t.scrubInterval());
     assertEquals(0, t.rebuildIdleBytesPerSecond());
+    assertEquals(256_000_000, t.rebuildBusyBytesPerSecond());
   }
 
   @Test

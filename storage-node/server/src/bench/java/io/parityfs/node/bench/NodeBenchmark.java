@@ -1,0 +1,447 @@
+package io.parityfs.node.bench;
+
+import io.parityfs.node.StorageNode;
+import io.parityfs.node.chunk.ChunkStore;
+import io.parityfs.node.chunk.ChunkWriter;
+import io.parityfs.node.client.NodeClient;
+import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.net.NettyNodeServer;
+import io.parityfs.node.net.NodeServerConfig;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.TargetId;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.raid.report.BenchmarkJson;
+import io.parityfs.raid.report.Machine;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * The storage node through its wire protocol, next to the same work done on its chunk store in
+ * the same JVM (no network): one node on loopback, RAID-6 4+2 over 6 drive directories on disk
+ * (64 KiB cells, 64 MiB chunks, the codec the factory picks), served by {@link NettyNodeServer}
+ * and driven by the real {@link NodeClient}.
+ *
+ * <ul>
+ *   <li><b>sequential</b>: {@code --streams} threads write, then read, {@code --gib} GiB of 64
+ *       MiB chunks: through the node (1 MiB DATA frames both ways) and directly on the {@link
+ *       ChunkStore} (1 MiB write and read calls). Ratios: {@code write_vs_array}, {@code
+ *       read_vs_array} (node MB/s over store MB/s).
+ *   <li><b>random reads</b> of 4 KiB and 64 KiB at aligned random offsets, {@code --clients}
+ *       threads each with one read in flight: IOPS, MB/s, p50, p99.
+ * </ul>
+ *
+ * Every byte read back is checked against its generator; a wrong byte stops the run (exit 2).
+ * Run from the repository root:
+ *
+ * <pre>
+ *   mvn -q -pl storage-node/server -Pbench test-compile exec:exec [-Dbench.args=--quick]
+ * </pre>
+ *
+ * Writes {@code docs/benchmarks/node.json} ({@code --quick}: small sizes, to {@code
+ * storage-node/server/target/node-quick.json}). The drive directories (under {@code
+ * storage-node/server/target/node-bench}) are deleted at the end.
+ */
+public final class NodeBenchmark {
+  private static final long CHUNK = 64L << 20;
+  private static final int REQUEST = 1 << 20;
+
+  private final boolean quick;
+  private final long chunks;
+  private final int streams;
+  private final int clients;
+  private final int randSeconds;
+  private final Path dir;
+  private final Map<String, Object> metrics = new LinkedHashMap<>();
+
+  private NodeBenchmark(String[] args) {
+    List<String> a = Arrays.asList(args);
+    quick = a.contains("--quick");
+    double gib = Double.parseDouble(option(a, "--gib", quick ? "0.25" : "4"));
+    chunks = Math.max(1, (long) (gib * 1024 / 64));
+    streams = Integer.parseInt(option(a, "--streams", "8"));
+    clients = Integer.parseInt(option(a, "--clients", "32"));
+    randSeconds = Integer.parseInt(option(a, "--rand-seconds", quick ? "2" : "10"));
+    dir = Path.of(option(a, "--dir", "storage-node/server/target/node-bench"));
+  }
+
+  private static String option(List<String> args, String name, String dflt) {
+    int i = args.indexOf(name);
+    return i >= 0 && i + 1 < args.size() ? args.get(i + 1) : dflt;
+  }
+
+  public static void main(String[] args) throws Exception {
+    try {
+      new NodeBenchmark(args).run();
+      System.exit(0);
+    } catch (WrongByte e) {
+      System.err.println("WRONG BYTE: " + e.getMessage());
+      System.exit(2);
+    }
+  }
+
+  private void run() throws Exception {
+    deleteTree(dir);
+    Files.createDirectories(dir);
+    String loadBefore = Machine.loadAverage();
+    try (TestingServer zk = new TestingServer(true)) {
+      NettyNodeServer server = new NettyNodeServer(NodeServerConfig.DEFAULT);
+      StorageNode node = new StorageNode(NodeConfigParser.parse(props(zk), "bench", dir), server);
+      node.start();
+      try (NodeClient client = NodeClient.create(NodeClientConfig.builder()
+          .writeFrameSize(REQUEST).maxConnectionsPerNode(streams).maxInFlightPerConnection(2)
+          .build())) {
+        InetSocketAddress addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
+        TargetId target = TargetId.of(node.targets().get(0).id());
+        ChunkStore store = node.targets().get(0).chunks();
+        System.out.printf("node benchmark: %d chunks of 64 MiB (%.2f GiB), %d streams, %s,"
+            + " %s%n", chunks, chunks / 16.0, streams, server.transport(),
+            node.targets().get(0).codec().map(Object::toString).orElse("none"));
+        // baseline first, then the node; each side's data is deleted before the other writes
+        double arrayWrite = timed("array write", () -> parallel(c -> storeWrite(store, c, 1)));
+        double arrayRead = timed("array read", () -> parallel(c -> storeRead(store, c, 1)));
+        parallel(c -> store.delete(new ChunkId(1, (int) c)));
+        double nodeWrite = timed("node write", () -> parallel(c -> client.writeChunk(addr, target,
+            new ChunkId(2, (int) c), 0, WriteMode.REPLACE, 0, new Gen(2, c), CHUNK)));
+        double nodeRead = timed("node read", () -> parallel(c -> {
+          Check check = new Check(2, c);
+          client.readChunk(addr, target, new ChunkId(2, (int) c), 0, -1, check);
+          check.done(CHUNK);
+        }));
+        metrics.put("array_write_mbps", arrayWrite);
+        metrics.put("array_read_mbps", arrayRead);
+        metrics.put("node_write_mbps", nodeWrite);
+        metrics.put("node_read_mbps", nodeRead);
+        random(client, addr, target, 4096, "read4k");
+        random(client, addr, target, 65536, "read64k");
+        parallel(c -> store.delete(new ChunkId(2, (int) c)));
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        ratios.put("write_vs_array", nodeWrite / arrayWrite);
+        ratios.put("read_vs_array", nodeRead / arrayRead);
+        report(node, server, ratios, loadBefore);
+      } finally {
+        node.close();
+      }
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private Properties props(TestingServer zk) {
+    Properties p = new Properties();
+    p.setProperty("node.name", "bench");
+    p.setProperty("node.idFile", dir.resolve("node.id").toString());
+    p.setProperty("node.listen.host", "127.0.0.1");
+    p.setProperty("node.listen.port", "0");
+    p.setProperty("metrics.port", "-1");
+    p.setProperty("zookeeper.connect", zk.getConnectString());
+    p.setProperty("targets", "t0");
+    StringBuilder drives = new StringBuilder();
+    for (int i = 0; i < 6; i++) {
+      drives.append(i == 0 ? "" : ",").append(dir.resolve("drive" + i).toAbsolutePath());
+      try {
+        Files.createDirectories(dir.resolve("drive" + i));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    p.setProperty("target.t0.drives", drives.toString());
+    p.setProperty("target.t0.create", "true");
+    p.setProperty("target.t0.geometry", "raid6:4+2");
+    p.setProperty("target.t0.cellSize", "64K");
+    p.setProperty("target.t0.maxChunkSize", "64M");
+    p.setProperty("target.t0.scrubInterval", "0");
+    return p;
+  }
+
+  // ---- phases ----
+
+  private interface PerChunk {
+    void run(long chunk) throws Exception;
+  }
+
+  /** Runs {@code body} for every chunk on {@code streams} threads. */
+  private void parallel(PerChunk body) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(streams);
+    try {
+      List<Future<?>> all = new ArrayList<>();
+      for (int s = 0; s < streams; s++) {
+        int first = s;
+        all.add(pool.submit(() -> {
+          for (long c = first; c < chunks; c += streams) {
+            body.run(c);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : all) {
+        try {
+          f.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof WrongByte w) {
+            throw w;
+          }
+          throw e;
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private interface Phase {
+    void run() throws Exception;
+  }
+
+  /** MB/s (10^6 bytes) of all chunks moved by {@code phase}. */
+  private double timed(String name, Phase phase) throws Exception {
+    long t0 = System.nanoTime();
+    phase.run();
+    double secs = (System.nanoTime() - t0) / 1e9;
+    double mbps = chunks * CHUNK / 1e6 / secs;
+    System.out.printf(Locale.ROOT, "  %-12s %8.0f MB/s (%.1f s)%n", name, mbps, secs);
+    return mbps;
+  }
+
+  private static void storeWrite(ChunkStore store, long c, long file) throws Exception {
+    Gen gen = new Gen(file, c);
+    ByteBuffer buf = ByteBuffer.allocateDirect(REQUEST);
+    try (ChunkWriter w = store.openWrite(new ChunkId(file, (int) c), 0, WriteMode.REPLACE)) {
+      for (long done = 0; done < CHUNK; done += REQUEST) {
+        buf.clear();
+        gen.read(buf);
+        buf.flip();
+        w.write(buf);
+      }
+      w.commit();
+    }
+  }
+
+  private static void storeRead(ChunkStore store, long c, long file) throws Exception {
+    Check check = new Check(file, c);
+    ByteBuffer buf = ByteBuffer.allocateDirect(REQUEST);
+    ChunkId id = new ChunkId(file, (int) c);
+    for (long at = 0; at < CHUNK; ) {
+      buf.clear();
+      while (buf.hasRemaining()) {
+        store.read(id, at + buf.position(), buf);
+      }
+      buf.flip();
+      at += buf.remaining();
+      check.write(buf);
+    }
+    check.done(CHUNK);
+  }
+
+  private void random(NodeClient client, InetSocketAddress addr, TargetId target, int size,
+      String name) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    long end = System.nanoTime() + randSeconds * 1_000_000_000L;
+    List<Future<long[]>> all = new ArrayList<>();
+    for (int t = 0; t < clients; t++) {
+      all.add(pool.submit(() -> {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        ByteBuffer buf = ByteBuffer.allocate(size);
+        long[] lat = new long[1 << 16];
+        int n = 0;
+        while (System.nanoTime() < end && n < lat.length) {
+          long c = r.nextLong(chunks);
+          long off = r.nextLong(CHUNK / size) * size;
+          buf.clear();
+          long t0 = System.nanoTime();
+          client.readChunk(addr, target, new ChunkId(2, (int) c), off, buf);
+          lat[n++] = System.nanoTime() - t0;
+          buf.flip();
+          Check check = new Check(2, c);
+          check.skip(off);
+          check.write(buf);
+        }
+        return Arrays.copyOf(lat, n);
+      }));
+    }
+    long t0 = System.nanoTime();
+    List<Long> lats = new ArrayList<>();
+    for (Future<long[]> f : all) {
+      for (long l : f.get()) {
+        lats.add(l);
+      }
+    }
+    double secs = Math.max(randSeconds, (System.nanoTime() - t0) / 1e9);
+    pool.shutdownNow();
+    lats.sort(Comparator.naturalOrder());
+    double iops = lats.size() / (double) randSeconds;
+    double p50 = lats.get(lats.size() / 2) / 1e6;
+    double p99 = lats.get((int) (lats.size() * 0.99)) / 1e6;
+    metrics.put(name + "_iops", iops);
+    metrics.put(name + "_mbps", iops * size / 1e6);
+    metrics.put(name + "_p50_ms", p50);
+    metrics.put(name + "_p99_ms", p99);
+    System.out.printf(Locale.ROOT, "  %-12s %8.0f IOPS, p50 %.2f ms, p99 %.2f ms (%d clients,"
+        + " %.0f s)%n", name, iops, p50, p99, clients, secs);
+  }
+
+  private void report(StorageNode node, NettyNodeServer server, Map<String, Object> ratios,
+      String loadBefore) throws IOException {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("benchmark", "node");
+    json.put("command", "mvn -q -pl storage-node/server -Pbench test-compile exec:exec"
+        + (quick ? " -Dbench.args=--quick" : ""));
+    json.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+    json.put("jdk", Machine.jdk());
+    json.put("machine", Machine.describe());
+    json.put("load_average", loadBefore + " before, " + Machine.loadAverage() + " after");
+    json.put("node", String.format(Locale.ROOT, "one node on loopback (%s), raid6:4+2 over 6"
+        + " drive directories on one disk, 64 KiB cells, %s; %d chunks of 64 MiB; %d"
+        + " streams of 1 MiB DATA frames; random reads: %d clients, %d s each", server.transport(),
+        node.targets().get(0).codec().map(Object::toString).orElse("none"), chunks, streams,
+        clients, randSeconds));
+    json.put("baseline", "the same chunks written and read with 1 MiB calls on the node's"
+        + " ChunkStore in the same JVM, no network");
+    Map<String, Object> m = new LinkedHashMap<>();
+    metrics.forEach((k, v) -> m.put(k, v));
+    json.put("metrics", m);
+    json.put("ratios", ratios);
+    Path out = quick ? Path.of("storage-node/server/target/node-quick.json")
+        : Path.of("docs/benchmarks/node.json");
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    Files.writeString(out, BenchmarkJson.write(json));
+    System.out.printf(Locale.ROOT, "write_vs_array %.3f, read_vs_array %.3f; wrote %s%n",
+        ratios.get("write_vs_array"), ratios.get("read_vs_array"), out);
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(q);
+      }
+    }
+  }
+
+  // ---- content: chunk c of file f is a deterministic stream of longs ----
+
+  static long word(long file, long chunk, long index) {
+    long x = index * 0x9E3779B97F4A7C15L ^ (file << 48 | chunk) * 0xBF58476D1CE4E5B9L;
+    x ^= x >>> 29;
+    x *= 0x94D049BB133111EBL;
+    return x ^ (x >>> 32);
+  }
+
+  /** The content of a chunk as a channel (CHUNK bytes). */
+  static final class Gen implements ReadableByteChannel {
+    private final long file;
+    private final long chunk;
+    private long pos;
+
+    Gen(long file, long chunk) {
+      this.file = file;
+      this.chunk = chunk;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) {
+      if (pos >= CHUNK) {
+        return -1;
+      }
+      int n = (int) Math.min(dst.remaining(), CHUNK - pos) & ~7;
+      ByteBuffer b = dst.slice().order(ByteOrder.LITTLE_ENDIAN);
+      for (int i = 0; i < n; i += 8) {
+        b.putLong(i, word(file, chunk, (pos + i) >>> 3));
+      }
+      dst.position(dst.position() + n);
+      pos += n;
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** Checks bytes against the content, in order, from where it was told to start. */
+  static final class Check implements WritableByteChannel {
+    private final long file;
+    private final long chunk;
+    private long pos;
+
+    Check(long file, long chunk) {
+      this.file = file;
+      this.chunk = chunk;
+    }
+
+    void skip(long n) {
+      pos += n;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws WrongByte {
+      int n = src.remaining();
+      ByteBuffer b = src.slice().order(ByteOrder.LITTLE_ENDIAN);
+      for (int i = 0; i < n; i++) {
+        long p = pos + i;
+        if ((p & 7) == 0 && i + 8 <= n) {
+          if (b.getLong(i) != word(file, chunk, p >>> 3)) {
+            throw new WrongByte("chunk " + file + ":" + chunk + " near byte " + p);
+          }
+          i += 7;
+        } else if (b.get(i) != (byte) (word(file, chunk, p >>> 3) >>> ((p & 7) * 8))) {
+          throw new WrongByte("chunk " + file + ":" + chunk + " byte " + p);
+        }
+      }
+      src.position(src.position() + n);
+      pos += n;
+      return n;
+    }
+
+    void done(long expected) throws WrongByte {
+      if (pos != expected) {
+        throw new WrongByte("chunk " + file + ":" + chunk + ": " + pos + " bytes, not "
+            + expected);
+      }
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  static final class WrongByte extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    WrongByte(String message) {
+      super(message);
+    }
+  }
+}

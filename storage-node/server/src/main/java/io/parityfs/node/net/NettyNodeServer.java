@@ -1,0 +1,322 @@
+package io.parityfs.node.net;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.parityfs.node.NodeServer;
+import io.parityfs.node.NodeServices;
+import io.parityfs.node.metrics.NodeMetrics;
+import io.parityfs.node.protocol.FrameDecoder;
+import io.parityfs.node.protocol.FrameEncoder;
+import io.parityfs.node.protocol.Role;
+import io.parityfs.node.protocol.Status;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The storage node's wire protocol server (docs/protocol.md) on Netty: epoll when available, NIO
+ * otherwise. Each connection's pipeline is
+ *
+ * <pre>
+ * IdleStateHandler → FrameTracker → FrameDecoder(NODE) → FrameEncoder → ConnectionHandler
+ * </pre>
+ *
+ * <p><b>Threading.</b> Event loops ({@code ioThreads}) decode, route and encode and never block.
+ * Every call into the array runs on the node's worker pool ({@code workerThreads} threads; its
+ * queue holds at most one task per request in hand, so it is bounded by {@code
+ * maxRequestsPerNode}). A WRITE's DATA frames reach its chunk writer in order, one task at a time;
+ * requests are otherwise answered in whatever order they finish, as the protocol allows.
+ *
+ * <p><b>Load.</b> Per connection: auto-read off at {@code maxRequestsPerConnection} requests or
+ * {@code maxBytesPerConnection} WRITE bytes in hand, on again below half. Per node: a request
+ * beyond {@code maxRequestsPerNode}, or a WRITE while {@code maxBytesPerNode} are in hand, is
+ * answered BUSY before it has any effect. Two WRITEs (or a WRITE and a DELETE) of one chunk at
+ * once: the second is CONFLICT.
+ *
+ * <p><b>Lifecycle</b> LATENT → STARTED → DRAINING → CLOSED. {@link #close()}: stop accepting;
+ * new requests are answered SHUTTING_DOWN; wait up to {@code drainTimeout} for the requests in
+ * hand; close the connections (open chunk writers are aborted: nothing becomes visible); wait for
+ * the worker pool to finish; stop the event loops.
+ */
+public final class NettyNodeServer implements NodeServer {
+  private static final System.Logger LOG = System.getLogger(NettyNodeServer.class.getName());
+
+  private enum State { LATENT, STARTED, DRAINING, CLOSED }
+
+  private final NodeServerConfig config;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final AtomicInteger requests = new AtomicInteger();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicInteger writers = new AtomicInteger();
+  private final Set<String> claims = ConcurrentHashMap.newKeySet();
+  private final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
+  final AtomicInteger pauses = new AtomicInteger();
+  final AtomicInteger idleCloses = new AtomicInteger();
+  private volatile NodeServices services;
+  private volatile AdminOps admin;
+  private EventLoopGroup boss;
+  private EventLoopGroup workers;
+  private ThreadPoolExecutor pool;
+  private ExecutorService background;
+  private ChannelGroup channels;
+  private Channel server;
+  private String transport;
+
+  public NettyNodeServer(NodeServerConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+  }
+
+  public NodeServerConfig config() {
+    return config;
+  }
+
+  @Override
+  public InetSocketAddress start(String host, int port, NodeServices services)
+      throws IOException {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("server already started or closed");
+    }
+    this.services = services;
+    boolean epoll = config.nativeTransport() && Epoll.isAvailable();
+    transport = epoll ? "epoll" : "nio";
+    var factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    boss = new MultiThreadIoEventLoopGroup(1, threads("pfs-node-accept"), factory);
+    workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), threads("pfs-node-io"), factory);
+    pool = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(), 60,
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads("pfs-node-worker"));
+    background = Executors.newCachedThreadPool(threads("pfs-node-task"));
+    admin = new AdminOps(services, background);
+    channels = new DefaultChannelGroup("pfs-node", GlobalEventExecutor.INSTANCE);
+    Class<? extends ServerChannel> channelClass =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    int high = config.writeBufferHighWater();
+    long idleNanos = config.idleTimeout().toNanos();
+    ServerBootstrap b = new ServerBootstrap()
+        .group(boss, workers)
+        .channel(channelClass)
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            channels.add(ch);
+            FrameTracker tracker = new FrameTracker();
+            ConnectionHandler handler = new ConnectionHandler(NettyNodeServer.this,
+                NettyNodeServer.this.services, tracker);
+            connections.add(handler);
+            ch.pipeline().addLast("idle", new IdleStateHandler(idleNanos, 0, 0,
+                TimeUnit.NANOSECONDS));
+            ch.pipeline().addLast("tracker", tracker);
+            ch.pipeline().addLast("decoder", new FrameDecoder(Role.NODE));
+            ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+            ch.pipeline().addLast("node", handler);
+          }
+        });
+    try {
+      server = b.bind(host, port).sync().channel();
+    } catch (Exception e) {
+      shutdownThreads();
+      state.set(State.CLOSED);
+      throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+    }
+    InetSocketAddress bound = (InetSocketAddress) server.localAddress();
+    LOG.log(System.Logger.Level.INFO, "node server listening on {0} ({1}, {2} I/O threads, {3}"
+        + " workers)", bound, transport, config.ioThreads(), config.workerThreads());
+    return bound;
+  }
+
+  /** {@code epoll} or {@code nio} (null before start). */
+  public String transport() {
+    return transport;
+  }
+
+  /** Requests accepted and not yet answered in full, on the whole node. */
+  public int requestsInHand() {
+    return requests.get();
+  }
+
+  /** WRITE data bytes received and not yet handed to the array, on the whole node. */
+  public long bytesInHand() {
+    return bytes.get();
+  }
+
+  /** Chunk writers open now. */
+  public int openWriters() {
+    return writers.get();
+  }
+
+  /** Open connections. */
+  public int connectionCount() {
+    return connections.size();
+  }
+
+  /** Times a connection was paused (auto-read off) for backpressure. */
+  public int backpressurePauses() {
+    return pauses.get();
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!state.compareAndSet(State.STARTED, State.DRAINING)) {
+      state.compareAndSet(State.LATENT, State.CLOSED);
+      return;
+    }
+    server.close().awaitUninterruptibly();
+    long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+    while (requests.get() > 0 && System.nanoTime() < deadline) {
+      sleep(10);
+    }
+    int left = requests.get();
+    channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    // The connections' inactive events abort their open writers on the worker pool.
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while ((!connections.isEmpty() || writers.get() > 0) && System.nanoTime() < until) {
+      sleep(10);
+    }
+    shutdownThreads();
+    state.set(State.CLOSED);
+    LOG.log(System.Logger.Level.INFO, "node server closed ({0} request(s) cut short)", left);
+  }
+
+  private void shutdownThreads() {
+    if (pool != null) {
+      pool.shutdown();
+      try {
+        if (!pool.awaitTermination(10, TimeUnit.SECONDS)) {
+          pool.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (background != null) {
+      services.targets().forEach(t -> t.array().scrubber().stop());
+      background.shutdownNow();
+    }
+    if (workers != null) {
+      workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+      boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static ThreadFactory threads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  // ---- for the connections ----
+
+  NodeMetrics metrics() {
+    return services.metrics();
+  }
+
+  AdminOps admin() {
+    return admin;
+  }
+
+  void worker(Runnable task) {
+    pool.execute(task);
+  }
+
+  /**
+   * Admits a new request: null, or the status to refuse it with (before it has any effect):
+   * SHUTTING_DOWN while draining, BUSY over the node's limits.
+   */
+  Status admit(boolean write) {
+    if (state.get() != State.STARTED) {
+      return Status.SHUTTING_DOWN;
+    }
+    if (write && bytes.get() >= config.maxBytesPerNode()) {
+      return Status.BUSY;
+    }
+    if (requests.incrementAndGet() > config.maxRequestsPerNode()) {
+      requests.decrementAndGet();
+      return Status.BUSY;
+    }
+    return null;
+  }
+
+  /** A request admitted by {@link #admit} is over. */
+  void finished(PendingRequest p, Status status) {
+    requests.decrementAndGet();
+    services.metrics().observe(p.op(), status.name(), System.nanoTime() - p.startNanos,
+        p.bytesIn, p.bytesOut);
+  }
+
+  void bytesReceived(int n) {
+    bytes.addAndGet(n);
+  }
+
+  void bytesConsumed(int n) {
+    bytes.addAndGet(-n);
+  }
+
+  boolean claimChunk(String key) {
+    return claims.add(key);
+  }
+
+  void releaseChunk(String key) {
+    claims.remove(key);
+  }
+
+  void writerOpened() {
+    writers.incrementAndGet();
+  }
+
+  void writerClosed() {
+    writers.decrementAndGet();
+  }
+
+  void connectionClosed(ConnectionHandler h) {
+    connections.remove(h);
+  }
+
+  /** The connection handlers (tests look at their backpressure state). */
+  Set<ConnectionHandler> connections() {
+    return connections;
+  }
+}

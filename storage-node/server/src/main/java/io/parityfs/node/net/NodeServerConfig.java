@@ -1,0 +1,124 @@
+package io.parityfs.node.net;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link NettyNodeServer}. Immutable; {@link #DEFAULT} or {@link #builder()}.
+ *
+ * @param ioThreads event loop threads (decode, route, encode; never block)
+ * @param workerThreads threads of the node's worker pool, where every array call runs
+ * @param maxRequestsPerConnection requests in hand on one connection before the node stops
+ *     reading from it (resumes at half)
+ * @param maxBytesPerConnection WRITE data received on one connection and not yet handed to the
+ *     array before the node stops reading from it (resumes at half)
+ * @param maxRequestsPerNode requests in hand on the whole node; beyond, new requests are answered
+ *     BUSY before they have any effect
+ * @param maxBytesPerNode WRITE data in hand on the whole node; beyond, new WRITEs are answered BUSY
+ * @param idleTimeout a connection holding a partial frame or an open WRITE that sends nothing for
+ *     this long is closed
+ * @param drainTimeout how long {@link NettyNodeServer#close()} waits for requests in flight
+ * @param readFrameSize DATA payload of READ answers (at most 1 MiB)
+ * @param writeBufferHighWater outbound bytes per connection before it is unwritable (low: half)
+ * @param nativeTransport use epoll when available (else NIO)
+ */
+public record NodeServerConfig(
+    int ioThreads,
+    int workerThreads,
+    int maxRequestsPerConnection,
+    long maxBytesPerConnection,
+    int maxRequestsPerNode,
+    long maxBytesPerNode,
+    Duration idleTimeout,
+    Duration drainTimeout,
+    int readFrameSize,
+    int writeBufferHighWater,
+    boolean nativeTransport) {
+  public static final NodeServerConfig DEFAULT = builder().build();
+
+  public NodeServerConfig {
+    positive("ioThreads", ioThreads);
+    positive("workerThreads", workerThreads);
+    positive("maxRequestsPerConnection", maxRequestsPerConnection);
+    positive("maxBytesPerConnection", maxBytesPerConnection);
+    positive("maxRequestsPerNode", maxRequestsPerNode);
+    positive("maxBytesPerNode", maxBytesPerNode);
+    Objects.requireNonNull(idleTimeout, "idleTimeout");
+    Objects.requireNonNull(drainTimeout, "drainTimeout");
+    if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+      throw new IllegalArgumentException("idleTimeout (" + idleTimeout + ") must be positive");
+    }
+    if (drainTimeout.isNegative()) {
+      throw new IllegalArgumentException("drainTimeout (" + drainTimeout + ") must be >= 0");
+    }
+    if (readFrameSize < 4096 || readFrameSize > (1 << 20)) {
+      throw new IllegalArgumentException("readFrameSize (" + readFrameSize
+          + ") must be in 4096..1048576");
+    }
+    if (writeBufferHighWater < 64 << 10) {
+      throw new IllegalArgumentException("writeBufferHighWater (" + writeBufferHighWater
+          + ") must be >= 65536");
+    }
+  }
+
+  private static void positive(String name, long v) {
+    if (v <= 0) {
+      throw new IllegalArgumentException(name + " (" + v + ") must be positive");
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.ioThreads = ioThreads;
+    b.workerThreads = workerThreads;
+    b.maxRequestsPerConnection = maxRequestsPerConnection;
+    b.maxBytesPerConnection = maxBytesPerConnection;
+    b.maxRequestsPerNode = maxRequestsPerNode;
+    b.maxBytesPerNode = maxBytesPerNode;
+    b.idleTimeout = idleTimeout;
+    b.drainTimeout = drainTimeout;
+    b.readFrameSize = readFrameSize;
+    b.writeBufferHighWater = writeBufferHighWater;
+    b.nativeTransport = nativeTransport;
+    return b;
+  }
+
+  /** Defaults: the values docs/protocol.md suggests (64 requests or 8 MiB per connection, 60 s). */
+  public static final class Builder {
+    private int ioThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
+    private int workerThreads = 32;
+    private int maxRequestsPerConnection = 64;
+    private long maxBytesPerConnection = 8L << 20;
+    private int maxRequestsPerNode = 4096;
+    private long maxBytesPerNode = 512L << 20;
+    private Duration idleTimeout = Duration.ofSeconds(60);
+    private Duration drainTimeout = Duration.ofSeconds(10);
+    private int readFrameSize = 1 << 20;
+    private int writeBufferHighWater = 2 << 20;
+    private boolean nativeTransport = true;
+
+    private Builder() {}
+
+    public Builder ioThreads(int v) { ioThreads = v; return this; }
+    public Builder workerThreads(int v) { workerThreads = v; return this; }
+    public Builder maxRequestsPerConnection(int v) { maxRequestsPerConnection = v; return this; }
+    public Builder maxBytesPerConnection(long v) { maxBytesPerConnection = v; return this; }
+    public Builder maxRequestsPerNode(int v) { maxRequestsPerNode = v; return this; }
+    public Builder maxBytesPerNode(long v) { maxBytesPerNode = v; return this; }
+    public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
+    public Builder drainTimeout(Duration v) { drainTimeout = v; return this; }
+    public Builder readFrameSize(int v) { readFrameSize = v; return this; }
+    public Builder writeBufferHighWater(int v) { writeBufferHighWater = v; return this; }
+    public Builder nativeTransport(boolean v) { nativeTransport = v; return this; }
+
+    public NodeServerConfig build() {
+      return new NodeServerConfig(ioThreads, workerThreads, maxRequestsPerConnection,
+          maxBytesPerConnection, maxRequestsPerNode, maxBytesPerNode, idleTimeout, drainTimeout,
+          readFrameSize, writeBufferHighWater, nativeTransport);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.parityfs.node.net;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.parityfs.node.chunk.ChunkInfo;
+import io.parityfs.node.chunk.ChunkStore;
+import io.parityfs.node.protocol.ErrorResponse;
+import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.ReadRequest;
+import io.parityfs.node.protocol.Status;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+
+/**
+ * One READ: each worker task ({@link #run}) reads the next DATA frame's bytes (at most the
+ * server's read frame size) into a pooled direct buffer and hands it to the event loop, which
+ * writes it and schedules the next task only while the connection is writable (otherwise it parks
+ * the stream until the writability changes). So a reader that does not read holds the node to
+ * about the write buffer's high-water mark plus one frame per stream.
+ *
+ * <p>A READ longer than one frame reads the latest version at each frame: a write that commits
+ * while a long READ is under way can make the READ return bytes of both versions.
+ */
+final class ReadStream implements Runnable {
+  final ReadRequest request;
+  final PendingRequest pending;
+  private final ChunkStore store;
+  private final ConnectionHandler connection;
+  private final ByteBufAllocator alloc;
+  private final int frameSize;
+  private boolean started;
+  private long pos;
+  private long end;
+
+  ReadStream(ReadRequest request, PendingRequest pending, ChunkStore store,
+      ConnectionHandler connection, ByteBufAllocator alloc, int frameSize) {
+    this.request = request;
+    this.pending = pending;
+    this.store = store;
+    this.connection = connection;
+    this.alloc = alloc;
+    this.frameSize = frameSize;
+  }
+
+  @Override
+  public void run() {
+    ByteBuf buf = null;
+    try {
+      if (!started) {
+        started = true;
+        Optional<ChunkInfo> info = store.stat(request.chunk());
+        if (info.isEmpty()) {
+          connection.readFailed(this, new ErrorResponse(request.requestId(), Opcode.READ,
+              Status.NOT_FOUND, "chunk " + request.chunk() + " does not exist"));
+          return;
+        }
+        long length = info.get().length();
+        pos = request.offset();
+        long want = request.length() < 0 ? Long.MAX_VALUE : request.length();
+        end = Math.min(length, pos + Math.min(want, Long.MAX_VALUE - pos));
+      }
+      int n = (int) Math.max(0, Math.min(frameSize, end - pos));
+      buf = alloc.directBuffer(Math.max(n, 1));
+      ByteBuffer nio = buf.nioBuffer(0, n);
+      int got = 0;
+      while (nio.hasRemaining()) {
+        int r = store.read(request.chunk(), pos + got, nio);
+        if (r <= 0) {
+          break; // the chunk got shorter meanwhile: end here
+        }
+        got += r;
+      }
+      buf.writerIndex(got);
+      pos += got;
+      boolean last = got < n || pos >= end;
+      ByteBuf out = buf;
+      buf = null;
+      connection.emit(this, out, last);
+    } catch (Exception e) {
+      connection.readFailed(this, new ErrorResponse(request.requestId(), Opcode.READ,
+          WireStatus.of(e), WireStatus.message(e)));
+    } finally {
+      if (buf != null) {
+        buf.release();
+      }
+    }
+  }
+}

@@ -1,0 +1,285 @@
+package io.parityfs.node.net;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.Unpooled;
+import io.parityfs.node.client.NodeClient;
+import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.protocol.AckResponse;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.DataFrame;
+import io.parityfs.node.protocol.ErrorResponse;
+import io.parityfs.node.protocol.FrameFormat;
+import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.PingRequest;
+import io.parityfs.node.protocol.StatRequest;
+import io.parityfs.node.protocol.Status;
+import io.parityfs.node.protocol.TargetId;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.protocol.WriteRequest;
+import io.parityfs.node.protocol.WriteResponse;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Malformed and misbehaving input over raw sockets: each case gets its documented answer, stored
+ * data is unchanged, nothing leaks, and the node keeps serving a well-behaved client.
+ */
+class NodeServerHostileTest {
+  @TempDir static Path dir;
+  static TestingServer zk;
+  static TestNode node;
+  static NodeClient client;
+  static InetSocketAddress addr;
+  static TargetId target;
+  static final ChunkId KEPT = new ChunkId(100, 0);
+  static byte[] kept;
+
+  @BeforeAll
+  static void start() throws Exception {
+    zk = new TestingServer(true);
+    node = new TestNode(dir, zk.getConnectString(), NodeServerConfig.builder()
+        .idleTimeout(Duration.ofMillis(800)).build(), "4K", "16M");
+    client = NodeClient.create(NodeClientConfig.DEFAULT);
+    addr = node.address;
+    target = node.target;
+    kept = new byte[300_000];
+    new Random(100).nextBytes(kept);
+    client.writeChunk(addr, target, KEPT, 0, WriteMode.CREATE, 0, ByteBuffer.wrap(kept));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    client.close();
+    node.close();
+    zk.close();
+  }
+
+  /** After every case: the stored chunk is intact, nothing is in hand, another client is served. */
+  @AfterEach
+  void nodeStillServesAndDataIsIntact() throws Exception {
+    eventually("no writer open, nothing in hand", () -> node.server.openWriters() == 0
+        && node.server.bytesInHand() == 0 && node.server.requestsInHand() == 0);
+    client.ping(addr);
+    ByteBuffer back = ByteBuffer.allocate(kept.length);
+    client.readChunk(addr, target, KEPT, 0, back);
+    assertArrayEquals(kept, back.array());
+  }
+
+  static void eventually(String what, BooleanSupplier c) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  private static void assertFatal(RawClient raw, Status status) throws IOException {
+    ErrorResponse e = assertInstanceOf(ErrorResponse.class, raw.next(5000));
+    assertEquals(status, e.status());
+    assertEquals(0, e.requestId(), "connection-level errors carry request id 0");
+    assertTrue(raw.closedByNode(5000), "the node closes the connection");
+  }
+
+  private static ErrorResponse error(RawClient raw, long id, Status status) throws IOException {
+    ErrorResponse e = assertInstanceOf(ErrorResponse.class, raw.next(5000));
+    assertEquals(status, e.status(), e.message());
+    assertEquals(id, e.requestId());
+    return e;
+  }
+
+  private static void pingOk(RawClient raw, long id) throws IOException {
+    raw.send(new PingRequest(id));
+    AckResponse a = assertInstanceOf(AckResponse.class, raw.next(5000));
+    assertEquals(id, a.requestId());
+  }
+
+  private static WriteRequest write(long id, ChunkId c, WriteMode mode, long total) {
+    return new WriteRequest(id, target, c, mode, 0, 0, total);
+  }
+
+  private static DataFrame data(long id, boolean end, int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return new DataFrame(id, false, end, Unpooled.wrappedBuffer(b));
+  }
+
+  @Test
+  void garbageBytesAreBadFrameAndClose() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      byte[] junk = new byte[200];
+      new Random(1).nextBytes(junk);
+      junk[0] = 'X';
+      raw.send(junk);
+      assertFatal(raw, Status.BAD_FRAME);
+    }
+  }
+
+  @Test
+  void wrongMagicAndWrongVersion() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(new byte[] {'P', 'F', 'S', 'X'}); // judged on the first bytes alone
+      assertFatal(raw, Status.BAD_FRAME);
+    }
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(RawClient.frame(FrameFormat.MAGIC, 2, Opcode.PING.code(), 0, 1, new byte[0],
+          new byte[0]));
+      assertFatal(raw, Status.UNSUPPORTED_VERSION);
+    }
+  }
+
+  @Test
+  void oversizedLengthIsRefusedBeforeItsBytesArrive() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      byte[] f = RawClient.frame(Opcode.PING, 0, 1, new byte[0]);
+      ByteBuffer.wrap(f).putInt(24, Integer.MAX_VALUE); // payload length 2 GiB: only 36 bytes sent
+      raw.send(f);
+      assertFatal(raw, Status.FRAME_TOO_LARGE);
+    }
+  }
+
+  @Test
+  void unknownOpcodeAndBadFieldsAreAnsweredAndTheConnectionStays() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(RawClient.frame(FrameFormat.MAGIC, 1, 0x7E, 0, 9, new byte[0], new byte[0]));
+      error(raw, 9, Status.UNKNOWN_OPCODE);
+      raw.send(RawClient.frame(Opcode.STAT, 0, 10, new byte[5])); // wrong header length
+      error(raw, 10, Status.INVALID_ARGUMENT);
+      byte[] crcBad = RawClient.frame(FrameFormat.MAGIC, 1, Opcode.DATA.code(),
+          FrameFormat.FLAG_END, 11, new byte[0], new byte[] {1, 2, 3});
+      crcBad[crcBad.length - 1] ^= 1; // payload CRC no longer matches
+      raw.send(crcBad);
+      error(raw, 11, Status.CRC_MISMATCH);
+      pingOk(raw, 12);
+    }
+  }
+
+  @Test
+  void dataWithoutWriteAndReusedIdsAreProtocolViolations() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(data(5, true, 100, 1));
+      error(raw, 5, Status.PROTOCOL_VIOLATION);
+      ChunkId c = new ChunkId(101, 0);
+      raw.send(write(6, c, WriteMode.CREATE, -1));
+      raw.send(write(6, c, WriteMode.CREATE, -1)); // the same id while the first is open
+      error(raw, 6, Status.PROTOCOL_VIOLATION);
+      raw.send(data(6, true, 1000, 2));
+      WriteResponse w = assertInstanceOf(WriteResponse.class, raw.next(5000));
+      assertEquals(1000, w.stat().length());
+      pingOk(raw, 7);
+    }
+    assertTrue(client.delete(addr, target, new ChunkId(101, 0)));
+  }
+
+  @Test
+  void truncatedFrameThenCloseIsDropped() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      byte[] f = RawClient.encode(new StatRequest(3, target, KEPT));
+      raw.send(Arrays.copyOf(f, f.length / 2));
+    }
+  }
+
+  @Test
+  void clientVanishingMidWriteLeavesNothingVisible() throws Exception {
+    ChunkId fresh = new ChunkId(102, 0);
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(write(1, KEPT, WriteMode.REPLACE, 4 << 20)); // over existing data
+      raw.send(write(2, fresh, WriteMode.CREATE, -1)); // a new chunk
+      for (int i = 0; i < 5; i++) {
+        raw.send(data(1, false, 256 << 10, i));
+        raw.send(data(2, false, 100_000, i));
+      }
+      eventually("both writers open", () -> node.server.openWriters() == 2);
+    }
+    eventually("the writers aborted", () -> node.server.openWriters() == 0);
+    assertEquals(io.parityfs.node.protocol.Status.NOT_FOUND,
+        org.junit.jupiter.api.Assertions.assertThrows(io.parityfs.node.client.NodeException.class,
+            () -> client.stat(addr, target, fresh)).status());
+    assertEquals(kept.length, client.stat(addr, target, KEPT).length());
+  }
+
+  @Test
+  void aStreamOfAnotherLengthThanAnnouncedIsRefused() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(write(1, KEPT, WriteMode.REPLACE, 5000));
+      raw.send(data(1, true, 4000, 1));
+      error(raw, 1, Status.INVALID_ARGUMENT);
+      raw.send(write(2, KEPT, WriteMode.REPLACE, 5000));
+      raw.send(data(2, false, 4000, 1));
+      raw.send(data(2, false, 4000, 2)); // over the announced length: answered at once
+      error(raw, 2, Status.INVALID_ARGUMENT);
+      raw.send(data(2, true, 10, 3)); // the rest of the stream is dropped quietly
+      pingOk(raw, 3);
+    }
+  }
+
+  @Test
+  void aCorruptDataFrameFailsItsWrite() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(write(1, KEPT, WriteMode.REPLACE, -1));
+      raw.send(data(1, false, 4000, 1));
+      byte[] bad = RawClient.frame(FrameFormat.MAGIC, 1, Opcode.DATA.code(), FrameFormat.FLAG_MORE,
+          1, new byte[0], new byte[4000]);
+      bad[bad.length - 1] = 1;
+      raw.send(bad);
+      error(raw, 1, Status.CRC_MISMATCH);
+      raw.send(data(1, true, 100, 2));
+      pingOk(raw, 2);
+    }
+  }
+
+  @Test
+  void idleConnectionsWithAPartialFrameOrAnOpenWriteAreClosed() throws Exception {
+    int before = node.server.idleCloses.get();
+    try (RawClient raw = new RawClient(addr)) {
+      byte[] f = RawClient.encode(new PingRequest(1));
+      raw.send(Arrays.copyOf(f, 20));
+      assertTrue(raw.closedByNode(5000));
+    }
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(write(1, new ChunkId(103, 0), WriteMode.CREATE, -1));
+      raw.send(data(1, false, 1000, 1));
+      assertTrue(raw.closedByNode(5000));
+    }
+    assertEquals(before + 2, node.server.idleCloses.get());
+    try (RawClient raw = new RawClient(addr)) {
+      pingOk(raw, 1);
+      Thread.sleep(2000); // idle with nothing pending: kept open
+      pingOk(raw, 2);
+    }
+    assertEquals(before + 2, node.server.idleCloses.get());
+    assertEquals(Status.NOT_FOUND, org.junit.jupiter.api.Assertions.assertThrows(
+        io.parityfs.node.client.NodeException.class,
+        () -> client.stat(addr, target, new ChunkId(103, 0))).status());
+  }
+
+  @Test
+  void aConcurrentWriteOfTheSameChunkIsAConflict() throws Exception {
+    try (RawClient raw = new RawClient(addr)) {
+      raw.send(write(1, KEPT, WriteMode.REPLACE, -1));
+      raw.send(data(1, false, 1000, 1));
+      raw.send(write(2, KEPT, WriteMode.REPLACE, -1));
+      error(raw, 2, Status.CONFLICT);
+      raw.send(data(2, true, 10, 1)); // dropped
+      assertFalse(raw.closedByNode(200));
+    }
+  }
+}
