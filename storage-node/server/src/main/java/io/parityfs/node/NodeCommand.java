@@ -77,7 +77,8 @@ public final class NodeCommand {
         }
       }, "pfs-node-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
-      out.printf("node %s (%s) listening on %s%n", node.nodeId(), c.name(), node.address());
+      out.printf("node %s (%s) listening on %s:%d%n", node.nodeId(), c.name(),
+          node.address().getHostString(), node.address().getPort());
       out.printf("metrics and health on %s%n", node.metricsPort() < 0 ? "(off)"
           : "http://" + c.metricsHost() + ":" + node.metricsPort() + "/metrics, /health");
       out.printf("zookeeper %s%s%n", c.zooKeeper().connect(), c.zooKeeper().chroot());
