@@ -305,8 +305,11 @@ public final class ArrayBenchmark {
    *
    * <p>Then foreground reads during a throttled rebuild: the same sequential read as the healthy
    * read while a rebuild runs with {@link BackgroundThrottle} (unlimited when idle, {@value
-   * #BUSY_RATE_MB} MB/s while clients read); {@code foreground_read_during_rebuild_vs_healthy}
-   * is that read's throughput over the healthy read's.
+   * #BUSY_RATE_MB} MB/s while clients read). Until the rebuild reaches an object, that object
+   * is still missing its shard on the slot, so the read is a degraded read: its baseline is the
+   * degraded read of the same array without a rebuild ({@code
+   * foreground_read_during_rebuild_vs_degraded}, what the rebuild itself costs the clients, with
+   * the goal); {@code foreground_read_during_rebuild_vs_healthy} is printed too.
    */
   private void rebuildCase(Path root, List<Path> drives, AssembledArray array, ObjectLoad load,
       ObjectContent content, long perFile) throws IOException {
@@ -486,9 +489,11 @@ public final class ArrayBenchmark {
     row(f, "rebuild of one drive (k x rate)", rebuild, "survivors " + sig(survivorRead.mbps())
         + " (same-disk bound " + sig(rebuildBound()) + ")", rebuildRatio(), GOAL_REBUILD,
         survivorRead);
-    row(f, "disk read during a rebuild", foregroundDuringRebuild, "healthy "
-        + sig(arrayRead.mbps()), foregroundDuringRebuild.mbps() / arrayRead.mbps(),
-        GOAL_FOREGROUND, arrayRead);
+    row(f, "disk read during a rebuild", foregroundDuringRebuild, "degraded "
+        + sig(degradedRead.mbps()), foregroundDuringRebuild.mbps() / degradedRead.mbps(),
+        GOAL_FOREGROUND, degradedRead);
+    out.printf(Locale.ROOT, "disk read during a rebuild vs healthy: %s%n",
+        sig(foregroundDuringRebuild.mbps() / arrayRead.mbps()));
     for (RandomReads.Result r : new RandomReads.Result[] {rand4k, rand64k}) {
       out.printf(Locale.ROOT, "disk random %dK reads, %d threads: %s IOPS, %s MB/s, p50 %s ms,"
               + " p99 %s ms, %.2f cores%n", r.size() >> 10, options.randThreads(), sig(r.iops()),
@@ -552,6 +557,8 @@ public final class ArrayBenchmark {
     ratios.put("degraded_read_vs_healthy", degradedRatio());
     if (!rebuild.isEmpty()) {
       ratios.put("rebuild_vs_surviving_read", rebuildRatio());
+      ratios.put("foreground_read_during_rebuild_vs_degraded",
+          foregroundDuringRebuild.mbps() / degradedRead.mbps());
       ratios.put("foreground_read_during_rebuild_vs_healthy",
           foregroundDuringRebuild.mbps() / arrayRead.mbps());
     }
@@ -564,8 +571,8 @@ public final class ArrayBenchmark {
     }
     goals.put("degraded_read_vs_healthy", goal(degradedRatio(), GOAL_DEGRADED));
     goals.put("rebuild_vs_surviving_read", goal(rebuildRatio(), GOAL_REBUILD));
-    goals.put("foreground_read_during_rebuild_vs_healthy",
-        goal(foregroundDuringRebuild.mbps() / arrayRead.mbps(), GOAL_FOREGROUND));
+    goals.put("foreground_read_during_rebuild_vs_degraded",
+        goal(foregroundDuringRebuild.mbps() / degradedRead.mbps(), GOAL_FOREGROUND));
 
     Map<String, Object> extra = new LinkedHashMap<>();
     if (!tmpfsRead.isEmpty()) {
