@@ -58,6 +58,12 @@ public enum ArrayError {
    */
   OBJECT_LOST,
   /**
+   * A read of a given version ({@link ObjectStore#read(long, long, long, java.nio.ByteBuffer)})
+   * found that version no longer committed: a newer version replaced it or the object was
+   * deleted. Nothing was returned; the caller starts over on the current version.
+   */
+  VERSION_GONE,
+  /**
    * A drive has no room for a shard (the file system reported no space left, or a write was
    * refused up front because a drive's free space is below what the shard needs). The write fails
    * and the old version stays; the drive is not failed for it.

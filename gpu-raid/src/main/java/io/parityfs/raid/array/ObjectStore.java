@@ -331,6 +331,45 @@ public final class ObjectStore implements Closeable {
     }
   }
 
+  /**
+   * Reads from version {@code version} of {@code objectId} only, as {@link #read(long, long,
+   * ByteBuffer)} reads the latest: for a reader that reads one version in several calls (a
+   * streamed read) and must not mix versions.
+   *
+   * @throws ArrayException VERSION_GONE when that version is no longer the committed one (a newer
+   *     version replaced it, or the object was deleted): start over on the current version
+   */
+  public int read(long objectId, long version, long offset, ByteBuffer into) throws IOException {
+    throttle.foreground();
+    ObjectManifest m = latest.get(objectId);
+    if (m == null || m.version() != version) {
+      m = stat(objectId).orElse(null);
+    }
+    if (m == null || m.version() != version) {
+      throw versionGone(objectId, version, m);
+    }
+    int start = into.position();
+    try {
+      return new RangeRead(this, m).read(offset, into);
+    } catch (ArrayException e) {
+      into.position(start);
+      if (e.error() == ArrayError.OBJECT_LOST) {
+        latest.remove(objectId);
+        ObjectManifest now = stat(objectId).orElse(null);
+        if (now == null || now.version() != version) {
+          throw versionGone(objectId, version, now); // its files were deleted under the read
+        }
+      }
+      throw e;
+    }
+  }
+
+  private static ArrayException versionGone(long objectId, long version, ObjectManifest now) {
+    return new ArrayException(ArrayError.VERSION_GONE, null, String.format(
+        "object %016x version %d is no longer committed (%s)", objectId, version,
+        now == null ? "the object was deleted" : "version " + now.version() + " replaced it"));
+  }
+
   /** The length of the latest version of {@code objectId}. */
   public long length(long objectId) throws IOException {
     return manifest(objectId).objectLength();

@@ -184,6 +184,31 @@ class ObjectWriterTest {
   }
 
   @Test
+  void aReadOfAGivenVersionNeverMixesVersions() throws IOException {
+    ArrayConfig c = config("raid6:4+2");
+    Drive[] d = drives("v", 6);
+    byte[] v0 = random(50_000, 1);
+    byte[] v1 = random(50_000, 2);
+    try (ObjectStore s = store(c, d)) {
+      long first = s.write(ID, channel(v0), v0.length);
+      ByteBuffer a = ByteBuffer.allocate(20_000);
+      assertEquals(20_000, s.read(ID, first, 0, a));
+      assertArrayEquals(Arrays.copyOf(v0, 20_000), a.array());
+      long second = s.write(ID, channel(v1), v1.length); // replaces the version being read
+      ByteBuffer b = ByteBuffer.allocate(30_000);
+      ArrayException gone = assertThrows(ArrayException.class, () -> s.read(ID, first, 20_000, b));
+      assertEquals(ArrayError.VERSION_GONE, gone.error());
+      assertTrue(gone.getMessage().contains("version " + second), gone.getMessage());
+      assertEquals(0, b.position(), "nothing returned");
+      assertEquals(30_000, s.read(ID, second, 20_000, b));
+      assertArrayEquals(Arrays.copyOfRange(v1, 20_000, 50_000), b.array());
+      s.delete(ID);
+      assertEquals(ArrayError.VERSION_GONE, assertThrows(ArrayException.class,
+          () -> s.read(ID, second, 0, ByteBuffer.allocate(10))).error());
+    }
+  }
+
+  @Test
   void bulkReadsRestoreWholeShardsWhenDrivesAreGone() throws IOException {
     ArrayConfig c = config("rs:6+3");
     Drive[] d = drives("g", 9);

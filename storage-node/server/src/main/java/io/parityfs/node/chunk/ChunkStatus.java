@@ -13,7 +13,10 @@ public enum ChunkStatus {
   NOT_FOUND,
   /** {@link WriteMode#CREATE} of a chunk that exists. */
   EXISTS,
-  /** {@link WriteMode#APPEND} at an offset other than the chunk's length. */
+  /**
+   * {@link WriteMode#APPEND} at an offset other than the chunk's length, or a streamed read whose
+   * version was replaced while it ran (nothing mixed was returned; read again).
+   */
   CONFLICT,
   /** A drive of the chunk's placement is full; nothing was changed. */
   NO_SPACE,

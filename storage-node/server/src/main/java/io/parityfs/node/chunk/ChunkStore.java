@@ -115,6 +115,22 @@ public final class ChunkStore {
     }
   }
 
+  /**
+   * Reads from version {@code version} (a {@link ChunkInfo#version()}) only; a streamed read
+   * takes the version once and reads every piece from it, so it never mixes two versions.
+   *
+   * @throws ChunkStoreException CONFLICT when that version is no longer the chunk's committed
+   *     one (a write or delete replaced it during the read)
+   */
+  public int read(ChunkId id, long version, long offset, ByteBuffer into)
+      throws ChunkStoreException {
+    try {
+      return objects.read(id.objectId(), version, offset, into);
+    } catch (IOException | IllegalArgumentException e) {
+      throw translate(id, e);
+    }
+  }
+
   /** The chunk's committed length, version and creation time, or empty when it does not exist. */
   public Optional<ChunkInfo> stat(ChunkId id) throws ChunkStoreException {
     try {

@@ -31,6 +31,7 @@ public final class ChunkStoreException extends IOException {
       case OBJECT_NOT_FOUND -> ChunkStatus.NOT_FOUND;
       case NO_SPACE -> ChunkStatus.NO_SPACE;
       case NOT_ENOUGH_DRIVES -> ChunkStatus.NOT_ENOUGH_DRIVES;
+      case VERSION_GONE -> ChunkStatus.CONFLICT;
       // A corrupt shard or manifest that the array could not read around is data it cannot give.
       case OBJECT_LOST, CORRUPT_SHARD, CORRUPT_CELL, CORRUPT_MANIFEST -> ChunkStatus.OBJECT_LOST;
       default -> ChunkStatus.DRIVE_IO;

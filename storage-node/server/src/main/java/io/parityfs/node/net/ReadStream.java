@@ -31,6 +31,7 @@ final class ReadStream implements Runnable {
   private boolean started;
   private long pos;
   private long end;
+  private long version;
 
   ReadStream(ReadRequest request, PendingRequest pending, ChunkStore store,
       ConnectionHandler connection, ByteBufAllocator alloc, int frameSize) {
@@ -55,6 +56,7 @@ final class ReadStream implements Runnable {
           return;
         }
         long length = info.get().length();
+        version = info.get().version(); // every frame reads this version: no mixed bytes
         pos = request.offset();
         long want = request.length() < 0 ? Long.MAX_VALUE : request.length();
         end = Math.min(length, pos + Math.min(want, Long.MAX_VALUE - pos));
@@ -64,7 +66,7 @@ final class ReadStream implements Runnable {
       ByteBuffer nio = buf.nioBuffer(0, n);
       int got = 0;
       while (nio.hasRemaining()) {
-        int r = store.read(request.chunk(), pos + got, nio);
+        int r = store.read(request.chunk(), version, pos + got, nio);
         if (r <= 0) {
           break; // the chunk got shorter meanwhile: end here
         }

@@ -91,6 +91,20 @@ class ChunkStoreTest {
   }
 
   @Test
+  void aStreamedReadOfOneVersionIsRefusedOnceAWriteReplacedIt() throws IOException {
+    ChunkId id = new ChunkId(9, 0);
+    byte[] first = bytes(40_000);
+    ChunkInfo v = write(id, 0, WriteMode.REPLACE, first);
+    ByteBuffer b = ByteBuffer.allocate(10_000);
+    assertEquals(10_000, store.read(id, v.version(), 0, b));
+    assertArrayEquals(java.util.Arrays.copyOf(first, 10_000), b.array());
+    write(id, 0, WriteMode.REPLACE, bytes(40_000)); // a write lands between two pieces
+    ChunkStoreException e = assertThrows(ChunkStoreException.class,
+        () -> store.read(id, v.version(), 10_000, ByteBuffer.allocate(10_000)));
+    assertEquals(ChunkStatus.CONFLICT, e.status());
+  }
+
+  @Test
   void chunkIdPacksFileAndIndexAndRefusesOutOfRange() {
     ChunkId id = new ChunkId(0x12_3456_789aL, 5);
     assertEquals(0x123456789a000005L, id.objectId());
