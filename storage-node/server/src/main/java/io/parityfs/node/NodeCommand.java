@@ -4,7 +4,6 @@ import io.parityfs.node.config.ConfigException;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.net.NettyNodeServer;
-import io.parityfs.node.net.NodeServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -21,14 +20,14 @@ import picocli.CommandLine.Spec;
  * this as its {@code node} subcommand; {@link #main} runs it alone.
  *
  * <p>The network server is chosen by {@link #serverFactory}: the wire protocol server ({@link
- * NettyNodeServer} with {@link NodeServerConfig#DEFAULT}).
+ * NettyNodeServer} with the {@code server.*} settings of the node's configuration).
  */
 @Command(name = "node", description = "Run a ParityFS storage node.", mixinStandardHelpOptions = true,
     subcommands = {NodeCommand.Start.class})
 public final class NodeCommand {
   /** Makes the network server of a node from its configuration. */
   static volatile Function<NodeConfig, NodeServer> serverFactory =
-      c -> new NettyNodeServer(NodeServerConfig.DEFAULT);
+      c -> new NettyNodeServer(c.server());
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new NodeCommand()).execute(args));

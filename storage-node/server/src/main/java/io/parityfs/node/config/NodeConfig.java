@@ -23,8 +23,18 @@ import java.util.List;
  */
 public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
     String advertiseHost, String metricsHost, int metricsPort, ZooKeeperConfig zooKeeper,
-    Duration refreshInterval, List<TargetConfig> targets) {
+    Duration refreshInterval, List<TargetConfig> targets,
+    io.parityfs.node.net.NodeServerConfig server) {
   public NodeConfig {
     targets = List.copyOf(targets);
+    java.util.Objects.requireNonNull(server, "server");
+  }
+
+  /** A configuration with the network server's defaults. */
+  public NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
+      String advertiseHost, String metricsHost, int metricsPort, ZooKeeperConfig zooKeeper,
+      Duration refreshInterval, List<TargetConfig> targets) {
+    this(source, name, idFile, listenHost, listenPort, advertiseHost, metricsHost, metricsPort,
+        zooKeeper, refreshInterval, targets, io.parityfs.node.net.NodeServerConfig.DEFAULT);
   }
 }

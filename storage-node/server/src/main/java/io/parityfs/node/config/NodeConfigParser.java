@@ -45,6 +45,13 @@ public final class NodeConfigParser {
       new String[] {"zookeeper.sessionTimeout", "30s"},
       new String[] {"zookeeper.connectionTimeout", "15s"},
       new String[] {"registry.refreshInterval", "10s"},
+      new String[] {"server.workerThreads", "32"},
+      new String[] {"server.maxRequestsPerConnection", "64"},
+      new String[] {"server.maxBytesPerConnection", "8M"},
+      new String[] {"server.maxRequestsPerNode", "4096"},
+      new String[] {"server.maxBytesPerNode", "512M"},
+      new String[] {"server.idleTimeout", "60s"},
+      new String[] {"server.drainTimeout", "10s"},
       new String[] {"codec", "auto"},
       new String[] {"targets", ""});
 
@@ -156,11 +163,27 @@ public final class NodeConfigParser {
         }
       }
     }
+    io.parityfs.node.net.NodeServerConfig server = null;
+    try {
+      server = io.parityfs.node.net.NodeServerConfig.builder()
+          .workerThreads((int) integer("server.workerThreads", 1, 1024))
+          .maxRequestsPerConnection((int) integer("server.maxRequestsPerConnection", 1, 65536))
+          .maxBytesPerConnection(size("server.maxBytesPerConnection"))
+          .maxRequestsPerNode((int) integer("server.maxRequestsPerNode", 1, 1 << 20))
+          .maxBytesPerNode(size("server.maxBytesPerNode"))
+          .idleTimeout(duration("server.idleTimeout", false))
+          .drainTimeout(duration("server.drainTimeout", true))
+          .build();
+    } catch (IllegalArgumentException e) {
+      if (problems.isEmpty()) {
+        problem("server.*", e.getMessage());
+      }
+    }
     if (!problems.isEmpty()) {
       throw new ConfigException(source, problems);
     }
     return new NodeConfig(Path.of(source), name, idFile, listenHost, listenPort, advertise,
-        metricsHost, metricsPort, zk, refresh, targets);
+        metricsHost, metricsPort, zk, refresh, targets, server);
   }
 
   private TargetConfig target(String t, CodecBackend nodeCodec) {

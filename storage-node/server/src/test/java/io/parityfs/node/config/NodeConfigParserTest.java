@@ -46,6 +46,9 @@ class NodeConfigParserTest {
     assertEquals(Duration.ofDays(7), t.scrubInterval());
     assertEquals(0, t.rebuildIdleBytesPerSecond());
     assertEquals(256_000_000, t.rebuildBusyBytesPerSecond());
+    assertEquals(32, c.server().workerThreads());
+    assertEquals(8L << 20, c.server().maxBytesPerConnection());
+    assertEquals(Duration.ofSeconds(60), c.server().idleTimeout());
   }
 
   @Test
@@ -100,6 +103,8 @@ class NodeConfigParserTest {
         {"target.a.hotSpares", "-1"},
         {"target.a.scrubInterval", "weekly"},
         {"target.a.rebuild.idleRate", "-5"},
+        {"server.workerThreads", "0"},
+        {"server.idleTimeout", "soon"},
         {"target.a.drvies", "/x"},
         {"zookeeper.conect", "h:1"},
     };
