@@ -9,27 +9,54 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * Serves one sorted page of a directory: the names of every bucket (one {@code getChildren}
- * each, all in flight at once), the {@code limit} smallest names after the cursor (a bounded
- * heap), then the records of those entries (one {@code getData} each, all in flight at once).
+ * Serves one sorted page of a directory: the directory's buckets, each bucket's names sorted
+ * (from a cache, see below), the {@code limit} smallest names after the cursor merged across the
+ * buckets, then the records of those entries (one {@code getData} each, all in flight at once).
  *
- * <p>A directory's names are spread over its buckets by hash, so every page reads every
- * bucket's names: a page costs O(entries in the directory) bytes of names, but only the page's
- * records. Each {@code getChildren} reply stays far below {@code jute.maxbuffer} as long as a
- * bucket holds under ~1 MiB of encoded names (64 buckets: millions of typical names).
+ * <p><b>Bucket cache.</b> A directory's names are spread over its buckets by hash, so every page
+ * needs every bucket's names. Each bucket's names are kept sorted in memory with the bucket's
+ * child version ({@code cversion}, which ZooKeeper bumps on every child created or deleted); a
+ * page asks each bucket only for its stat (a few bytes, all in flight at once) and reads the
+ * names again ({@code getChildren}) only of the buckets whose {@code cversion} moved. So paging
+ * through a large directory that nobody changes reads its names once, and a page costs O(buckets
+ * × log entries) to merge. Names read from the cache can be of entries deleted since: their record
+ * read then finds no node and they are skipped, as before. Bounded to {@value #CACHED_BUCKETS}
+ * buckets (least recently used dropped). Each {@code getChildren} reply stays far below {@code
+ * jute.maxbuffer} as long as a bucket holds under ~1 MiB of encoded names (64 buckets: millions of
+ * typical names).
  */
 final class DirectoryLister {
+  /** Buckets whose sorted names are kept. */
+  static final int CACHED_BUCKETS = 4096;
+
   private record Candidate(String name, String znode) {}
+
+  /** One bucket's names, sorted, as of child version {@code cversion}. */
+  private record Sorted(int cversion, String[] names, String[] encoded) {}
 
   private static final Comparator<Candidate> BY_NAME =
       (a, b) -> Names.compareUtf8(a.name, b.name);
 
   private final Zk zk;
   private final ZNodes zn;
+  private final java.util.Map<String, Sorted> cache =
+      java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Sorted> eldest) {
+          return size() > CACHED_BUCKETS;
+        }
+      });
+  private final java.util.concurrent.atomic.AtomicLong bucketReads =
+      new java.util.concurrent.atomic.AtomicLong();
 
   DirectoryLister(Zk zk, ZNodes zn) {
     this.zk = zk;
     this.zn = zn;
+  }
+
+  /** Bucket name lists read from ZooKeeper so far (for tests: the cache's misses). */
+  long bucketReads() {
+    return bucketReads.get();
   }
 
   DirectoryPage page(Entry dir, String after, int limit) throws NamespaceException {
@@ -43,39 +70,63 @@ final class DirectoryLister {
     } catch (Exception e) {
       throw Zk.failure(dir.path(), "listing " + container, e);
     }
-    List<CompletableFuture<CuratorEvent>> names = new ArrayList<>(buckets.size());
+    List<String> paths = new ArrayList<>(buckets.size());
+    List<CompletableFuture<CuratorEvent>> stats = new ArrayList<>(buckets.size());
     for (String b : buckets) {
-      names.add(zk.getChildrenAsync(container + "/" + b));
+      String bucket = container + "/" + b;
+      paths.add(bucket);
+      stats.add(zk.existsAsync(bucket));
     }
-    // max-heap of the `limit` smallest names after the cursor, plus one to know if more exist
-    PriorityQueue<Candidate> heap = new PriorityQueue<>(limit + 1, BY_NAME.reversed());
-    List<CuratorEvent> replies = Zk.joinAll(names, dir.path());
-    for (int i = 0; i < replies.size(); i++) {
-      CuratorEvent r = replies.get(i);
-      if (r.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+    List<CuratorEvent> statReplies = Zk.joinAll(stats, dir.path());
+    Sorted[] sorted = new Sorted[paths.size()];
+    List<Integer> stale = new ArrayList<>();
+    List<CompletableFuture<CuratorEvent>> names = new ArrayList<>();
+    for (int i = 0; i < paths.size(); i++) {
+      CuratorEvent r = statReplies.get(i);
+      if (r.getResultCode() == KeeperException.Code.NONODE.intValue() || r.getStat() == null) {
         continue; // bucket removed since the container was listed
       }
       check(r, dir.path());
-      String bucket = container + "/" + buckets.get(i);
-      for (String encoded : r.getChildren()) {
-        String name = Names.decode(encoded);
-        if (after != null && Names.compareUtf8(name, after) <= 0) {
-          continue;
-        }
-        if (heap.size() <= limit) {
-          heap.add(new Candidate(name, bucket + "/" + encoded));
-        } else if (Names.compareUtf8(name, heap.peek().name) < 0) {
-          heap.poll();
-          heap.add(new Candidate(name, bucket + "/" + encoded));
-        }
+      Sorted c = cache.get(paths.get(i));
+      if (c != null && c.cversion() == r.getStat().getCversion()) {
+        sorted[i] = c;
+      } else {
+        stale.add(i);
+        names.add(zk.getChildrenAsync(paths.get(i)));
       }
     }
-    boolean more = heap.size() > limit;
-    if (more) {
-      heap.poll();
+    List<CuratorEvent> nameReplies = Zk.joinAll(names, dir.path());
+    for (int j = 0; j < stale.size(); j++) {
+      CuratorEvent r = nameReplies.get(j);
+      if (r.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+        continue;
+      }
+      check(r, dir.path());
+      bucketReads.incrementAndGet();
+      int i = stale.get(j);
+      List<String> children = r.getChildren();
+      Candidate[] all = new Candidate[children.size()];
+      for (int k = 0; k < all.length; k++) {
+        all[k] = new Candidate(Names.decode(children.get(k)), children.get(k));
+      }
+      java.util.Arrays.sort(all, BY_NAME);
+      String[] n = new String[all.length];
+      String[] e = new String[all.length];
+      for (int k = 0; k < all.length; k++) {
+        n[k] = all[k].name;
+        e[k] = all[k].znode;
+      }
+      // The stat that came with the names is exactly their version.
+      sorted[i] = new Sorted(r.getStat() == null ? -1 : r.getStat().getCversion(), n, e);
+      if (r.getStat() != null) {
+        cache.put(paths.get(i), sorted[i]);
+      }
     }
-    List<Candidate> page = new ArrayList<>(heap);
-    page.sort(BY_NAME);
+    List<Candidate> page = merge(paths, sorted, after, limit + 1);
+    boolean more = page.size() > limit;
+    if (more) {
+      page = page.subList(0, limit);
+    }
     List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(page.size());
     for (Candidate c : page) {
       reads.add(zk.getDataAsync(c.znode));
@@ -93,6 +144,44 @@ final class DirectoryLister {
     }
     String next = more ? page.get(page.size() - 1).name : null;
     return new DirectoryPage(out, next);
+  }
+
+  /** The {@code count} smallest names after {@code after} across the sorted buckets. */
+  private static List<Candidate> merge(List<String> paths, Sorted[] sorted, String after,
+      int count) {
+    record Cursor(int bucket, int index) {}
+    PriorityQueue<Cursor> heads = new PriorityQueue<>(Math.max(1, sorted.length),
+        (x, y) -> Names.compareUtf8(sorted[x.bucket].names()[x.index],
+            sorted[y.bucket].names()[y.index]));
+    for (int i = 0; i < sorted.length; i++) {
+      if (sorted[i] == null) {
+        continue;
+      }
+      String[] n = sorted[i].names();
+      int lo = 0;
+      int hi = n.length;
+      while (after != null && lo < hi) { // first name > after
+        int mid = (lo + hi) >>> 1;
+        if (Names.compareUtf8(n[mid], after) <= 0) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      if (lo < n.length) {
+        heads.add(new Cursor(i, lo));
+      }
+    }
+    List<Candidate> out = new ArrayList<>(count);
+    while (out.size() < count && !heads.isEmpty()) {
+      Cursor c = heads.poll();
+      Sorted s = sorted[c.bucket];
+      out.add(new Candidate(s.names()[c.index], paths.get(c.bucket) + "/" + s.encoded()[c.index]));
+      if (c.index + 1 < s.names().length) {
+        heads.add(new Cursor(c.bucket, c.index + 1));
+      }
+    }
+    return out;
   }
 
   private static void check(CuratorEvent r, String path) throws NamespaceException {

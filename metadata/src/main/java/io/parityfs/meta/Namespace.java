@@ -166,6 +166,11 @@ public final class Namespace implements Closeable {
    * @param after the cursor: the last name of the previous page, or null for the first page
    * @param limit the page size, 1..{@code maxPageSize}
    */
+  /** Bucket name lists the lister read from ZooKeeper (its cache misses), for tests. */
+  long bucketReads() {
+    return lister.bucketReads();
+  }
+
   public DirectoryPage list(String path, String after, int limit) throws NamespaceException {
     if (limit < 1 || limit > config.maxPageSize()) {
       throw new IllegalArgumentException("limit (" + limit + ") must be in [1, "

@@ -112,6 +112,16 @@ final class Zk {
     return f;
   }
 
+  CompletableFuture<CuratorEvent> existsAsync(String path) {
+    CompletableFuture<CuratorEvent> f = new CompletableFuture<>();
+    try {
+      client.checkExists().inBackground((c, event) -> f.complete(event)).forPath(path);
+    } catch (Exception e) {
+      f.completeExceptionally(e);
+    }
+    return f;
+  }
+
   CompletableFuture<CuratorEvent> getChildrenAsync(String path) {
     CompletableFuture<CuratorEvent> f = new CompletableFuture<>();
     try {
