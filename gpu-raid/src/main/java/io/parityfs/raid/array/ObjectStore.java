@@ -6,20 +6,30 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntConsumer;
 
 /**
  * Objects on an assembled array: whole-object versioned writes, byte-range reads that reconstruct
@@ -67,7 +77,7 @@ public final class ObjectStore implements Closeable {
   private final AtomicLong degradedReads = new AtomicLong();
   private final AtomicLong driveFailures = new AtomicLong();
   private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
-  private volatile java.util.function.IntConsumer failureListener = slot -> { };
+  private volatile IntConsumer failureListener = slot -> { };
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
@@ -95,7 +105,7 @@ public final class ObjectStore implements Closeable {
     this.codec = codec;
     this.placement = Placement.of(drives.length, config.protection().width());
     this.failed = new AtomicLongArray(drives.length);
-    this.options = java.util.Objects.requireNonNull(options, "options");
+    this.options = Objects.requireNonNull(options, "options");
     this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
     this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
         Math.min(512, 4 * drives.length * options.threadsPerDrive()));
@@ -476,7 +486,7 @@ public final class ObjectStore implements Closeable {
       // Newer files are deleted only when provably uncommitted: no manifest of their version on
       // any drive (an unreadable one keeps them, for an admin to look at) and every drive of the
       // placement listed (a failed drive might hold the one manifest that commits them).
-      java.util.Set<Long> manifested = new java.util.HashSet<>();
+      Set<Long> manifested = new HashSet<>();
       for (int slot : slots) {
         Drive d = drive(slot);
         if (d == null) {
@@ -579,7 +589,7 @@ public final class ObjectStore implements Closeable {
    * Takes the object's writer lock (the one {@link #openWriter}, overwrite, append and delete
    * hold) and returns the unlock; for background work that publishes files of the object.
    */
-  Runnable lockObject(long objectId) throws java.io.InterruptedIOException {
+  Runnable lockObject(long objectId) throws InterruptedIOException {
     return locks.lock(objectId);
   }
 
@@ -598,7 +608,7 @@ public final class ObjectStore implements Closeable {
    */
   void commitManifest(ObjectManifest m) throws IOException {
     long objectId = m.objectId();
-    List<java.util.concurrent.CompletableFuture<Integer>> writes = new ArrayList<>();
+    List<CompletableFuture<Integer>> writes = new ArrayList<>();
     for (int slot : m.slots()) {
       Drive d = drive(slot);
       if (d != null) {
@@ -611,7 +621,7 @@ public final class ObjectStore implements Closeable {
     latest.remove(objectId);
     IOException failure = null;
     int committed = 0;
-    for (java.util.concurrent.CompletableFuture<Integer> f : writes) {
+    for (CompletableFuture<Integer> f : writes) {
       try {
         DriveQueues.join(f);
         committed++;
@@ -671,13 +681,13 @@ public final class ObjectStore implements Closeable {
    * Sets what to call (once per slot, on the I/O thread that saw it: hand heavy work to another
    * thread) when a drive fails ({@link ArrayError#DRIVE_IO}) and this store stops using it.
    */
-  void onDriveFailure(java.util.function.IntConsumer listener) {
-    this.failureListener = java.util.Objects.requireNonNull(listener, "listener");
+  void onDriveFailure(IntConsumer listener) {
+    this.failureListener = Objects.requireNonNull(listener, "listener");
   }
 
   /** Replaces the throttle; see {@link BackgroundThrottle}. */
   public void throttle(BackgroundThrottle throttle) {
-    this.throttle = java.util.Objects.requireNonNull(throttle, "throttle");
+    this.throttle = Objects.requireNonNull(throttle, "throttle");
   }
 
   /**
@@ -686,7 +696,7 @@ public final class ObjectStore implements Closeable {
    * on the slot is absent read degraded until a rebuild writes it.
    */
   void attachDrive(int slot, Drive drive) throws IOException {
-    Drive old = drives.getAndSet(slot, java.util.Objects.requireNonNull(drive, "drive"));
+    Drive old = drives.getAndSet(slot, Objects.requireNonNull(drive, "drive"));
     failed.set(slot, 0);
     readerCache.invalidateSlot(slot);
     if (old != null && old != drive) {
@@ -713,7 +723,7 @@ public final class ObjectStore implements Closeable {
    * Ids of every object with a file (manifest, shard or temp file) on a live drive, ascending.
    * A drive that fails to list is marked failed and skipped.
    */
-  java.util.SortedSet<Long> objectIds() {
+  SortedSet<Long> objectIds() {
     return scan("", 0, -1L, false);
   }
 
@@ -724,7 +734,7 @@ public final class ObjectStore implements Closeable {
    * hexadecimal prefix the two bounds share (a range such as one file's chunks lists only their
    * names). A drive that fails to list is marked failed and skipped.
    */
-  public java.util.NavigableSet<Long> listObjects(long from, long to) {
+  public NavigableSet<Long> listObjects(long from, long to) {
     String a = String.format("%016x", from);
     String b = String.format("%016x", to);
     int common = 0;
@@ -738,9 +748,9 @@ public final class ObjectStore implements Closeable {
    * Ids within [from, to] (unsigned) of the files whose names start with {@code prefix} on the
    * live drives: every object file, or only committed manifests.
    */
-  private java.util.NavigableSet<Long> scan(String prefix, long from, long to,
+  private NavigableSet<Long> scan(String prefix, long from, long to,
       boolean manifestsOnly) {
-    java.util.TreeSet<Long> ids = new java.util.TreeSet<>(Long::compareUnsigned);
+    TreeSet<Long> ids = new TreeSet<>(Long::compareUnsigned);
     for (int s = 0; s < drives.length(); s++) {
       if (!alive(s)) {
         continue;
@@ -837,7 +847,7 @@ public final class ObjectStore implements Closeable {
     if (lost > tolerates) {
       throw new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null, String.format(
           "object %016x: %d drives of its placement %s are unavailable (slots %s); %s tolerates"
-              + " %d", objectId, lost, java.util.Arrays.toString(slots), which,
+              + " %d", objectId, lost, Arrays.toString(slots), which,
           config.protection(), tolerates));
     }
   }

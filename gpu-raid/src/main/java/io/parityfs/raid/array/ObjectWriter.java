@@ -338,13 +338,18 @@ public final class ObjectWriter implements Closeable {
 
   /** The free part of the current cell, at most {@code max} bytes. */
   private ByteBuffer cellWindow(long max) {
-    int stripe = (int) (filled / stripeBytes);
-    int inStripe = (int) (filled % stripeBytes);
+    return cellWindow(filled, max);
+  }
+
+  /** The part of the current batch's cell holding batch byte {@code at}, at most {@code max}. */
+  private ByteBuffer cellWindow(long at, long max) {
+    int stripe = (int) (at / stripeBytes);
+    int inStripe = (int) (at % stripeBytes);
     int shard = inStripe / cellSize;
     int inCell = inStripe % cellSize;
     int n = (int) Math.min(max, cellSize - inCell);
-    int at = stripe * cellSize + inCell;
-    return batches[current].shards[mirror ? 0 : shard].duplicate().limit(at + n).position(at);
+    int pos = stripe * cellSize + inCell;
+    return batches[current].shards[mirror ? 0 : shard].duplicate().limit(pos + n).position(pos);
   }
 
   /** Counts {@code n} bytes just put into the current cell; dispatches a full batch. */
@@ -360,22 +365,11 @@ public final class ObjectWriter implements Closeable {
   private void zeroTail(int stripes) {
     long end = stripes * stripeBytes;
     for (long at = filled; at < end; ) {
-      ByteBuffer w = cellWindowAt(at);
-      int n = w.remaining();
+      ByteBuffer w = cellWindow(at, Long.MAX_VALUE);
+      at += w.remaining();
       while (w.hasRemaining()) {
         w.put((byte) 0);
       }
-      at += n;
-    }
-  }
-
-  private ByteBuffer cellWindowAt(long at) {
-    long saved = filled;
-    filled = at;
-    try {
-      return cellWindow(Long.MAX_VALUE);
-    } finally {
-      filled = saved;
     }
   }
 

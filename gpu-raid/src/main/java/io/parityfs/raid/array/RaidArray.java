@@ -3,13 +3,16 @@ package io.parityfs.raid.array;
 import io.parityfs.raid.codec.ParityCodecFactory;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -87,7 +90,7 @@ public final class RaidArray implements Closeable {
     int[] missing = slotsIn(a, DriveState.MISSING);
     if (missing.length > 0) {
       LOG.log(System.Logger.Level.WARNING, "array {0}: slots {1} missing; failing them in the"
-          + " labels", a.arrayId(), java.util.Arrays.toString(missing));
+          + " labels", a.arrayId(), Arrays.toString(missing));
       a = ArrayLabels.markFailed(a, missing);
     }
     ObjectStore store = ObjectStore.open(a, codecs, options);
@@ -144,14 +147,14 @@ public final class RaidArray implements Closeable {
 
   /** OPTIMAL, DEGRADED, REBUILDING or FAILED (see {@link ArrayHealth#arrayState}). */
   public ArrayState state() {
-    DriveState[] data = java.util.Arrays.copyOf(driveStates(), labels.dataSlots());
+    DriveState[] data = Arrays.copyOf(driveStates(), labels.dataSlots());
     return ArrayHealth.arrayState(data, labels.config().protection().tolerates(),
         !rebuilds.isEmpty());
   }
 
   /** The rebuilds running (or just ended), by slot, with their progress. */
   public Map<Integer, RebuildProgress> rebuilds() {
-    Map<Integer, RebuildProgress> out = new java.util.TreeMap<>();
+    Map<Integer, RebuildProgress> out = new TreeMap<>();
     rebuilds.forEach((slot, r) -> out.put(slot, r.progress()));
     return out;
   }
@@ -347,7 +350,7 @@ public final class RaidArray implements Closeable {
       return f.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted waiting for the array's admin thread");
+      throw new InterruptedIOException("interrupted waiting for the array's admin thread");
     } catch (ExecutionException e) {
       throw DriveQueues.rethrow(e.getCause());
     }

@@ -4,8 +4,11 @@ import io.parityfs.raid.array.ObjectLayout.CellSpan;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One byte-range read of one object version: opens the shards it needs, lazily, reads the cells
@@ -111,7 +114,7 @@ final class RangeRead {
       from = to;
     }
     int depth = Math.max(1, store.options().threadsPerDrive());
-    java.util.ArrayDeque<WindowRead> inFlight = new java.util.ArrayDeque<>();
+    ArrayDeque<WindowRead> inFlight = new ArrayDeque<>();
     try {
       int next = 0;
       while (next < windows.size() || !inFlight.isEmpty()) {
@@ -143,8 +146,8 @@ final class RangeRead {
     final ByteBuffer[] bufs = new ByteBuffer[width];
     final ByteBuffer[] restored = new ByteBuffer[width];
     @SuppressWarnings("unchecked")
-    final java.util.concurrent.CompletableFuture<int[]>[] reads =
-        new java.util.concurrent.CompletableFuture[width];
+    final CompletableFuture<int[]>[] reads =
+        new CompletableFuture[width];
 
     WindowRead(List<CellSpan> spans, int readable, boolean degraded) {
       this.spans = spans;
@@ -155,7 +158,7 @@ final class RangeRead {
     }
 
     void awaitQuietly() {
-      for (java.util.concurrent.CompletableFuture<int[]> f : reads) {
+      for (CompletableFuture<int[]> f : reads) {
         if (f != null) {
           try {
             DriveQueues.join(f);
@@ -229,7 +232,7 @@ final class RangeRead {
       int s = span.stripe();
       int i = mirror ? w.readable : span.shard();
       ByteBuffer src = null;
-      if (i >= 0 && bad[i] != null && java.util.Arrays.binarySearch(bad[i], s) < 0) {
+      if (i >= 0 && bad[i] != null && Arrays.binarySearch(bad[i], s) < 0) {
         src = w.bufs[i];
       } else if (i >= 0 && batched != null && batched[s - lo] && w.restored[i] != null) {
         src = w.restored[i];
@@ -277,7 +280,7 @@ final class RangeRead {
     for (int s = 0; s < stripes; s++) {
       boolean clean = true;
       for (int i = 0; i < width; i++) {
-        clean &= bad[i] == null || java.util.Arrays.binarySearch(bad[i], lo + s) < 0;
+        clean &= bad[i] == null || Arrays.binarySearch(bad[i], lo + s) < 0;
       }
       if (!clean) {
         continue;

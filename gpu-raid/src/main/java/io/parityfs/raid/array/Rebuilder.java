@@ -9,7 +9,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -232,16 +237,16 @@ public final class Rebuilder {
    * plan order: objects start most endangered first. The first failure halts the others.
    */
   private State runWorkers(List<Task> tasks, Drive out) throws IOException, InterruptedException {
-    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger next = new AtomicInteger();
     int n = Math.max(1, Math.min(PARALLEL_OBJECTS, tasks.size()));
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+    ExecutorService pool = Executors.newFixedThreadPool(
         n, r -> {
           Thread t = new Thread(r, "pfs-rebuild-" + slot);
           t.setDaemon(true);
           return t;
         });
     try {
-      List<java.util.concurrent.Future<State>> workers = new ArrayList<>();
+      List<Future<State>> workers = new ArrayList<>();
       for (int w = 0; w < n; w++) {
         workers.add(pool.submit(() -> {
           while (!stopRequested && !halted) {
@@ -263,12 +268,12 @@ public final class Rebuilder {
       }
       State end = State.DONE;
       Throwable first = null;
-      for (java.util.concurrent.Future<State> f : workers) {
+      for (Future<State> f : workers) {
         try {
           if (f.get() == State.STOPPED) {
             end = State.STOPPED;
           }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           halted = true;
           first = first == null ? e.getCause() : first;
         }

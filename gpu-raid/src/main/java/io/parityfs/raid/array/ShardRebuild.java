@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 
 /**
@@ -180,8 +183,8 @@ final class ShardRebuild {
     long at = (long) first * cellSize;
     // The first k survivors are read in parallel, one request per drive; more are read one by
     // one only when corrupt cells leave a stripe short of k good cells.
-    java.util.Map<Integer, java.util.concurrent.CompletableFuture<int[]>> pending =
-        new java.util.HashMap<>();
+    Map<Integer, CompletableFuture<int[]>> pending =
+        new HashMap<>();
     for (int j = 0; j < width && pending.size() < k; j++) {
       if (j != target && open(j) != null) {
         pending.put(j, null);
@@ -197,7 +200,7 @@ final class ShardRebuild {
     try {
       readSurvivors(first, n, good, corrupt, count, pending);
     } finally {
-      for (java.util.concurrent.CompletableFuture<int[]> f : pending.values()) {
+      for (CompletableFuture<int[]> f : pending.values()) {
         try {
           DriveQueues.join(f); // the buffers are reused by the next batch
         } catch (IOException e) {
@@ -223,14 +226,14 @@ final class ShardRebuild {
 
   /** Takes the survivors' cells, the pending parallel reads first, then more if needed. */
   private void readSurvivors(int first, int n, ByteBuffer[][] good, boolean[][] corrupt,
-      int[] count, java.util.Map<Integer, java.util.concurrent.CompletableFuture<int[]>> pending)
+      int[] count, Map<Integer, CompletableFuture<int[]>> pending)
       throws IOException, InterruptedException, Stopped {
     long bytes = (long) n * cellSize;
     for (int j = 0; j < width && min(count) < k; j++) {
       if (j == target) {
         continue;
       }
-      java.util.concurrent.CompletableFuture<int[]> f = pending.remove(j);
+      CompletableFuture<int[]> f = pending.remove(j);
       if (f == null && open(j) == null) {
         continue;
       }

@@ -83,6 +83,7 @@ final class FaultyDrive implements Drive {
   private final Drive inner;
   private final Random random;
   private final List<Injected> rules = new ArrayList<>();
+  private volatile long usableSpaceLimit = Long.MAX_VALUE;
   private final Map<String, Inode> names = new HashMap<>();
   private Map<String, Inode> durableNames;
   private boolean vanished;
@@ -236,7 +237,13 @@ final class FaultyDrive implements Drive {
   @Override
   public long usableSpace() throws IOException {
     suffer(before(Op.SPACE, ".", false));
-    return inner.usableSpace();
+    long limit = usableSpaceLimit;
+    return Math.min(limit, inner.usableSpace());
+  }
+
+  /** From now on report at most {@code bytes} of usable space (a drive filling up). */
+  void limitUsableSpace(long bytes) {
+    usableSpaceLimit = bytes;
   }
 
   @Override

@@ -272,12 +272,12 @@ class ObjectWriterTest {
     ArrayConfig c = config("raid5:3+1");
     Drive[] real = drives("f", 4);
     Drive[] d = real.clone();
-    AtomicBoolean full = new AtomicBoolean();
-    d[1] = new SpaceLimitedDrive(real[1], full);
+    FaultyDrive filling = new FaultyDrive(real[1], 1);
+    d[1] = filling;
     byte[] old = random(10_000, 1);
     try (ObjectStore s = store(c, d)) {
       s.write(ID, channel(old), old.length);
-      full.set(true);
+      filling.limitUsableSpace(8192);
       ArrayException e = assertThrows(ArrayException.class,
           () -> s.write(ID, channel(random(50_000, 2)), 50_000));
       assertEquals(ArrayError.NO_SPACE, e.error());
@@ -364,86 +364,5 @@ class ObjectWriterTest {
   private static boolean waitsDone(Future<?> f, long millis) throws InterruptedException {
     Thread.sleep(millis);
     return f.isDone();
-  }
-
-  /** A drive that reports almost no free space once {@code full} is set. */
-  private static final class SpaceLimitedDrive implements Drive {
-    private final Drive inner;
-    private final AtomicBoolean full;
-
-    SpaceLimitedDrive(Drive inner, AtomicBoolean full) {
-      this.inner = inner;
-      this.full = full;
-    }
-
-    @Override
-    public Path root() {
-      return inner.root();
-    }
-
-    @Override
-    public IoMode ioMode() {
-      return inner.ioMode();
-    }
-
-    @Override
-    public int alignment() {
-      return inner.alignment();
-    }
-
-    @Override
-    public DriveFile create(String name) throws IOException {
-      return inner.create(name);
-    }
-
-    @Override
-    public DriveFile open(String name) throws IOException {
-      return inner.open(name);
-    }
-
-    @Override
-    public DriveFile openForWrite(String name) throws IOException {
-      return inner.openForWrite(name);
-    }
-
-    @Override
-    public void rename(String from, String to) throws IOException {
-      inner.rename(from, to);
-    }
-
-    @Override
-    public void syncDirectory() throws IOException {
-      inner.syncDirectory();
-    }
-
-    @Override
-    public boolean delete(String name) throws IOException {
-      return inner.delete(name);
-    }
-
-    @Override
-    public List<String> list(String prefix) throws IOException {
-      return inner.list(prefix);
-    }
-
-    @Override
-    public long size(String name) throws IOException {
-      return inner.size(name);
-    }
-
-    @Override
-    public long totalSpace() throws IOException {
-      return inner.totalSpace();
-    }
-
-    @Override
-    public long usableSpace() throws IOException {
-      return full.get() ? 8192 : inner.usableSpace();
-    }
-
-    @Override
-    public void close() throws IOException {
-      inner.close();
-    }
   }
 }
