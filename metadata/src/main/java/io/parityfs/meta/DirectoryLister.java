@@ -11,19 +11,26 @@ import org.apache.zookeeper.KeeperException;
 /**
  * Serves one sorted page of a directory: the directory's buckets, each bucket's names sorted
  * (from a cache, see below), the {@code limit} smallest names after the cursor merged across the
- * buckets, then the records of those entries (one {@code getData} each, all in flight at once).
+ * buckets, then the records of those entries (from the {@link EntryCache}, the misses read with
+ * one {@code getData} each, all in flight at once).
  *
- * <p><b>Bucket cache.</b> A directory's names are spread over its buckets by hash, so every page
- * needs every bucket's names. Each bucket's names are kept sorted in memory with the bucket's
- * child version ({@code cversion}, which ZooKeeper bumps on every child created or deleted); a
- * page asks each bucket only for its stat (a few bytes, all in flight at once) and reads the
- * names again ({@code getChildren}) only of the buckets whose {@code cversion} moved. So paging
- * through a large directory that nobody changes reads its names once, and a page costs O(buckets
- * × log entries) to merge. Names read from the cache can be of entries deleted since: their record
- * read then finds no node and they are skipped, as before. Bounded to {@value #CACHED_BUCKETS}
- * buckets (least recently used dropped). Each {@code getChildren} reply stays far below {@code
- * jute.maxbuffer} as long as a bucket holds under ~1 MiB of encoded names (64 buckets: millions of
- * typical names).
+ * <p><b>Names, with the entry cache on</b> (the default): the container's bucket list and each
+ * bucket's sorted names are read once with a child watch and kept in the {@link EntryCache} until
+ * the watch fires or this client writes into the bucket, so paging through a directory that
+ * nobody changes costs no request after its first listing, and none at all once the records are
+ * cached too. Same staleness bound as the entry cache: other clients' creates and deletes appear
+ * when their watch event arrives; this client's own at once.
+ *
+ * <p><b>Names, with the entry cache off</b>: each bucket's names are kept sorted in memory with
+ * the bucket's child version ({@code cversion}, which ZooKeeper bumps on every child created or
+ * deleted); a page asks each bucket only for its stat (a few bytes, all in flight at once) and
+ * reads the names again ({@code getChildren}) only of the buckets whose {@code cversion} moved.
+ *
+ * <p>Either way a page costs O(buckets × log entries) to merge. Names read from a cache can be
+ * of entries deleted since: their record read then finds no node and they are skipped. Bounded
+ * to {@value #CACHED_BUCKETS} buckets (least recently used dropped). Each {@code getChildren}
+ * reply stays far below {@code jute.maxbuffer} as long as a bucket holds under ~1 MiB of encoded
+ * names (64 buckets: millions of typical names).
  */
 final class DirectoryLister {
   /** Buckets whose sorted names are kept. */
@@ -31,14 +38,18 @@ final class DirectoryLister {
 
   private record Candidate(String name, String znode) {}
 
-  /** One bucket's names, sorted, as of child version {@code cversion}. */
-  private record Sorted(int cversion, String[] names, String[] encoded) {}
+  /**
+   * One bucket's names, sorted, as of child version {@code cversion}, with each one's entry
+   * znode (made once here, not per page).
+   */
+  record Sorted(int cversion, String[] names, String[] znodes) {}
 
   private static final Comparator<Candidate> BY_NAME =
       (a, b) -> Names.compareUtf8(a.name, b.name);
 
   private final Zk zk;
   private final ZNodes zn;
+  private final EntryCache entries;
   private final java.util.Map<String, Sorted> cache =
       java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -49,9 +60,10 @@ final class DirectoryLister {
   private final java.util.concurrent.atomic.AtomicLong bucketReads =
       new java.util.concurrent.atomic.AtomicLong();
 
-  DirectoryLister(Zk zk, ZNodes zn) {
+  DirectoryLister(Zk zk, ZNodes zn, EntryCache entries) {
     this.zk = zk;
     this.zn = zn;
+    this.entries = entries;
   }
 
   /** Bucket name lists read from ZooKeeper so far (for tests: the cache's misses). */
@@ -61,6 +73,97 @@ final class DirectoryLister {
 
   DirectoryPage page(Entry dir, String after, int limit) throws NamespaceException {
     String container = zn.container(dir.inode().id());
+    List<String> paths = new ArrayList<>();
+    Sorted[] sorted = entries.enabled() ? watchedNames(dir, container, paths)
+        : versionedNames(dir, container, paths);
+    List<Candidate> page = merge(sorted, after, limit + 1);
+    boolean more = page.size() > limit;
+    if (more) {
+      page = page.subList(0, limit);
+    }
+    List<String> znodes = new ArrayList<>(page.size());
+    List<String> files = new ArrayList<>(page.size());
+    for (Candidate c : page) {
+      znodes.add(c.znode);
+      files.add(Names.child(dir.path(), c.name));
+    }
+    List<EntryCache.Cached> records = entries.readAll(znodes, files, dir.path());
+    List<FileStatus> out = new ArrayList<>(page.size());
+    for (int i = 0; i < page.size(); i++) {
+      if (records.get(i) != null) { // null: deleted since its name was read
+        out.add(records.get(i).inode().status(files.get(i)));
+      }
+    }
+    String next = more ? page.get(page.size() - 1).name : null;
+    return new DirectoryPage(out, next);
+  }
+
+  /**
+   * Each bucket's sorted names from the cache, whose values are dropped by their watches ({@link
+   * EntryCache}): a page of a directory nobody changes costs no request at all.
+   */
+  private Sorted[] watchedNames(Entry dir, String container, List<String> paths)
+      throws NamespaceException {
+    WatchedLru<List<String>> containers = entries.containers();
+    List<String> buckets = containers.get(container);
+    if (buckets == null) {
+      long ticket = containers.ticket();
+      org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+      try {
+        buckets = List.copyOf(zk.client().getChildren().storingStatIn(stat)
+            .usingWatcher(entries.watcher()).forPath(container));
+      } catch (KeeperException.NoNodeException e) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, dir.path(),
+            "directory deleted while listing");
+      } catch (Exception e) {
+        throw Zk.failure(dir.path(), "listing " + container, e);
+      }
+      containers.put(container, buckets, stat.getCversion(), ticket);
+    }
+    WatchedLru<Sorted> named = entries.buckets();
+    Sorted[] sorted = new Sorted[buckets.size()];
+    List<Integer> stale = new ArrayList<>();
+    List<CompletableFuture<CuratorEvent>> names = new ArrayList<>();
+    long ticket = named.ticket();
+    for (int i = 0; i < buckets.size(); i++) {
+      String bucket = container + "/" + buckets.get(i);
+      paths.add(bucket);
+      sorted[i] = named.get(bucket);
+      if (sorted[i] == null) {
+        stale.add(i);
+        CompletableFuture<CuratorEvent> f = new CompletableFuture<>();
+        try {
+          zk.client().getChildren().usingWatcher(entries.watcher())
+              .inBackground((c, event) -> f.complete(event)).forPath(bucket);
+        } catch (Exception e) {
+          f.completeExceptionally(e);
+        }
+        names.add(f);
+      }
+    }
+    List<CuratorEvent> replies = Zk.joinAll(names, dir.path());
+    for (int j = 0; j < stale.size(); j++) {
+      CuratorEvent r = replies.get(j);
+      if (r.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+        continue; // bucket removed since the container was listed
+      }
+      check(r, dir.path());
+      bucketReads.incrementAndGet();
+      int i = stale.get(j);
+      sorted[i] = sort(r, paths.get(i));
+      if (r.getStat() != null) {
+        named.put(paths.get(i), sorted[i], sorted[i].cversion(), ticket);
+      }
+    }
+    return sorted;
+  }
+
+  /**
+   * Each bucket's sorted names, checked against the bucket's child version at every page (the
+   * cache disabled: no watches).
+   */
+  private Sorted[] versionedNames(Entry dir, String container, List<String> paths)
+      throws NamespaceException {
     List<String> buckets;
     try {
       buckets = zk.client().getChildren().forPath(container);
@@ -70,7 +173,6 @@ final class DirectoryLister {
     } catch (Exception e) {
       throw Zk.failure(dir.path(), "listing " + container, e);
     }
-    List<String> paths = new ArrayList<>(buckets.size());
     List<CompletableFuture<CuratorEvent>> stats = new ArrayList<>(buckets.size());
     for (String b : buckets) {
       String bucket = container + "/" + b;
@@ -104,50 +206,34 @@ final class DirectoryLister {
       check(r, dir.path());
       bucketReads.incrementAndGet();
       int i = stale.get(j);
-      List<String> children = r.getChildren();
-      Candidate[] all = new Candidate[children.size()];
-      for (int k = 0; k < all.length; k++) {
-        all[k] = new Candidate(Names.decode(children.get(k)), children.get(k));
-      }
-      java.util.Arrays.sort(all, BY_NAME);
-      String[] n = new String[all.length];
-      String[] e = new String[all.length];
-      for (int k = 0; k < all.length; k++) {
-        n[k] = all[k].name;
-        e[k] = all[k].znode;
-      }
-      // The stat that came with the names is exactly their version.
-      sorted[i] = new Sorted(r.getStat() == null ? -1 : r.getStat().getCversion(), n, e);
+      sorted[i] = sort(r, paths.get(i));
       if (r.getStat() != null) {
         cache.put(paths.get(i), sorted[i]);
       }
     }
-    List<Candidate> page = merge(paths, sorted, after, limit + 1);
-    boolean more = page.size() > limit;
-    if (more) {
-      page = page.subList(0, limit);
+    return sorted;
+  }
+
+  /** A bucket's names from its {@code getChildren} reply, sorted. */
+  private static Sorted sort(CuratorEvent r, String bucket) throws NamespaceException {
+    List<String> children = r.getChildren();
+    Candidate[] all = new Candidate[children.size()];
+    for (int k = 0; k < all.length; k++) {
+      all[k] = new Candidate(Names.decode(children.get(k)), children.get(k));
     }
-    List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(page.size());
-    for (Candidate c : page) {
-      reads.add(zk.getDataAsync(c.znode));
+    java.util.Arrays.sort(all, BY_NAME);
+    String[] n = new String[all.length];
+    String[] e = new String[all.length];
+    for (int k = 0; k < all.length; k++) {
+      n[k] = all[k].name;
+      e[k] = bucket + "/" + all[k].znode;
     }
-    List<CuratorEvent> data = Zk.joinAll(reads, dir.path());
-    List<FileStatus> out = new ArrayList<>(page.size());
-    for (int i = 0; i < page.size(); i++) {
-      CuratorEvent r = data.get(i);
-      if (r.getResultCode() == KeeperException.Code.NONODE.intValue()) {
-        continue; // deleted since its name was read
-      }
-      String path = Names.child(dir.path(), page.get(i).name);
-      check(r, path);
-      out.add(InodeCodec.decode(r.getData(), path).status(path));
-    }
-    String next = more ? page.get(page.size() - 1).name : null;
-    return new DirectoryPage(out, next);
+    // The stat that came with the names is exactly their version.
+    return new Sorted(r.getStat() == null ? -1 : r.getStat().getCversion(), n, e);
   }
 
   /** The {@code count} smallest names after {@code after} across the sorted buckets. */
-  private static List<Candidate> merge(List<String> paths, Sorted[] sorted, String after,
+  private static List<Candidate> merge(Sorted[] sorted, String after,
       int count) {
     record Cursor(int bucket, int index) {}
     PriorityQueue<Cursor> heads = new PriorityQueue<>(Math.max(1, sorted.length),
@@ -176,7 +262,7 @@ final class DirectoryLister {
     while (out.size() < count && !heads.isEmpty()) {
       Cursor c = heads.poll();
       Sorted s = sorted[c.bucket];
-      out.add(new Candidate(s.names()[c.index], paths.get(c.bucket) + "/" + s.encoded()[c.index]));
+      out.add(new Candidate(s.names()[c.index], s.znodes()[c.index]));
       if (c.index + 1 < s.names().length) {
         heads.add(new Cursor(c.bucket, c.index + 1));
       }

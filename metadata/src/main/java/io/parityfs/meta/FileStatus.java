@@ -11,14 +11,21 @@ package io.parityfs.meta;
  * @param version file content version: 0 at create, +1 on each length update (0 for directories)
  * @param modificationTime milliseconds since the epoch
  * @param accessTime milliseconds since the epoch
- * @param owner owner name (stored only: permission checks are a later slice)
+ * @param owner owner name
  * @param group group name
  * @param permission POSIX mode bits, 0..07777
  * @param layout a file's layout; a directory's default layout for new children
+ * @param writer the client holding the file's write lease, or null when the file is closed
+ *     (its length is then final until the next append)
  */
 public record FileStatus(String path, long id, FileType type, long length, long version,
     long modificationTime, long accessTime, String owner, String group, int permission,
-    Layout layout) {
+    Layout layout, String writer) {
+
+  /** Whether the file is open for writing (a lease is held or awaits recovery). */
+  public boolean isOpenForWrite() {
+    return writer != null;
+  }
 
   public boolean isDirectory() {
     return type == FileType.DIRECTORY;

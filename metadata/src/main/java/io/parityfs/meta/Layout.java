@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * target's node by its {@code protection} scheme.
  *
  * <p>On a directory this is the default layout that new files and subdirectories inherit (its
- * target list is then usually empty: targets are chosen per file by placement, a later slice).
+ * target list is then usually empty: targets are chosen per file, from its {@code pool}, by
+ * {@link io.parityfs.meta.targets.Placement}).
  *
  * @param chunkSize bytes per chunk: a multiple of 4096 in [4 KiB, 1 GiB]
  * @param stripeCount targets a file is striped over, in [1, 1024]
@@ -18,13 +19,20 @@ import java.util.regex.Pattern;
  * @param protection the node-level scheme: {@code raid5:K+1}, {@code raid6:K+2}, {@code rs:K+M},
  *     {@code mirror:N} or {@code none}
  * @param mirrorCount copies across nodes, reserved for node-level redundancy (0 = none), in [0, 8]
+ * @param pool the pool of storage targets placement chooses from (a storage node's {@code
+ *     target.<name>.pool}): 1..64 letters, digits, {@code _ . -}; {@link #DEFAULT_POOL} unless
+ *     set
  */
 public record Layout(long chunkSize, int stripeCount, List<String> targets, String protection,
-    int mirrorCount) {
+    int mirrorCount, String pool) {
   private static final Pattern PROTECTION =
       Pattern.compile("none|raid5:[1-9][0-9]?\\+1|raid6:[1-9][0-9]?\\+2|rs:[1-9][0-9]?\\+[1-9][0-9]?"
           + "|mirror:[1-9]");
+  private static final Pattern POOL = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final int MAX_TARGET_ID = 128;
+
+  /** The pool of every target that names none, and of every layout that names none. */
+  public static final String DEFAULT_POOL = "default";
 
   /** 8 MiB chunks over 4 targets, RAID-6 4+2 inside each node, no mirror. */
   public static final Layout DEFAULT = new Layout(8L << 20, 4, List.of(), "raid6:4+2", 0);
@@ -32,6 +40,11 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
   public Layout {
     Objects.requireNonNull(targets, "targets");
     Objects.requireNonNull(protection, "protection");
+    Objects.requireNonNull(pool, "pool");
+    if (!isValidPool(pool)) {
+      throw new IllegalArgumentException("pool (" + pool + ") must be 1-64 letters, digits, '_',"
+          + " '.' or '-'");
+    }
     if (chunkSize < 4096 || chunkSize > (1L << 30) || chunkSize % 4096 != 0) {
       throw new IllegalArgumentException(
           "chunkSize (" + chunkSize + ") must be a multiple of 4096 in [4096, 2^30]");
@@ -59,8 +72,24 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
     targets = List.copyOf(targets);
   }
 
+  /** A layout in the {@link #DEFAULT_POOL} (the form before pools existed). */
+  public Layout(long chunkSize, int stripeCount, List<String> targets, String protection,
+      int mirrorCount) {
+    this(chunkSize, stripeCount, targets, protection, mirrorCount, DEFAULT_POOL);
+  }
+
   /** This layout with another target list (what placement fills in at create). */
   public Layout withTargets(List<String> newTargets) {
-    return new Layout(chunkSize, stripeCount, newTargets, protection, mirrorCount);
+    return new Layout(chunkSize, stripeCount, newTargets, protection, mirrorCount, pool);
+  }
+
+  /** This layout drawing its targets from another pool. */
+  public Layout withPool(String newPool) {
+    return new Layout(chunkSize, stripeCount, targets, protection, mirrorCount, newPool);
+  }
+
+  /** Whether {@code pool} is a valid pool name: 1..64 of {@code A-Z a-z 0-9 _ . -}. */
+  public static boolean isValidPool(String pool) {
+    return pool != null && POOL.matcher(pool).matches();
   }
 }

@@ -57,8 +57,15 @@ public final class Namespace implements Closeable {
   private final IdAllocator ids;
   private final int rootBuckets;
   private final DirectoryLister lister;
+  /** Lookups; every write path invalidates the entries it changed (see {@link EntryCache}). */
+  final EntryCache cache;
+  private final FileRemovals removals;
   private final SubtreePurger purger;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Leases leases;
+  private final ConnectionGate gate;
+  private final AccessChecker access;
+  private final LayoutPlacer placer;
+  private final AtomicBoolean closed;
 
   private Namespace(CuratorFramework client, NamespaceConfig config, int rootBuckets) {
     this.config = config;
@@ -67,8 +74,61 @@ public final class Namespace implements Closeable {
     this.zn = new ZNodes(config.root());
     this.ids = new IdAllocator(client, zn.ids, config.idBlock(), config.maxRetries());
     this.rootBuckets = rootBuckets;
-    this.lister = new DirectoryLister(zk, zn);
-    this.purger = new SubtreePurger(zk, zn);
+    this.cache = new EntryCache(client, config.entryCacheSize());
+    zk.invalidates(cache);
+    this.lister = new DirectoryLister(zk, zn, cache);
+    this.removals = new FileRemovals(zk, zn);
+    this.purger = new SubtreePurger(zk, zn, removals);
+    this.leases = new Leases(zk, zn);
+    this.gate = new ConnectionGate(config.suspendedWaitMillis());
+    this.access = new AccessChecker(config, Caller.of(config.superuser(), config.superGroup()));
+    this.placer = null;
+    this.closed = new AtomicBoolean();
+    gate.register(client);
+  }
+
+  /** A view acting for another caller or placing files; shares everything else with base. */
+  private Namespace(Namespace base, Caller caller, LayoutPlacer placer) {
+    this.config = base.config;
+    this.client = base.client;
+    this.zk = base.zk;
+    this.zn = base.zn;
+    this.ids = base.ids;
+    this.rootBuckets = base.rootBuckets;
+    this.cache = base.cache;
+    this.lister = base.lister;
+    this.removals = base.removals;
+    this.purger = base.purger;
+    this.leases = base.leases;
+    this.gate = base.gate;
+    this.access = new AccessChecker(config, caller);
+    this.placer = placer;
+    this.closed = base.closed;
+  }
+
+  /**
+   * This namespace acting for {@code caller}: every operation is checked against the caller's
+   * user and groups, and creates get its owner and umask. {@link #open} returns a namespace
+   * acting for the configured superuser (a trusted service: the cluster manager, admin tools);
+   * clients act through a view. Views are cheap and share the session, caches and leases of
+   * this namespace; closing any of them closes all.
+   */
+  public Namespace as(Caller caller) {
+    return new Namespace(this, Objects.requireNonNull(caller, "caller"), placer);
+  }
+
+  /**
+   * This namespace choosing the targets of every new file whose layout names none, with {@code
+   * placer}, inside {@link #create} (so the file is born with its targets, in the create's one
+   * {@code multi}). Without it, a new file's target list stays as the layout gives it.
+   */
+  public Namespace withPlacement(LayoutPlacer placer) {
+    return new Namespace(this, access.caller(), Objects.requireNonNull(placer, "placer"));
+  }
+
+  /** Who this namespace acts for. */
+  public Caller caller() {
+    return access.caller();
   }
 
   /**
@@ -89,6 +149,8 @@ public final class Namespace implements Closeable {
       if (client.checkExists().forPath(zn.root) == null) {
         format(client, config, zn);
       }
+      DeleteQueue.ensureFormatted(client, zn);
+      Leases.ensureFormatted(client, zn);
       byte[] rootData = client.getData().forPath(zn.rootInode);
       Inode root = InodeCodec.decode(rootData, "/");
       Map<?, ?> format = JSON.readValue(client.getData().forPath(zn.root), Map.class);
@@ -118,7 +180,9 @@ public final class Namespace implements Closeable {
       }
     }
     long now = System.currentTimeMillis();
-    Inode root = Inode.newDirectory(ZNodes.ROOT_ID, now, CreateOptions.directory(),
+    // as HDFS: the root belongs to the superuser and its group, rwxr-xr-x
+    Inode root = Inode.newDirectory(ZNodes.ROOT_ID, now,
+        CreateOptions.directory().withOwner(config.superuser(), config.superGroup()),
         config.rootLayout(), config.bucketsPerDirectory());
     List<CuratorOp> ops = new ArrayList<>();
     ops.add(client.transactionOp().create().forPath(zn.root, JSON.writeValueAsBytes(
@@ -128,6 +192,10 @@ public final class Namespace implements Closeable {
     ops.add(client.transactionOp().create().forPath(zn.rootInode, InodeCodec.encode(root)));
     ops.add(client.transactionOp().create().forPath(zn.dirs, new byte[0]));
     ops.add(client.transactionOp().create().forPath(zn.trash, new byte[0]));
+    ops.add(client.transactionOp().create().forPath(zn.deletes, new byte[0]));
+    for (int i = 0; i < ZNodes.SHARDS; i++) {
+      ops.add(client.transactionOp().create().forPath(zn.deleteShard(i), new byte[0]));
+    }
     for (int i = 0; i < ZNodes.SHARDS; i++) {
       ops.add(client.transactionOp().create().forPath(zn.shard(i), new byte[0]));
     }
@@ -142,16 +210,36 @@ public final class Namespace implements Closeable {
 
   // ---------------------------------------------------------------- reads
 
-  /** The status of a path. */
+  /** The status of a path (EXECUTE on the directories above it). */
   public FileStatus getStatus(String path) throws NamespaceException {
     List<String> comps = Names.split(path);
-    return find(comps, Names.join(comps)).inode().status(Names.join(comps));
+    String p = Names.join(comps);
+    return findChecked(comps, p, 0).inode().status(p);
   }
 
-  /** Whether the path exists. */
+  /**
+   * The status of a file about to be read: as {@link #getStatus} and READ on the file (Hadoop's
+   * {@code open}). IS_A_DIRECTORY for a directory.
+   */
+  public FileStatus openForRead(String path) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    Entry e = findChecked(comps, p, AccessChecker.READ);
+    if (e.isDirectory()) {
+      throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p, "cannot open a directory");
+    }
+    return e.inode().status(p);
+  }
+
+  /** Whether the path exists (EXECUTE on the directories above it). */
   public boolean exists(String path) throws NamespaceException {
     List<String> comps = Names.split(path);
-    return comps.isEmpty() || walk(comps).size() == comps.size();
+    if (comps.isEmpty()) {
+      return true;
+    }
+    List<Entry> walk = walk(comps);
+    access.traverse(rootForChecks(), walk, comps.size() - 1);
+    return walk.size() == comps.size();
   }
 
   /**
@@ -166,11 +254,6 @@ public final class Namespace implements Closeable {
    * @param after the cursor: the last name of the previous page, or null for the first page
    * @param limit the page size, 1..{@code maxPageSize}
    */
-  /** Bucket name lists the lister read from ZooKeeper (its cache misses), for tests. */
-  long bucketReads() {
-    return lister.bucketReads();
-  }
-
   public DirectoryPage list(String path, String after, int limit) throws NamespaceException {
     if (limit < 1 || limit > config.maxPageSize()) {
       throw new IllegalArgumentException("limit (" + limit + ") must be in [1, "
@@ -178,11 +261,17 @@ public final class Namespace implements Closeable {
     }
     List<String> comps = Names.split(path);
     String p = Names.join(comps);
-    Entry dir = find(comps, p);
+    Entry dir = findChecked(comps, p, 0);
     if (!dir.isDirectory()) {
       return new DirectoryPage(after == null ? List.of(dir.inode().status(p)) : List.of(), null);
     }
+    access.check(dir, AccessChecker.READ | AccessChecker.EXECUTE);
     return lister.page(dir, after, limit);
+  }
+
+  /** Bucket name lists the lister read from ZooKeeper (its cache misses), for tests. */
+  long bucketReads() {
+    return lister.bucketReads();
   }
 
   /** Every entry of a directory (pages of {@code maxPageSize}); for small directories and tests. */
@@ -197,12 +286,25 @@ public final class Namespace implements Closeable {
     return out;
   }
 
-  /** The extended attributes of a path, by name. */
+  /**
+   * The extended attributes of a path, by name: READ on it; a non-superuser sees only the
+   * {@code user.} and {@code security.} namespaces (as HDFS).
+   */
   public Map<String, byte[]> getXAttrs(String path) throws NamespaceException {
     List<String> comps = Names.split(path);
     Map<String, byte[]> out = new LinkedHashMap<>();
-    find(comps, Names.join(comps)).inode().xattrs().forEach((k, v) -> out.put(k, v.clone()));
+    Entry e = findChecked(comps, Names.join(comps), AccessChecker.READ);
+    e.inode().xattrs().forEach((k, v) -> {
+      if (visible(k)) {
+        out.put(k, v.clone());
+      }
+    });
     return out;
+  }
+
+  private boolean visible(String xattr) {
+    return access.isSuperuser() || !config.permissions() || xattr.startsWith("user.")
+        || xattr.startsWith("security.");
   }
 
   /** One extended attribute; NOT_FOUND if the path or the attribute does not exist. */
@@ -220,10 +322,20 @@ public final class Namespace implements Closeable {
    * sync}); reads after it are as fresh as a write.
    */
   public void sync() throws NamespaceException {
+    // Curator's sync() only queues the request: wait for its reply. ZooKeeper delivers the reply
+    // on its event thread after every watch event queued before it, so once it is here the
+    // lookup cache has also dropped every entry changed before the call.
+    java.util.concurrent.CompletableFuture<org.apache.curator.framework.api.CuratorEvent> done =
+        new java.util.concurrent.CompletableFuture<>();
     try {
-      client.sync().forPath(zn.root);
+      client.sync().inBackground((c, event) -> done.complete(event)).forPath(zn.root);
     } catch (Exception e) {
       throw Zk.failure(zn.root, "sync", e);
+    }
+    int rc = Zk.joinAll(List.of(done), "/").get(0).getResultCode();
+    if (rc != 0) {
+      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, "/", "sync: ZooKeeper "
+          + KeeperException.Code.get(rc));
     }
   }
 
@@ -254,16 +366,24 @@ public final class Namespace implements Closeable {
             file.path(), "is a file");
       }
       if (walk.size() == comps.size()) {
+        access.traverse(rootForChecks(), walk, walk.size() - 1);
         return true;
       }
       Entry parent = walk.isEmpty() ? readRoot() : walk.get(walk.size() - 1);
+      access.traverse(rootForChecks(), walk, walk.size());
+      access.check(parent, AccessChecker.WRITE | AccessChecker.EXECUTE);
       int i = walk.size();
       boolean last = i == comps.size() - 1;
       Layout layout = last && options.layout() != null ? options.layout()
           : parent.inode().layout();
+      String childPath = Names.child(parent.path(), comps.get(i));
+      CreateOptions resolved = access.resolve(options, parent, childPath);
+      // a parent made on the way is writable and searchable by its owner (HDFS's implicit u+wx)
+      CreateOptions level = last ? resolved
+          : resolved.withPermission(resolved.permission() | 0300);
       // each level made is progress; the next walk finds it (or whoever raced us to it)
-      Inode made = createChild(parent, comps.get(i), Names.child(parent.path(), comps.get(i)),
-          id -> Inode.newDirectory(id, System.currentTimeMillis(), options, layout,
+      Inode made = createChild(parent, comps.get(i), childPath,
+          id -> Inode.newDirectory(id, System.currentTimeMillis(), level, layout,
               config.bucketsPerDirectory()), null);
       if (made == null && ++failures >= config.maxRetries()) {
         throw conflict(p);
@@ -305,18 +425,37 @@ public final class Namespace implements Closeable {
       }
       Entry parent = n == 1 ? readRoot() : walk.get(n - 2);
       Entry existing = walk.size() == n ? walk.get(n - 1) : null;
+      access.traverse(rootForChecks(), walk, n - 1);
       if (existing != null && (existing.isDirectory() || !options.overwrite())) {
         throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p,
             existing.isDirectory() ? "is a directory" : "file exists");
       }
-      Layout layout = options.layout() != null ? options.layout() : parent.inode().layout();
+      access.check(parent, AccessChecker.WRITE | AccessChecker.EXECUTE);
+      if (existing != null) {
+        access.check(existing, AccessChecker.WRITE);
+        refuseIfLeasedByOther(existing, p);
+      }
+      Layout asked = options.layout() != null ? options.layout() : parent.inode().layout();
+      Layout layout = placer != null && asked.targets().isEmpty()
+          ? placer.place(asked, p) : asked;
+      CreateOptions resolved = access.resolve(options, parent, p);
+      Lease lease = options.lease() ? leases.grant() : null;
       Inode made = createChild(parent, comps.get(n - 1), p,
-          id -> Inode.newFile(id, System.currentTimeMillis(), options, layout), existing);
+          id -> Inode.newFile(id, System.currentTimeMillis(), resolved, layout, lease), existing);
       if (made != null) {
         return made.status(p);
       }
     }
     throw conflict(p);
+  }
+
+  /** LEASE_CONFLICT when another client's live session writes the file. */
+  private void refuseIfLeasedByOther(Entry file, String p) throws NamespaceException {
+    Lease l = file.inode().lease();
+    if (l != null && !leases.mine(l) && leases.alive(l)) {
+      throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, p,
+          "open for writing by " + l.client());
+    }
   }
 
   /**
@@ -335,11 +474,15 @@ public final class Namespace implements Closeable {
     ops.add(zk.check(zn.container(dirId), 0));
     if (existing != null) {
       ops.add(zk.delete(existing.znode(), existing.zkVersion()));
+      ops.addAll(removals.opsFor(existing.inode()));
     }
     int createAt = ops.size();
     ops.add(zk.create(entry, InodeCodec.encode(inode)));
     if (inode.isDirectory()) {
       ops.add(zk.create(zn.container(id), new byte[0]));
+    }
+    if (inode.lease() != null) {
+      ops.add(leases.createRecord(id, entry, path, inode.lease()));
     }
     Zk.Failure f = zk.multi(ops, () -> {
       Entry now = read(dirId, buckets, name, path);
@@ -383,18 +526,29 @@ public final class Namespace implements Closeable {
     }
     for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
       List<Entry> walk = walk(comps);
+      access.traverse(rootForChecks(), walk, comps.size() - 1);
       if (walk.size() < comps.size()) {
         return false;
       }
       Entry e = walk.get(walk.size() - 1);
       long id = e.inode().id();
+      if (access.active()) {
+        access.removeFrom(parentOf(walk), e);
+        if (e.isDirectory() && recursive) {
+          // HDFS wants rwx on every directory of the subtree; we check the top one only
+          access.check(e, AccessChecker.READ | AccessChecker.WRITE | AccessChecker.EXECUTE);
+        }
+      }
       Zk.Applied gone = () -> {
         Entry now = read(e.parentId(), parentBuckets(walk), comps.get(comps.size() - 1), p);
         return now == null || now.inode().id() != id;
       };
       if (!e.isDirectory()) {
-        if (zk.multi(List.of(zk.check(zn.container(e.parentId()), 0),
-            zk.delete(e.znode(), e.zkVersion())), gone, p) == null) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(zk.check(zn.container(e.parentId()), 0));
+        ops.add(zk.delete(e.znode(), e.zkVersion()));
+        ops.addAll(removals.opsFor(e.inode()));
+        if (zk.multi(ops, gone, p) == null) {
           return true;
         }
         continue;
@@ -494,6 +648,8 @@ public final class Namespace implements Closeable {
     }
     for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
       List<Entry> sw = walk(s);
+      Entry root = rootForChecks();
+      access.traverse(root, sw, s.size() - 1);
       if (sw.size() < s.size()) {
         throw new NamespaceException(NamespaceStatus.NOT_FOUND, sp, "rename source not found");
       }
@@ -548,6 +704,12 @@ public final class Namespace implements Closeable {
         throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, tp,
             "rename destination exists");
       }
+      if (access.active()) {
+        access.traverse(root, parentChain, parentChain.size());
+        access.removeFrom(sw.size() == 1 ? root : sw.get(sw.size() - 2), source);
+        access.check(parentChain.isEmpty() ? root : parentChain.get(parentChain.size() - 1),
+            AccessChecker.WRITE | AccessChecker.EXECUTE);
+      }
       String newEntry = zn.entry(dstDir, dstBuckets, name);
       Set<String> checked = new LinkedHashSet<>();
       List<Op> ops = new ArrayList<>();
@@ -570,6 +732,9 @@ public final class Namespace implements Closeable {
       int createAt = ops.size();
       ops.add(zk.create(newEntry, InodeCodec.encode(source.inode())));
       long id = source.inode().id();
+      if (source.inode().lease() != null) {
+        ops.add(leases.moveRecord(id, newEntry, tp, source.inode().lease()));
+      }
       int srcBuckets = sw.size() == 1 ? rootBuckets : sw.get(sw.size() - 2).inode().buckets();
       Zk.Failure f = zk.multi(ops, () -> {
         Entry atSource = read(source.parentId(), srcBuckets, s.get(s.size() - 1), sp);
@@ -600,20 +765,23 @@ public final class Namespace implements Closeable {
     if (mtime < -1 || atime < -1) {
       throw new IllegalArgumentException("times (" + mtime + ", " + atime + ") must be >= -1");
     }
-    return update(path, i -> i.withTimes(mtime == -1 ? i.mtime() : mtime,
-        atime == -1 ? i.atime() : atime));
+    return update(path, e -> access.check(e, AccessChecker.WRITE),
+        i -> i.withTimes(mtime == -1 ? i.mtime() : mtime, atime == -1 ? i.atime() : atime));
   }
 
-  /** Sets the mode bits (0..07777); stored, not enforced. */
+  /** Sets the mode bits (0..07777): the owner or a superuser. */
   public FileStatus setPermission(String path, int permission) throws NamespaceException {
     if (permission < 0 || permission > 07777) {
       throw new IllegalArgumentException("permission (" + Integer.toOctalString(permission)
           + ") must be in 0..07777");
     }
-    return update(path, i -> i.withPermission(permission));
+    return update(path, access::owner, i -> i.withPermission(permission));
   }
 
-  /** Sets the owner and/or group; null leaves one unchanged. */
+  /**
+   * Sets the owner and/or group; null leaves one unchanged. Only the owner or a superuser; giving
+   * the inode to another user needs a superuser; a user may set only one of its own groups.
+   */
   public FileStatus setOwner(String path, String owner, String group)
       throws NamespaceException {
     for (String v : Arrays.asList(owner, group)) {
@@ -621,19 +789,31 @@ public final class Namespace implements Closeable {
         throw new IllegalArgumentException("owner/group (" + v + ") must be 1..256 characters");
       }
     }
-    return update(path, i -> i.withOwner(owner == null ? i.owner() : owner,
-        group == null ? i.group() : group));
+    return update(path, e -> {
+      // HDFS's rule: the owner (or a superuser) only; a user may name itself as owner and
+      // one of its own groups as group
+      access.owner(e);
+      if (owner != null && !owner.equals(access.caller().user())) {
+        access.superuser(e.path(), "change the owner to " + owner);
+      }
+      if (group != null && access.active()) {
+        if (!access.caller().inGroup(group)) {
+          throw new NamespaceException(NamespaceStatus.PERMISSION_DENIED, e.path(),
+              "Permission denied: user=" + access.caller().user() + " is not in group " + group);
+        }
+      }
+    }, i -> i.withOwner(owner == null ? i.owner() : owner, group == null ? i.group() : group));
   }
 
   /**
    * Sets a directory's default layout (what new children inherit; existing files keep theirs),
    * or the layout of a file that has no data yet (length and version 0), such as placement's
    * target list right after create. IS_A_DIRECTORY is never thrown here; a file with data:
-   * CONFLICT.
+   * CONFLICT. Needs WRITE on the path.
    */
   public FileStatus setLayout(String path, Layout layout) throws NamespaceException {
     Objects.requireNonNull(layout, "layout");
-    return update(path, i -> {
+    return update(path, e -> access.check(e, AccessChecker.WRITE), i -> {
       if (!i.isDirectory() && (i.length() != 0 || i.version() != 0)) {
         throw new NamespaceException(NamespaceStatus.CONFLICT, path,
             "the layout of a file with data cannot change");
@@ -645,30 +825,233 @@ public final class Namespace implements Closeable {
   /**
    * Sets a file's length and increments its version, if its id is {@code fileId} (the file was
    * not replaced) and its version is {@code expectedVersion} (-1: any). What a writer commits
-   * when it closes or syncs; the version check makes a retried commit land once.
+   * at hflush/hsync, so readers see the new length; the version check makes a retried commit
+   * land once. The caller must hold the file's lease ({@link #create}, {@link #append}).
    *
    * @throws NamespaceException NOT_FOUND (also when the id differs), IS_A_DIRECTORY, CONFLICT
-   *     when the version is not the expected one
+   *     when the version is not the expected one, LEASE_EXPIRED when this client's session no
+   *     longer holds the lease
    */
   public FileStatus setLength(String path, long fileId, long expectedVersion, long length)
       throws NamespaceException {
     if (length < 0) {
       throw new IllegalArgumentException("length (" + length + ") must be >= 0");
     }
-    return update(path, i -> {
-      if (i.isDirectory()) {
-        throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, path, "not a file");
-      }
-      if (i.id() != fileId) {
-        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path,
-            "file " + fileId + " was replaced by " + i.id());
-      }
-      if (expectedVersion != -1 && i.version() != expectedVersion) {
-        throw new NamespaceException(NamespaceStatus.CONFLICT, path, "version is " + i.version()
-            + ", expected " + expectedVersion);
-      }
+    return commit(path, fileId, i -> {
+      checkWriter(i, path, fileId, expectedVersion);
       return i.withLength(length);
-    });
+    }, (before, after) -> List.of());
+  }
+
+  /**
+   * Closes a file this client is writing: sets its final length (version + 1), clears the
+   * lease and removes the open record, in one {@code multi}. Readers see the length from then
+   * on. Same checks as {@link #setLength} ({@code expectedVersion} -1: any).
+   */
+  public FileStatus complete(String path, long fileId, long expectedVersion, long length)
+      throws NamespaceException {
+    if (length < 0) {
+      throw new IllegalArgumentException("length (" + length + ") must be >= 0");
+    }
+    return commit(path, fileId, i -> {
+      checkWriter(i, path, fileId, expectedVersion);
+      return i.withLength(length).withLease(null);
+    }, (before, after) -> List.of(leases.deleteRecord(before.id())));
+  }
+
+  /**
+   * A writer's update of its file. The file is found through its open record (its entry znode),
+   * not its path, so a writer keeps writing a file that was renamed meanwhile, as in HDFS; a file
+   * without an open record is looked up by path (and then refused by the writer checks).
+   */
+  private FileStatus commit(String path, long fileId, Change change, Also also)
+      throws NamespaceException {
+    String p = Names.join(Names.split(path));
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      Entry e = writerEntry(fileId, p);
+      if (e == null) {
+        e = findChecked(Names.split(p), p, 0);
+      }
+      Inode next = change.apply(e.inode());
+      if (write(e, next, also.ops(e.inode(), next), p)) {
+        return next.status(e.path());
+      }
+    }
+    throw conflict(p);
+  }
+
+  /** The entry of an open file through its open record; null when it has none. */
+  private Entry writerEntry(long fileId, String p) throws NamespaceException {
+    String record = zn.openRecord(fileId);
+    Leases.OpenFile open;
+    try {
+      open = Leases.decode(client.getData().forPath(record), record);
+    } catch (KeeperException.NoNodeException ex) {
+      return null;
+    } catch (NamespaceException ex) {
+      throw ex;
+    } catch (Exception ex) {
+      throw Zk.failure(p, "reading the open record of file " + ZNodes.hexId(fileId), ex);
+    }
+    Stat stat = new Stat();
+    try {
+      byte[] data = client.getData().storingStatIn(stat).forPath(open.entry());
+      return new Entry(open.path(), 0, open.entry(), InodeCodec.decode(data, p),
+          stat.getVersion());
+    } catch (KeeperException.NoNodeException ex) {
+      return null; // removed meanwhile: the path lookup reports it
+    } catch (NamespaceException ex) {
+      throw ex;
+    } catch (Exception ex) {
+      throw Zk.failure(p, "reading " + open.entry(), ex);
+    }
+  }
+
+  /** The checks of a writer's commit: the same file, the expected version, our lease. */
+  private void checkWriter(Inode i, String path, long fileId, long expectedVersion)
+      throws NamespaceException {
+    if (i.isDirectory()) {
+      throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, path, "not a file");
+    }
+    if (i.id() != fileId) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, path,
+          "file " + fileId + " was replaced by " + i.id());
+    }
+    if (!leases.mine(i.lease())) {
+      throw new NamespaceException(NamespaceStatus.LEASE_EXPIRED, path, i.lease() == null
+          ? "the file is closed (its lease was recovered or it was never opened for writing)"
+          : "the lease is held by " + i.lease().client() + " (session "
+              + Long.toHexString(i.lease().session()) + "), not by this client's session");
+    }
+    if (expectedVersion != -1 && i.version() != expectedVersion) {
+      throw new NamespaceException(NamespaceStatus.CONFLICT, path, "version is " + i.version()
+          + ", expected " + expectedVersion);
+    }
+  }
+
+  /**
+   * Opens an existing, closed file for appending: takes its lease (WRITE on the file).
+   * LEASE_CONFLICT when it is open for writing: by a live client, or by a dead one whose lease
+   * awaits {@link #recoverLease}.
+   */
+  public FileStatus append(String path) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      Entry e = findChecked(comps, p, AccessChecker.WRITE);
+      if (e.isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p, "cannot append to a directory");
+      }
+      Inode i = e.inode();
+      if (i.lease() != null) {
+        throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, p, leases.alive(i.lease())
+            ? "open for writing by " + i.lease().client()
+            : "its writer " + i.lease().client() + " died; recover the lease first");
+      }
+      Inode next = i.withLease(leases.grant());
+      if (write(e, next, List.of(leases.createRecord(i.id(), e.znode(), p, next.lease())), p)) {
+        return next.status(p);
+      }
+    }
+    throw conflict(p);
+  }
+
+  /**
+   * Lease recovery (Hadoop's {@code LeaseRecoverable.recoverLease}): closes a file whose writer
+   * is gone, or revokes a live writer's lease, as HDFS does. The file's length becomes the
+   * larger of its last committed length and what the storage targets hold ({@code probe}), its
+   * version goes up, the lease and the open record go, in one {@code multi}. A revoked writer
+   * fails with LEASE_EXPIRED at its next commit. Needs WRITE on the file.
+   *
+   * @return true: the file is closed (also when it already was)
+   */
+  public boolean recoverLease(String path, LengthProbe probe) throws NamespaceException {
+    Objects.requireNonNull(probe, "probe");
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      Entry e = findChecked(comps, p, AccessChecker.WRITE);
+      if (e.isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p, "not a file");
+      }
+      if (e.inode().lease() == null) {
+        return true;
+      }
+      if (recover(e, p, probe)) {
+        return true;
+      }
+    }
+    throw conflict(p);
+  }
+
+  /** Whether the file is closed (no lease), Hadoop's {@code isFileClosed}. */
+  public boolean isFileClosed(String path) throws NamespaceException {
+    FileStatus f = getStatus(path);
+    if (f.isDirectory()) {
+      throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, f.path(), "not a file");
+    }
+    return !f.isOpenForWrite();
+  }
+
+  /**
+   * Recovers every file whose writer's session has ended (what the cluster manager runs
+   * periodically); live leases are left alone. Open records whose file no longer carries the
+   * lease are dropped.
+   *
+   * @return how many files were recovered
+   */
+  public int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
+    int recovered = 0;
+    for (Leases.OpenFile f : leases.openFiles()) {
+      Stat stat = new Stat();
+      Inode inode;
+      try {
+        inode = InodeCodec.decode(client.getData().storingStatIn(stat).forPath(f.entry()),
+            f.path());
+      } catch (KeeperException.NoNodeException ex) {
+        inode = null;
+      } catch (NamespaceException ex) {
+        throw ex;
+      } catch (Exception ex) {
+        throw Zk.failure(f.entry(), "reading an open file's entry", ex);
+      }
+      if (inode == null || inode.id() != f.id() || inode.lease() == null
+          || inode.lease().session() != f.session()) {
+        LOG.log(System.Logger.Level.WARNING, "dropping stale open record of file {0} ({1})",
+            ZNodes.hexId(f.id()), f.path());
+        leases.dropStale(f.id());
+        continue;
+      }
+      if (leases.alive(inode.lease())) {
+        continue;
+      }
+      Entry e = new Entry(f.path(), 0, f.entry(), inode, stat.getVersion());
+      if (recover(e, f.path(), probe)) {
+        recovered++;
+      }
+    }
+    return recovered;
+  }
+
+  /** One attempt at recovering the file of {@code e}; false when its record changed meanwhile. */
+  private boolean recover(Entry e, String p, LengthProbe probe) throws NamespaceException {
+    Inode i = e.inode();
+    long stored;
+    try {
+      stored = probe.length(i.status(p));
+    } catch (java.io.IOException ex) {
+      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, p,
+          "lease recovery could not read the file's length from its targets: " + ex.getMessage(),
+          ex);
+    }
+    long length = Math.max(stored, i.length());
+    Inode next = i.withLength(length).withLease(null);
+    if (!write(e, next, List.of(leases.deleteRecord(i.id())), p)) {
+      return false;
+    }
+    LOG.log(System.Logger.Level.INFO, "recovered the lease of {0} (file {1}, writer {2}): "
+        + "length {3}", p, ZNodes.hexId(i.id()), i.lease().client(), length);
+    return true;
   }
 
   /** Sets one extended attribute ({@code user.}, {@code trusted.}, ... namespaces). */
@@ -678,7 +1061,7 @@ public final class Namespace implements Closeable {
     Objects.requireNonNull(value, "value");
     Objects.requireNonNull(mode, "mode");
     byte[] copy = value.clone();
-    return update(path, i -> {
+    return update(path, e -> xattrAccess(e, name), i -> {
       boolean present = i.xattrs().containsKey(name);
       if (present && mode == XAttrMode.CREATE) {
         throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, path, "xattr " + name
@@ -697,7 +1080,7 @@ public final class Namespace implements Closeable {
   /** Removes one extended attribute; NOT_FOUND if it does not exist. */
   public FileStatus removeXAttr(String path, String name) throws NamespaceException {
     checkXAttrName(name);
-    return update(path, i -> {
+    return update(path, e -> xattrAccess(e, name), i -> {
       if (!i.xattrs().containsKey(name)) {
         throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "no xattr " + name);
       }
@@ -705,6 +1088,15 @@ public final class Namespace implements Closeable {
       m.remove(name);
       return i.withXAttrs(m);
     });
+  }
+
+  /** {@code user.}: WRITE on the inode; the other namespaces: a superuser. */
+  private void xattrAccess(Entry e, String name) throws NamespaceException {
+    if (name.startsWith("user.")) {
+      access.check(e, AccessChecker.WRITE);
+    } else {
+      access.superuser(e.path(), "set " + name);
+    }
   }
 
   private static void checkXAttrName(String name) {
@@ -739,29 +1131,60 @@ public final class Namespace implements Closeable {
     Inode apply(Inode current) throws NamespaceException;
   }
 
-  /** Read, change, versioned write; re-read and re-apply on a version conflict. */
-  private FileStatus update(String path, Change change) throws NamespaceException {
+  /** The permission check of an update, given the entry it is about to change. */
+  @FunctionalInterface
+  private interface Guard {
+    void check(Entry current) throws NamespaceException;
+  }
+
+  /** Ops that commit together with an update (open records). */
+  @FunctionalInterface
+  private interface Also {
+    List<Op> ops(Inode before, Inode after);
+  }
+
+  private FileStatus update(String path, Guard guard, Change change) throws NamespaceException {
+    return update(path, guard, change, (before, after) -> List.of());
+  }
+
+  /** Read, check, change, versioned write; re-read and re-apply on a version conflict. */
+  private FileStatus update(String path, Guard guard, Change change, Also also)
+      throws NamespaceException {
     List<String> comps = Names.split(path);
     String p = Names.join(comps);
     for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
-      Entry e = find(comps, p);
+      Entry e = findChecked(comps, p, 0);
+      guard.check(e);
       Inode next = change.apply(e.inode());
-      byte[] data = InodeCodec.encode(next);
-      if (data.length > InodeCodec.MAX_BYTES) {
-        throw new NamespaceException(NamespaceStatus.TOO_LARGE, p, "inode record of "
-            + data.length + " bytes, more than " + InodeCodec.MAX_BYTES);
-      }
-      int expected = e.zkVersion();
-      Zk.Failure f = zk.multi(List.of(zk.setData(e.znode(), data, expected)), () -> {
-        Stat stat = new Stat();
-        byte[] now = client.getData().storingStatIn(stat).forPath(e.znode());
-        return stat.getVersion() == expected + 1 && Arrays.equals(now, data);
-      }, p);
-      if (f == null) {
+      if (write(e, next, also.ops(e.inode(), next), p)) {
         return next.status(p);
       }
     }
     throw conflict(p);
+  }
+
+  /**
+   * Writes {@code next} over the entry read as {@code e} (versioned), with {@code more} ops in
+   * the same {@code multi}.
+   *
+   * @return false when the entry changed since it was read (the caller reads again)
+   */
+  private boolean write(Entry e, Inode next, List<Op> more, String p) throws NamespaceException {
+    byte[] data = InodeCodec.encode(next);
+    if (data.length > InodeCodec.MAX_BYTES) {
+      throw new NamespaceException(NamespaceStatus.TOO_LARGE, p, "inode record of "
+          + data.length + " bytes, more than " + InodeCodec.MAX_BYTES);
+    }
+    int expected = e.zkVersion();
+    List<Op> ops = new ArrayList<>(1 + more.size());
+    ops.add(zk.setData(e.znode(), data, expected));
+    ops.addAll(more);
+    Zk.Failure f = zk.multi(ops, () -> {
+      Stat stat = new Stat();
+      byte[] now = client.getData().storingStatIn(stat).forPath(e.znode());
+      return stat.getVersion() == expected + 1 && Arrays.equals(now, data);
+    }, p);
+    return f == null;
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -770,6 +1193,8 @@ public final class Namespace implements Closeable {
   @Override
   public void close() {
     closed.set(true);
+    gate.unregister(client);
+    cache.close();
   }
 
   /** The settings this namespace was opened with. */
@@ -780,6 +1205,36 @@ public final class Namespace implements Closeable {
   // ---------------------------------------------------------------- walking
 
   /** The entry at a path, or NOT_FOUND (also when a component on the way is a file). */
+  /**
+   * The entry at a path after the permission checks: EXECUTE on every directory above it (also
+   * before reporting NOT_FOUND, as HDFS), then {@code bits} on the entry itself.
+   */
+  private Entry findChecked(List<String> comps, String p, int bits) throws NamespaceException {
+    if (comps.isEmpty()) {
+      Entry root = readRoot();
+      access.check(root, bits);
+      return root;
+    }
+    List<Entry> walk = walk(comps);
+    access.traverse(rootForChecks(), walk, comps.size() - 1);
+    if (walk.size() < comps.size()) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, p, "no such file or directory");
+    }
+    Entry e = walk.get(walk.size() - 1);
+    access.check(e, bits);
+    return e;
+  }
+
+  /** The root's entry when permission checks apply (its bits guard every path), else null. */
+  private Entry rootForChecks() throws NamespaceException {
+    return access.active() ? readRoot() : null;
+  }
+
+  /** The directory holding the last entry of a walk (the root for a one-component walk). */
+  private Entry parentOf(List<Entry> walk) throws NamespaceException {
+    return walk.size() == 1 ? readRoot() : walk.get(walk.size() - 2);
+  }
+
   private Entry find(List<String> comps, String p) throws NamespaceException {
     if (comps.isEmpty()) {
       return readRoot();
@@ -799,6 +1254,7 @@ public final class Namespace implements Closeable {
     if (closed.get()) {
       throw new IllegalStateException("namespace closed");
     }
+    gate.await(comps.isEmpty() ? "/" : comps.get(0));
     List<Entry> out = new ArrayList<>(comps.size());
     long dirId = ZNodes.ROOT_ID;
     int buckets = rootBuckets;
@@ -820,32 +1276,24 @@ public final class Namespace implements Closeable {
     return out;
   }
 
+  /** The entry {@code name} of a directory (from the {@link EntryCache}), or null if none. */
   private Entry read(long dirId, int buckets, String name, String path)
       throws NamespaceException {
     String z = zn.entry(dirId, buckets, name);
-    Stat stat = new Stat();
-    byte[] data;
-    try {
-      data = client.getData().storingStatIn(stat).forPath(z);
-    } catch (KeeperException.NoNodeException e) {
-      return null;
-    } catch (Exception e) {
-      throw Zk.failure(path, "reading " + z, e);
-    }
-    return new Entry(path, dirId, z, InodeCodec.decode(data, path), stat.getVersion());
+    EntryCache.Cached c = cache.read(z, path);
+    return c == null ? null : new Entry(path, dirId, z, c.inode(), c.version());
   }
 
   private Entry readRoot() throws NamespaceException {
     if (closed.get()) {
       throw new IllegalStateException("namespace closed");
     }
-    Stat stat = new Stat();
-    try {
-      byte[] data = client.getData().storingStatIn(stat).forPath(zn.rootInode);
-      return new Entry("/", 0, zn.rootInode, InodeCodec.decode(data, "/"), stat.getVersion());
-    } catch (Exception e) {
-      throw Zk.failure("/", "reading the root", e);
+    EntryCache.Cached c = cache.read(zn.rootInode, "/");
+    if (c == null) {
+      throw new NamespaceException(NamespaceStatus.CORRUPT, "/", "the root record "
+          + zn.rootInode + " is missing");
     }
+    return new Entry("/", 0, zn.rootInode, c.inode(), c.version());
   }
 
   private List<String> children(String znode) throws NamespaceException {

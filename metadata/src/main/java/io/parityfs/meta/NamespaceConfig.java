@@ -15,12 +15,23 @@ import java.util.Objects;
  *     of a closed namespace's unused block are skipped, never reused)
  * @param maxRetries optimistic retries (version conflicts, races) before CONFLICT
  * @param maxPageSize the largest listing page served
+ * @param permissions whether mode bits and owners are checked (HDFS {@code
+ *     dfs.permissions.enabled}); when false they are still stored
+ * @param superuser the user every check lets through (HDFS: the NameNode's user); default
+ *     {@code root}
+ * @param superGroup members of this group are superusers too; default {@code supergroup}
+ * @param suspendedWaitMillis how long an operation waits for a suspended ZooKeeper connection
+ *     to come back before failing with UNAVAILABLE
+ * @param entryCacheSize entry records this client caches, each with a ZooKeeper watch (see
+ *     {@code EntryCache}; roughly 0.5 KiB each); 0 turns the cache off (and with it the
+ *     lister's watched name cache); default 100,000
  */
 public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDirectory,
-    int idBlock, int maxRetries, int maxPageSize) {
+    int idBlock, int maxRetries, int maxPageSize, boolean permissions, String superuser,
+    String superGroup, long suspendedWaitMillis, int entryCacheSize) {
 
-  public static final NamespaceConfig DEFAULT =
-      new NamespaceConfig("/parityfs/ns", Layout.DEFAULT, 64, 256, 200, 1000);
+  public static final NamespaceConfig DEFAULT = new NamespaceConfig("/parityfs/ns",
+      Layout.DEFAULT, 64, 256, 200, 1000, true, "root", "supergroup", 20_000, 100_000);
 
   public NamespaceConfig {
     Objects.requireNonNull(root, "root");
@@ -44,6 +55,20 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
       throw new IllegalArgumentException("maxPageSize (" + maxPageSize
           + ") must be in [1, 10000]");
     }
+    Objects.requireNonNull(superuser, "superuser");
+    Objects.requireNonNull(superGroup, "superGroup");
+    if (superuser.isEmpty() || superGroup.isEmpty()) {
+      throw new IllegalArgumentException("superuser (" + superuser + ") and superGroup ("
+          + superGroup + ") must not be empty");
+    }
+    if (entryCacheSize < 0) {
+      throw new IllegalArgumentException("entryCacheSize (" + entryCacheSize
+          + ") must be >= 0 (0: no cache)");
+    }
+    if (suspendedWaitMillis < 0) {
+      throw new IllegalArgumentException("suspendedWaitMillis (" + suspendedWaitMillis
+          + ") must be >= 0");
+    }
   }
 
   public static Builder builder() {
@@ -62,6 +87,11 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
     private int idBlock;
     private int maxRetries;
     private int maxPageSize;
+    private boolean permissions;
+    private String superuser;
+    private String superGroup;
+    private long suspendedWaitMillis;
+    private int entryCacheSize;
 
     private Builder(NamespaceConfig c) {
       root = c.root;
@@ -70,6 +100,11 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
       idBlock = c.idBlock;
       maxRetries = c.maxRetries;
       maxPageSize = c.maxPageSize;
+      permissions = c.permissions;
+      superuser = c.superuser;
+      superGroup = c.superGroup;
+      suspendedWaitMillis = c.suspendedWaitMillis;
+      entryCacheSize = c.entryCacheSize;
     }
 
     public Builder root(String v) {
@@ -102,9 +137,34 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
       return this;
     }
 
+    public Builder permissions(boolean v) {
+      permissions = v;
+      return this;
+    }
+
+    public Builder superuser(String v) {
+      superuser = v;
+      return this;
+    }
+
+    public Builder superGroup(String v) {
+      superGroup = v;
+      return this;
+    }
+
+    public Builder suspendedWaitMillis(long v) {
+      suspendedWaitMillis = v;
+      return this;
+    }
+
+    public Builder entryCacheSize(int v) {
+      entryCacheSize = v;
+      return this;
+    }
+
     public NamespaceConfig build() {
       return new NamespaceConfig(root, rootLayout, bucketsPerDirectory, idBlock, maxRetries,
-          maxPageSize);
+          maxPageSize, permissions, superuser, superGroup, suspendedWaitMillis, entryCacheSize);
     }
   }
 }

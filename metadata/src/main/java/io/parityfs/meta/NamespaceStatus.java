@@ -31,5 +31,14 @@ public enum NamespaceStatus {
   /** ZooKeeper could not be reached or refused the request. */
   UNAVAILABLE,
   /** A znode holds something this code cannot decode (foreign data or a newer schema). */
-  CORRUPT
+  CORRUPT,
+  /** The caller's user and groups lack the access the operation needs. */
+  PERMISSION_DENIED,
+  /** The file is open for writing by another client whose lease is alive. */
+  LEASE_CONFLICT,
+  /**
+   * The caller no longer holds the file's lease: its ZooKeeper session was lost, or the lease
+   * was recovered by another client. Data written since the last sync may not be in the file.
+   */
+  LEASE_EXPIRED
 }

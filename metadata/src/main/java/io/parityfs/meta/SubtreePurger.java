@@ -18,19 +18,37 @@ import org.apache.zookeeper.Op;
  * that raced the detach and is ordered before it) is found on the next round, never leaked.
  * Idempotent and safe to run by several clients at once.
  *
- * <p>Not built yet: the chunks of the deleted files on the storage nodes (the cluster manager
- * slice collects them; the file ids are logged at FINE here).
+ * <p>Each file's entry is deleted in the same {@code multi} as the ops of {@link FileRemovals}
+ * (its deferred-delete record), so a crash between batches leaves every removed file queued and
+ * every queued file removed; the next purge goes on from what is left.
  */
 final class SubtreePurger {
   private static final System.Logger LOG = System.getLogger(SubtreePurger.class.getName());
   private static final int DELETE_BATCH = 500;
+  /** Bytes of op data per {@code multi}, well inside the default 1 MiB {@code jute.maxbuffer}. */
+  private static final int BATCH_BYTES = 256 * 1024;
+
+  /**
+   * An entry to delete, at the version read (so a file's removal ops describe the record that
+   * is deleted), with the ops that go with it (a file's removal ops; none for others).
+   */
+  private record Removal(String znode, int version, List<Op> with, int bytes) {}
 
   private final Zk zk;
   private final ZNodes zn;
+  private final FileRemovals removals;
+  private final Runnable afterBatch;
 
-  SubtreePurger(Zk zk, ZNodes zn) {
+  SubtreePurger(Zk zk, ZNodes zn, FileRemovals removals) {
+    this(zk, zn, removals, () -> {});
+  }
+
+  /** @param afterBatch run after each {@code multi} of deletions (tests simulate a crash) */
+  SubtreePurger(Zk zk, ZNodes zn, FileRemovals removals, Runnable afterBatch) {
     this.zk = zk;
     this.zn = zn;
+    this.removals = removals;
+    this.afterBatch = afterBatch;
   }
 
   /** Purges the detached directory {@code dirId} and removes its trash marker. */
@@ -76,7 +94,7 @@ final class SubtreePurger {
         reads.add(zk.getDataAsync(bucket + "/" + n));
       }
       List<CuratorEvent> data = Zk.joinAll(reads, bucket);
-      List<String> entries = new ArrayList<>(names.size());
+      List<Removal> entries = new ArrayList<>(names.size());
       for (int i = 0; i < names.size(); i++) {
         CuratorEvent r = data.get(i);
         String entry = bucket + "/" + names.get(i);
@@ -87,18 +105,20 @@ final class SubtreePurger {
         try {
           inode = InodeCodec.decode(r.getData(), entry);
         } catch (NamespaceException e) {
+          // its chunks, if any, are left to orphan collection
           LOG.log(System.Logger.Level.WARNING, "deleting undecodable entry {0}", entry);
-          entries.add(entry);
+          entries.add(new Removal(entry, -1, List.of(), 0));
           continue;
         }
         if (inode.isDirectory()) {
           purgeContainer(inode.id(), counts);
           counts[1]++;
+          entries.add(new Removal(entry, -1, List.of(), 0));
         } else {
-          LOG.log(System.Logger.Level.DEBUG, "file {0} deleted", inode.id());
           counts[0]++;
+          entries.add(new Removal(entry, r.getStat().getVersion(), removals.opsFor(inode),
+              r.getData().length));
         }
-        entries.add(entry);
       }
       deleteAll(entries);
       try {
@@ -114,18 +134,54 @@ final class SubtreePurger {
     }
   }
 
-  private void deleteAll(List<String> znodes) throws NamespaceException {
-    for (int from = 0; from < znodes.size(); from += DELETE_BATCH) {
-      List<String> batch = znodes.subList(from, Math.min(znodes.size(), from + DELETE_BATCH));
-      List<Op> ops = new ArrayList<>(batch.size());
-      for (String z : batch) {
-        ops.add(zk.delete(z, -1));
+  private void deleteAll(List<Removal> entries) throws NamespaceException {
+    int from = 0;
+    while (from < entries.size()) {
+      int to = from;
+      int bytes = 0;
+      while (to < entries.size() && to - from < DELETE_BATCH
+          && (to == from || bytes + entries.get(to).bytes() <= BATCH_BYTES)) {
+        bytes += entries.get(to).bytes();
+        to++;
       }
-      if (zk.multi(ops, null, batch.get(0)) != null) {
-        for (String z : batch) { // one was gone already: one by one
-          deleteQuietly(z);
+      List<Removal> batch = entries.subList(from, to);
+      List<Op> ops = new ArrayList<>(batch.size() * 2);
+      for (Removal r : batch) {
+        ops.add(zk.delete(r.znode(), r.version()));
+        ops.addAll(r.with());
+      }
+      if (zk.multi(ops, null, batch.get(0).znode()) != null) {
+        for (Removal r : batch) { // one was gone already (another purger): one by one
+          deleteOne(r);
         }
       }
+      afterBatch.run();
+      from = to;
+    }
+  }
+
+  private void deleteOne(Removal r) throws NamespaceException {
+    List<Op> with = new ArrayList<>(r.with());
+    while (true) {
+      List<Op> ops = new ArrayList<>(1 + with.size());
+      ops.add(zk.delete(r.znode(), r.version()));
+      ops.addAll(with);
+      Zk.Failure f = zk.multi(ops, null, r.znode());
+      if (f == null || f.index() <= 0) {
+        // deleted now, or by another purger with its own removal ops; or changed since read
+        // (BADVERSION): the bucket is not empty then, and the next round reads it again
+        return;
+      }
+      if (f.code() == KeeperException.Code.NODEEXISTS || f.code() == KeeperException.Code.NONODE) {
+        // a removal op whose effect is there already (a queue record created, an open record
+        // gone): the rest goes without it
+        with.remove(f.index() - 1);
+        continue;
+      }
+      LOG.log(System.Logger.Level.WARNING, "{0}: removal op refused ({1}); deleting the entry"
+          + " alone", r.znode(), f.code());
+      deleteQuietly(r.znode());
+      return;
     }
   }
 

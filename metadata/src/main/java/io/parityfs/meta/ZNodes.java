@@ -16,6 +16,15 @@ package io.parityfs.meta;
  * R/dirs/SS/IIIIIIIIII/BB/NAME   a directory entry: NAME is the encoded name ({@link Names}),
  *                                data the child's whole inode
  * R/trash/IIIIIIIIII             a detached directory whose subtree is still being deleted
+ * R/deletes/SS                   256 shards of the deferred-delete queue, SS = low byte of a
+ *                                file id, 2 hex digits
+ * R/deletes/SS/IIIIIIIIII        a removed file whose chunks are still to be deleted
+ *                                ({@link DeleteQueue} has the JSON)
+ * R/leases/SS                    256 shards of the open-file records, SS = low byte of a file id
+ * R/leases/SS/IIIIIIIIII         a file open for writing: its entry znode and lease holder
+ *                                ({@link Leases} has the JSON)
+ * R/sessions/SSSSSSSSSSSSSSSS    ephemeral marker of a ZooKeeper session holding leases, the
+ *                                session id as 16 hex digits: the lease is alive while it is
  * </pre>
  *
  * A directory's entries hang off its <em>id</em>, not its path, so moving a directory moves one
@@ -30,6 +39,9 @@ final class ZNodes {
   final String rootInode;
   final String dirs;
   final String trash;
+  final String deletes;
+  final String leases;
+  final String sessions;
 
   ZNodes(String root) {
     this.root = root;
@@ -37,6 +49,9 @@ final class ZNodes {
     this.rootInode = root + "/root";
     this.dirs = root + "/dirs";
     this.trash = root + "/trash";
+    this.deletes = root + "/deletes";
+    this.leases = root + "/leases";
+    this.sessions = root + "/sessions";
   }
 
   static String hexId(long id) {
@@ -61,5 +76,25 @@ final class ZNodes {
 
   String trashMarker(long dirId) {
     return trash + "/" + hexId(dirId);
+  }
+
+  String deleteShard(int index) {
+    return deletes + "/" + Names.bucketName(index);
+  }
+
+  String deleteRecord(long fileId) {
+    return deleteShard((int) (fileId & 0xff)) + "/" + hexId(fileId);
+  }
+
+  String leaseShard(int index) {
+    return leases + "/" + Names.bucketName(index);
+  }
+
+  String openRecord(long fileId) {
+    return leaseShard((int) (fileId & 0xff)) + "/" + hexId(fileId);
+  }
+
+  String sessionMarker(long sessionId) {
+    return sessions + "/" + String.format("%016x", sessionId);
   }
 }

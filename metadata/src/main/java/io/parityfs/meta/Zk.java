@@ -11,7 +11,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.ZooDefs;
 
 /**
  * The namespace's access to ZooKeeper: reads through Curator (its namespace, its retry policy),
@@ -35,6 +34,7 @@ final class Zk {
 
   private final CuratorFramework client;
   private final String prefix;
+  private volatile EntryCache cache;
 
   Zk(CuratorFramework client) {
     this.client = client;
@@ -46,8 +46,17 @@ final class Zk {
     return client;
   }
 
+  /**
+   * A create of a persistent znode with the ACL of the client's {@code ACLProvider} (open, or
+   * creator-only with digest authentication: see {@link ZooKeeperSettings}).
+   */
   Op create(String path, byte[] data) {
-    return Op.create(prefix + path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    try {
+      return client.transactionOp().create().withMode(CreateMode.PERSISTENT)
+          .forPath(path, data).get();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot build a create of " + path, e);
+    }
   }
 
   Op delete(String path, int version) {
@@ -70,10 +79,14 @@ final class Zk {
    */
   Failure multi(List<Op> ops, Applied applied, String path) throws NamespaceException {
     int[] attempts = {0};
+    Failure f = null;
     try {
-      return RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
-        if (attempts[0]++ > 0 && applied != null && applied.check()) {
-          return null;
+      f = RetryLoop.callWithRetry(client.getZookeeperClient(), () -> {
+        if (attempts[0]++ > 0) {
+          invalidate(ops, true); // the check below must see the server, not the cache
+          if (applied != null && applied.check()) {
+            return null;
+          }
         }
         try {
           client.getZookeeperClient().getZooKeeper().multi(ops);
@@ -85,9 +98,36 @@ final class Zk {
           return failure(e);
         }
       });
+      return f;
     } catch (Exception e) {
+      f = new Failure(-1, KeeperException.Code.SYSTEMERROR);
       throw failure(path, "multi of " + ops.size() + " ops", e);
+    } finally {
+      // this client's own writes are never undone by its cache: before the write returns
+      invalidate(ops, f != null);
     }
+  }
+
+  /**
+   * Drops from the {@link EntryCache} what a {@code multi} wrote (applied) or everything it
+   * named, checks included (refused or unknown: the caller's retry re-reads from the server).
+   */
+  private void invalidate(List<Op> ops, boolean all) {
+    EntryCache c = cache;
+    if (c == null) {
+      return;
+    }
+    for (Op op : ops) {
+      if (all || !(op instanceof Op.Check)) {
+        String p = op.getPath(); // as sent: with the Curator namespace's prefix
+        c.invalidate(p.startsWith(prefix) ? p.substring(prefix.length()) : p);
+      }
+    }
+  }
+
+  /** The cache that every {@link #multi} invalidates (set once by the {@link Namespace}). */
+  void invalidates(EntryCache c) {
+    cache = c;
   }
 
   private static Failure failure(KeeperException e) {
@@ -149,6 +189,28 @@ final class Zk {
     return out;
   }
 
+  /**
+   * Creates each znode of {@code paths} that does not exist yet, in order, in one {@code multi}
+   * (parents before children); a concurrent creator's znodes are accepted. What open does for
+   * parts of the layout that a namespace formatted by older code lacks.
+   */
+  static void ensureAll(CuratorFramework client, List<String> paths) throws Exception {
+    if (client.checkExists().forPath(paths.get(paths.size() - 1)) != null) {
+      return;
+    }
+    List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new ArrayList<>();
+    for (String p : paths) {
+      if (client.checkExists().forPath(p) == null) {
+        ops.add(client.transactionOp().create().forPath(p, new byte[0]));
+      }
+    }
+    try {
+      client.transaction().forOperations(ops);
+    } catch (KeeperException.NodeExistsException e) {
+      // made concurrently by another opener
+    }
+  }
+
   /** The exception to throw for an unexpected ZooKeeper or client failure. */
   static NamespaceException failure(String path, String what, Exception e) {
     if (e instanceof NamespaceException ne) {
@@ -157,6 +219,10 @@ final class Zk {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
       return new NamespaceException(NamespaceStatus.UNAVAILABLE, path, what + ": interrupted", e);
+    }
+    if (e instanceof KeeperException.NoAuthException) {
+      return new NamespaceException(NamespaceStatus.PERMISSION_DENIED, path, what
+          + ": ZooKeeper NOAUTH (this client's digest identity may not access the znodes)", e);
     }
     if (e instanceof KeeperException ke) {
       return new NamespaceException(NamespaceStatus.UNAVAILABLE, path,

@@ -31,8 +31,8 @@ class LargeDirectoryTest extends ZkFixture {
     List<org.apache.zookeeper.Op> ops = new ArrayList<>();
     for (int i = 0; i < ENTRIES; i++) {
       String name = String.format("part-%06d.parquet", i);
-      Inode inode = Inode.newFile(1_000_000 + i, System.currentTimeMillis(), CreateOptions.file(),
-          big.layout());
+      Inode inode = Inode.newFile(1_000_000 + i, System.currentTimeMillis(),
+          CreateOptions.file().withOwner("root", "root"), big.layout(), null);
       ops.add(zk.create(zn.entry(big.id(), buckets, name), InodeCodec.encode(inode)));
       if (ops.size() == 1000 || i == ENTRIES - 1) {
         assertEquals(null, zk.multi(ops, null, "/big"));

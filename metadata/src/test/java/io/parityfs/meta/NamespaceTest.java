@@ -243,7 +243,7 @@ class NamespaceTest extends ZkFixture {
     assertEquals(0700, ns.setPermission("/f", 0700).permission());
     FileStatus o = ns.setOwner("/f", "bob", null);
     assertEquals("bob", o.owner());
-    assertEquals("root", o.group());
+    assertEquals("supergroup", o.group()); // the root's group, inherited
     assertEquals("grp", ns.setOwner("/f", null, "grp").group());
     FileStatus s = ns.getStatus("/f");
     assertEquals(List.of(0700, "bob", "grp", 1000L), List.of(s.permission(), s.owner(),

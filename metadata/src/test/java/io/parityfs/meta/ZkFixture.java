@@ -28,9 +28,13 @@ abstract class ZkFixture {
   }
 
   static CuratorFramework newClient() throws InterruptedException {
+    return newClient(30_000);
+  }
+
+  static CuratorFramework newClient(int sessionTimeoutMs) throws InterruptedException {
     CuratorFramework c = CuratorFrameworkFactory.builder()
         .connectString(server.getConnectString())
-        .sessionTimeoutMs(30_000)
+        .sessionTimeoutMs(sessionTimeoutMs)
         .connectionTimeoutMs(10_000)
         .retryPolicy(new ExponentialBackoffRetry(100, 10))
         .build();

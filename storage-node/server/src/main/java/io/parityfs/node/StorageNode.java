@@ -1,15 +1,19 @@
 package io.parityfs.node;
 
+import io.parityfs.meta.registry.NodeRecord;
+import io.parityfs.meta.registry.OnlineRecord;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.TargetConfig;
 import io.parityfs.node.metrics.Health;
 import io.parityfs.node.metrics.MetricsEndpoint;
 import io.parityfs.node.metrics.NodeMetrics;
-import io.parityfs.node.registry.NodeRecord;
+import io.parityfs.meta.cluster.ClusterManager;
+import io.parityfs.meta.cluster.ClusterManagerConfig;
+import io.parityfs.node.cluster.NodeClusterManager;
 import io.parityfs.node.registry.NodeRegistration;
 import io.parityfs.node.registry.NodeSnapshot;
-import io.parityfs.node.registry.OnlineRecord;
-import io.parityfs.node.registry.TargetRecord;
 import io.parityfs.raid.array.ArrayConfig;
 import io.parityfs.raid.array.ArrayState;
 import io.parityfs.raid.array.BackgroundThrottle;
@@ -44,17 +48,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * crash left; set the background throttle and the scrub schedule; write the node id on every
  * drive; start the metrics endpoint; start the server; register in ZooKeeper. A failure at any
  * step closes what was opened and is rethrown: a node serves all its targets or does not start.
+ * Then, with {@code cluster.manager.enabled}, join the cluster-manager election ({@link
+ * NodeClusterManager}); a candidate that cannot start is logged and the node serves anyway.
  *
- * <p><b>Close</b>, in order: deregister (the online record goes), close the server, close the
- * arrays (stopping scrub schedules and rebuilds; rebuilds resume at the next start), stop the
- * metrics endpoint, release the codecs.
+ * <p><b>Close</b>, in order: leave the election, deregister (the online record goes), close the
+ * server, close the arrays (stopping scrub schedules and rebuilds; rebuilds resume at the next
+ * start), stop the metrics endpoint, release the codecs.
  *
  * <p>Lifecycle LATENT, STARTED, CLOSED (one start, one close). Thread-safe.
  */
 public final class StorageNode implements NodeServices, Closeable {
   private static final System.Logger LOG = System.getLogger(StorageNode.class.getName());
   static final String LABEL_FILE = "parityfs.label";
-  static final int SCHEMA = 1;
+  static final int SCHEMA = RegistryCodec.SCHEMA;
 
   private enum State { LATENT, STARTING, STARTED, CLOSED }
 
@@ -68,6 +74,7 @@ public final class StorageNode implements NodeServices, Closeable {
   private volatile InetSocketAddress address;
   private volatile MetricsEndpoint endpoint;
   private volatile NodeRegistration registration;
+  private volatile NodeClusterManager cluster;
   private volatile long startedMillis;
 
   /** A node for {@code config} whose network server is {@code server} ({@link NodeServer#none}). */
@@ -106,6 +113,10 @@ public final class StorageNode implements NodeServices, Closeable {
       registration = new NodeRegistration(config.zooKeeper(), config.refreshInterval(),
           this::snapshot, this::stateKey);
       registration.start();
+      if (config.clusterManager()) {
+        cluster = NodeClusterManager.start(registration.curator(), nodeId.toString(),
+            ClusterManagerConfig.DEFAULT).orElse(null);
+      }
       state.set(State.STARTED);
       ok = true;
       LOG.log(System.Logger.Level.INFO, "node {0} ({1}) started: {2} target(s), serving on {3},"
@@ -150,6 +161,12 @@ public final class StorageNode implements NodeServices, Closeable {
   public int metricsPort() {
     MetricsEndpoint e = endpoint;
     return e == null ? -1 : e.port();
+  }
+
+  /** The node's cluster-manager candidate (null when off, not started or failed to start). */
+  public ClusterManager clusterManager() {
+    NodeClusterManager c = cluster;
+    return c == null ? null : c.manager();
   }
 
   /** The ZooKeeper registration (null before start). */
@@ -261,6 +278,10 @@ public final class StorageNode implements NodeServices, Closeable {
   }
 
   private void closeAll() {
+    NodeClusterManager c = cluster;
+    if (c != null) {
+      c.close();
+    }
     NodeRegistration r = registration;
     if (r != null) {
       r.close();
@@ -300,9 +321,9 @@ public final class StorageNode implements NodeServices, Closeable {
       capacity += cap;
       free += fr;
       String st = t.state().name();
-      records.add(new TargetRecord(SCHEMA, t.id(), id, t.name(), t.protection(), c.cellSize(),
-          c.maxObjectSize(), t.array().labels().dataSlots(), c.hotSpares(),
-          t.array().labels().created().toEpochMilli(), st, cap, now));
+      records.add(new TargetRecord(SCHEMA, t.id(), id, t.name(), t.config().pool(),
+          t.protection(), c.cellSize(), c.maxObjectSize(), t.array().labels().dataSlots(),
+          c.hotSpares(), t.array().labels().created().toEpochMilli(), st, cap, now));
       List<OnlineRecord.DriveStatus> drives = new ArrayList<>();
       DriveState[] ds = t.array().driveStates();
       for (var slot : t.array().labels().slots()) {

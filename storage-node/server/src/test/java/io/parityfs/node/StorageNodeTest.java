@@ -10,12 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.parityfs.meta.registry.OnlineRecord;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.TargetRecord;
+import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.node.chunk.ChunkWriter;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.WriteMode;
-import io.parityfs.node.registry.ZkPaths;
 import io.parityfs.raid.array.ArrayState;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -64,7 +67,7 @@ class StorageNodeTest {
     zk.close();
   }
 
-  /** Two targets: raid6:4+2 on 6 folders, mirror:2 on 2; CPU codec; small cells. */
+  /** Two targets: raid6:4+2 on 6 folders (pool default), mirror:2 on 2 (pool archive.cold). */
   private Properties props() throws IOException {
     Properties p = new Properties();
     p.setProperty("node.name", "test-node");
@@ -98,6 +101,7 @@ class StorageNodeTest {
     p.setProperty("target.small.geometry", "mirror:2");
     p.setProperty("target.small.cellSize", "4K");
     p.setProperty("target.small.scrubInterval", "0");
+    p.setProperty("target.small.pool", "archive.cold");
     return p;
   }
 
@@ -185,6 +189,15 @@ class StorageNodeTest {
     assertEquals(1 << 20, t.get("maxChunkSize").asLong());
     assertEquals(6, t.get("dataSlots").asInt());
     assertEquals("OPTIMAL", t.get("state").asText());
+    assertEquals("default", t.get("pool").asText());
+    // read back through the metadata layer's schema, as its target registry does
+    TargetRecord smallRecord = RegistryCodec.decode(
+        reader.getData().forPath(ZkPaths.target(small.id())), TargetRecord.class,
+        ZkPaths.target(small.id()));
+    assertEquals("archive.cold", smallRecord.pool());
+    assertEquals("mirror:2", smallRecord.protection());
+    assertEquals(id, RegistryCodec.decode(reader.getData().forPath(ZkPaths.online(id)),
+        OnlineRecord.class, ZkPaths.online(id)).nodeId());
 
     // a drive failure is published at once (the refresh interval is 60 s)
     fast.array().failDrive(2);

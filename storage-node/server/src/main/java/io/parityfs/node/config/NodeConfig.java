@@ -1,5 +1,7 @@
 package io.parityfs.node.config;
 
+import io.parityfs.meta.ZooKeeperSettings;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,11 +22,14 @@ import java.util.List;
  * @param zooKeeper the ZooKeeper ensemble
  * @param refreshInterval how often the node's ZooKeeper record is refreshed
  * @param targets the storage targets, at least one, names distinct
+ * @param server the network server's settings
+ * @param clusterManager whether the node runs a cluster-manager candidate ({@code
+ *     cluster.manager.enabled})
  */
 public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
-    String advertiseHost, String metricsHost, int metricsPort, ZooKeeperConfig zooKeeper,
+    String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
     Duration refreshInterval, List<TargetConfig> targets,
-    io.parityfs.node.net.NodeServerConfig server) {
+    io.parityfs.node.net.NodeServerConfig server, boolean clusterManager) {
   public NodeConfig {
     targets = List.copyOf(targets);
     java.util.Objects.requireNonNull(server, "server");
@@ -32,9 +37,10 @@ public record NodeConfig(Path source, String name, Path idFile, String listenHos
 
   /** A configuration with the network server's defaults. */
   public NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
-      String advertiseHost, String metricsHost, int metricsPort, ZooKeeperConfig zooKeeper,
+      String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
       Duration refreshInterval, List<TargetConfig> targets) {
     this(source, name, idFile, listenHost, listenPort, advertiseHost, metricsHost, metricsPort,
-        zooKeeper, refreshInterval, targets, io.parityfs.node.net.NodeServerConfig.DEFAULT);
+        zooKeeper, refreshInterval, targets, io.parityfs.node.net.NodeServerConfig.DEFAULT,
+        true);
   }
 }

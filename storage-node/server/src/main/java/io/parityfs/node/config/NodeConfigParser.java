@@ -1,5 +1,7 @@
 package io.parityfs.node.config;
 
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.raid.array.ArrayConfig;
 import io.parityfs.raid.array.Protection;
 import io.parityfs.raid.codec.CodecBackend;
@@ -44,6 +46,7 @@ public final class NodeConfigParser {
       new String[] {"zookeeper.chroot", ""},
       new String[] {"zookeeper.sessionTimeout", "30s"},
       new String[] {"zookeeper.connectionTimeout", "15s"},
+      new String[] {"zookeeper.digestFile", ""},
       new String[] {"registry.refreshInterval", "10s"},
       new String[] {"server.workerThreads", "32"},
       new String[] {"server.maxRequestsPerConnection", "64"},
@@ -52,6 +55,7 @@ public final class NodeConfigParser {
       new String[] {"server.maxBytesPerNode", "512M"},
       new String[] {"server.idleTimeout", "60s"},
       new String[] {"server.drainTimeout", "10s"},
+      new String[] {"cluster.manager.enabled", "true"},
       new String[] {"codec", "auto"},
       new String[] {"targets", ""});
 
@@ -66,7 +70,8 @@ public final class NodeConfigParser {
       new String[] {"codec", ""},
       new String[] {"scrubInterval", "7d"},
       new String[] {"rebuild.idleRate", "0"},
-      new String[] {"rebuild.busyRate", "256"});
+      new String[] {"rebuild.busyRate", "256"},
+      new String[] {"pool", Layout.DEFAULT_POOL});
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?",
@@ -139,13 +144,30 @@ public final class NodeConfigParser {
       problem("zookeeper.connect", "must name the ensemble, host:port[,host:port...]");
     }
     String chroot = get("zookeeper.chroot");
-    if (!chroot.isEmpty() && (!chroot.startsWith("/") || chroot.endsWith("/")
-        || chroot.contains("//"))) {
-      problem("zookeeper.chroot", "value (" + chroot + ") must be a ZooKeeper path like /prod"
-          + " (leading '/', no trailing '/'), or empty");
+    String digest = "";
+    String digestFile = get("zookeeper.digestFile");
+    if (!digestFile.isEmpty()) {
+      try {
+        digest = Files.readString(base.resolve(digestFile)).trim();
+      } catch (IOException e) {
+        problem("zookeeper.digestFile", "cannot read " + digestFile + ": " + e.getMessage());
+      }
     }
-    ZooKeeperConfig zk = new ZooKeeperConfig(connect, chroot,
-        duration("zookeeper.sessionTimeout", false), duration("zookeeper.connectionTimeout", false));
+    Duration session = duration("zookeeper.sessionTimeout", false);
+    Duration connecting = duration("zookeeper.connectionTimeout", false);
+    ZooKeeperSettings zk = null;
+    if (session != null && connecting != null && !connect.isEmpty()) {
+      try {
+        zk = new ZooKeeperSettings(connect, chroot, session, connecting, digest);
+      } catch (IllegalArgumentException e) {
+        // the message starts with the setting's name: chroot, connect, digest, ...
+        String m = e.getMessage();
+        String key = m.startsWith("chroot") ? "zookeeper.chroot"
+            : m.startsWith("connect") ? "zookeeper.connect"
+            : m.startsWith("digest") ? "zookeeper.digestFile" : "zookeeper.sessionTimeout";
+        problem(key, m);
+      }
+    }
     Duration refresh = duration("registry.refreshInterval", false);
     CodecBackend nodeCodec = value("codec", CodecBackend::parse, CodecBackend.AUTO);
 
@@ -179,11 +201,12 @@ public final class NodeConfigParser {
         problem("server.*", e.getMessage());
       }
     }
+    boolean clusterManager = bool("cluster.manager.enabled");
     if (!problems.isEmpty()) {
       throw new ConfigException(source, problems);
     }
     return new NodeConfig(Path.of(source), name, idFile, listenHost, listenPort, advertise,
-        metricsHost, metricsPort, zk, refresh, targets, server);
+        metricsHost, metricsPort, zk, refresh, targets, server, clusterManager);
   }
 
   private TargetConfig target(String t, CodecBackend nodeCodec) {
@@ -221,7 +244,12 @@ public final class NodeConfigParser {
     Duration scrub = duration(k + "scrubInterval", true);
     long idle = rate(k + "rebuild.idleRate");
     long busy = rate(k + "rebuild.busyRate");
-    return new TargetConfig(t, drives, array, codec, scrub, idle, busy);
+    String pool = get(k + "pool");
+    if (!Layout.isValidPool(pool)) {
+      problem(k + "pool", "value (" + pool + ") must be 1-64 letters, digits, '_', '.' or '-'");
+      pool = Layout.DEFAULT_POOL;
+    }
+    return new TargetConfig(t, drives, array, codec, scrub, idle, busy, pool);
   }
 
   // ---- typed values; each records a problem naming the key and returns a harmless value ----

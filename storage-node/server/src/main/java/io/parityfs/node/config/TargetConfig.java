@@ -1,5 +1,6 @@
 package io.parityfs.node.config;
 
+import io.parityfs.meta.Layout;
 import io.parityfs.raid.array.ArrayConfig;
 import io.parityfs.raid.codec.CodecBackend;
 import java.nio.file.Path;
@@ -19,11 +20,25 @@ import java.util.Optional;
  * @param rebuildIdleBytesPerSecond background (rebuild, scrub) rate while no foreground request
  *     was seen recently; 0: unlimited
  * @param rebuildBusyBytesPerSecond background rate while foreground requests arrive; 0: unlimited
+ * @param pool the pool the metadata layer's placement draws this target from, written into its
+ *     target record: 1..64 of {@code A-Z a-z 0-9 _ . -}; {@link Layout#DEFAULT_POOL} unless set
  */
 public record TargetConfig(String name, List<Path> drives, Optional<ArrayConfig> create,
     CodecBackend codec, Duration scrubInterval, long rebuildIdleBytesPerSecond,
-    long rebuildBusyBytesPerSecond) {
+    long rebuildBusyBytesPerSecond, String pool) {
   public TargetConfig {
     drives = List.copyOf(drives);
+    if (!Layout.isValidPool(pool)) {
+      throw new IllegalArgumentException("pool (" + pool + ") must be 1-64 letters, digits,"
+          + " '_', '.' or '-'");
+    }
+  }
+
+  /** A target in the {@link Layout#DEFAULT_POOL}. */
+  public TargetConfig(String name, List<Path> drives, Optional<ArrayConfig> create,
+      CodecBackend codec, Duration scrubInterval, long rebuildIdleBytesPerSecond,
+      long rebuildBusyBytesPerSecond) {
+    this(name, drives, create, codec, scrubInterval, rebuildIdleBytesPerSecond,
+        rebuildBusyBytesPerSecond, Layout.DEFAULT_POOL);
   }
 }

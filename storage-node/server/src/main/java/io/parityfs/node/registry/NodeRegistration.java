@@ -1,8 +1,10 @@
 package io.parityfs.node.registry;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.parityfs.node.config.ZooKeeperConfig;
+import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.registry.NodeRecord;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.TargetRecord;
+import io.parityfs.meta.registry.ZkPaths;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -18,16 +20,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Keeps a node's znodes ({@link ZkPaths}) current in ZooKeeper, through Curator.
+ * Keeps a node's znodes ({@link ZkPaths}) current in ZooKeeper, through Curator. The records and
+ * their JSON ({@link RegistryCodec}) are the metadata layer's registry schema, so that what the
+ * node writes is exactly what the metadata layer reads.
  *
  * <ul>
  *   <li><b>Start</b>: connects (waiting up to the connection timeout), writes the persistent node
@@ -53,12 +55,11 @@ public final class NodeRegistration implements Closeable {
 
   private enum State { LATENT, STARTED, CLOSED }
 
-  private final ZooKeeperConfig config;
+  private final ZooKeeperSettings config;
   private final Duration refreshInterval;
   private final Supplier<NodeSnapshot> snapshots;
   private final Supplier<String> stateKey;
   private final CuratorFramework client;
-  private final ObjectMapper json = new ObjectMapper();
   private final ScheduledExecutorService worker;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Map<String, byte[]> written = new ConcurrentHashMap<>();
@@ -71,21 +72,13 @@ public final class NodeRegistration implements Closeable {
    * @param snapshots what to publish, asked on every refresh
    * @param stateKey a cheap summary of the array and drive states; a change triggers a refresh
    */
-  public NodeRegistration(ZooKeeperConfig config, Duration refreshInterval,
+  public NodeRegistration(ZooKeeperSettings config, Duration refreshInterval,
       Supplier<NodeSnapshot> snapshots, Supplier<String> stateKey) {
     this.config = config;
     this.refreshInterval = refreshInterval;
     this.snapshots = snapshots;
     this.stateKey = stateKey;
-    CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
-        .connectString(config.connect())
-        .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
-        .connectionTimeoutMs((int) config.connectionTimeout().toMillis())
-        .retryPolicy(new ExponentialBackoffRetry(100, 3));
-    if (!config.chroot().isEmpty()) {
-      b.namespace(config.chroot().substring(1));
-    }
-    this.client = b.build();
+    this.client = config.newClient();
     this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "pfs-registry");
       t.setDaemon(true);
@@ -248,7 +241,7 @@ public final class NodeRegistration implements Closeable {
     written.clear();
     writePersistent(snap);
     String path = ZkPaths.online(nodeId);
-    byte[] data = json.writeValueAsBytes(snap.online());
+    byte[] data = RegistryCodec.encode(snap.online());
     long session = client.getZookeeperClient().getZooKeeper().getSessionId();
     Stat stat = client.checkExists().forPath(path);
     if (stat != null && stat.getEphemeralOwner() == session) {
@@ -285,7 +278,7 @@ public final class NodeRegistration implements Closeable {
     NodeSnapshot snap = snapshots.get();
     writePersistent(snap);
     try {
-      client.setData().forPath(ZkPaths.online(nodeId), json.writeValueAsBytes(snap.online()));
+      client.setData().forPath(ZkPaths.online(nodeId), RegistryCodec.encode(snap.online()));
     } catch (KeeperException.NoNodeException e) {
       register();
     }
@@ -299,18 +292,18 @@ public final class NodeRegistration implements Closeable {
             n.targets(), 0));
     for (TargetRecord t : snap.targets()) {
       put(ZkPaths.target(t.targetId()), t,
-          new TargetRecord(t.schema(), t.targetId(), t.nodeId(), t.name(), t.protection(),
-              t.cellSize(), t.maxChunkSize(), t.dataSlots(), t.hotSpares(), t.createdMillis(),
-              t.state(), t.capacityBytes(), 0));
+          new TargetRecord(t.schema(), t.targetId(), t.nodeId(), t.name(), t.pool(),
+              t.protection(), t.cellSize(), t.maxChunkSize(), t.dataSlots(), t.hotSpares(),
+              t.createdMillis(), t.state(), t.capacityBytes(), 0));
     }
   }
 
   private void put(String path, Object record, Object withoutTime) throws Exception {
-    byte[] key = json.writeValueAsBytes(withoutTime);
+    byte[] key = RegistryCodec.encode(withoutTime);
     if (Arrays.equals(written.get(path), key)) {
       return;
     }
-    byte[] data = json.writeValueAsBytes(record);
+    byte[] data = RegistryCodec.encode(record);
     try {
       client.setData().forPath(path, data);
     } catch (KeeperException.NoNodeException e) {
@@ -326,10 +319,6 @@ public final class NodeRegistration implements Closeable {
 
   /** The JSON the registration writes for {@code record} (for tests and tools). */
   public String toJson(Object record) {
-    try {
-      return json.writeValueAsString(Objects.requireNonNull(record));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return RegistryCodec.toJson(Objects.requireNonNull(record));
   }
 }

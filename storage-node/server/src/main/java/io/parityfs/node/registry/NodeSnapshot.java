@@ -1,5 +1,8 @@
 package io.parityfs.node.registry;
 
+import io.parityfs.meta.registry.NodeRecord;
+import io.parityfs.meta.registry.OnlineRecord;
+import io.parityfs.meta.registry.TargetRecord;
 import java.util.List;
 
 /**

@@ -46,6 +46,7 @@ class NodeConfigParserTest {
     assertEquals(Duration.ofDays(7), t.scrubInterval());
     assertEquals(0, t.rebuildIdleBytesPerSecond());
     assertEquals(256_000_000, t.rebuildBusyBytesPerSecond());
+    assertEquals("default", t.pool());
     assertEquals(32, c.server().workerThreads());
     assertEquals(8L << 20, c.server().maxBytesPerConnection());
     assertEquals(Duration.ofSeconds(60), c.server().idleTimeout());
@@ -76,6 +77,10 @@ class NodeConfigParserTest {
     assertEquals(CodecBackend.CPU, t.codec());
     assertEquals(Duration.ZERO, t.scrubInterval());
     assertEquals(12_500_000, t.rebuildBusyBytesPerSecond());
+    assertEquals("default", t.pool(), "the default pool");
+    p.setProperty("target.a.pool", "nvme-fast_1.a");
+    assertEquals("nvme-fast_1.a",
+        NodeConfigParser.parse(p, "test.properties", dir).targets().get(0).pool());
   }
 
   private ConfigException bad(String key, String value) {
@@ -103,6 +108,9 @@ class NodeConfigParserTest {
         {"target.a.hotSpares", "-1"},
         {"target.a.scrubInterval", "weekly"},
         {"target.a.rebuild.idleRate", "-5"},
+        {"target.a.pool", "has space"},
+        {"target.a.pool", "x".repeat(65)},
+        {"target.a.pool", "a/b"},
         {"server.workerThreads", "0"},
         {"server.idleTimeout", "soon"},
         {"target.a.drvies", "/x"},

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
@@ -21,7 +22,6 @@ import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
-import io.parityfs.node.registry.ZkPaths;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

@@ -31,6 +31,8 @@ final class TestNode implements Closeable {
     p.setProperty("node.listen.host", "127.0.0.1");
     p.setProperty("node.listen.port", "0");
     p.setProperty("metrics.port", "-1");
+    // the network tests count connections: no cluster manager talking to its own node
+    p.setProperty("cluster.manager.enabled", "false");
     p.setProperty("zookeeper.connect", zooKeeper);
     p.setProperty("zookeeper.sessionTimeout", "10s");
     p.setProperty("zookeeper.connectionTimeout", "10s");

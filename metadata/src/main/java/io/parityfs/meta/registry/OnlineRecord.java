@@ -1,4 +1,4 @@
-package io.parityfs.node.registry;
+package io.parityfs.meta.registry;
 
 import java.util.List;
 
@@ -7,14 +7,14 @@ import java.util.List;
  * node's ZooKeeper session does, and is rewritten every refresh interval and on every array or
  * drive state change.
  *
- * @param schema 1
+ * @param schema {@link RegistryCodec#SCHEMA}
  * @param nodeId the node id
  * @param name display name
  * @param host the address clients connect to
  * @param port the wire protocol port
  * @param metricsPort the metrics/health HTTP port, -1 when off
  * @param startedMillis when the node started
- * @param updatedMillis when this was written
+ * @param updatedMillis when this was written (the node's clock)
  * @param capacityBytes sum of the targets' capacity
  * @param freeBytes sum of the targets' free space
  * @param targets each target's state
@@ -22,6 +22,9 @@ import java.util.List;
 public record OnlineRecord(int schema, String nodeId, String name, String host, int port,
     int metricsPort, long startedMillis, long updatedMillis, long capacityBytes, long freeBytes,
     List<TargetStatus> targets) {
+  public OnlineRecord {
+    targets = targets == null ? List.of() : List.copyOf(targets);
+  }
 
   /**
    * One target of a running node.
@@ -39,7 +42,12 @@ public record OnlineRecord(int schema, String nodeId, String name, String host, 
    */
   public record TargetStatus(String targetId, String name, String state, String protection,
       long capacityBytes, long freeBytes, String codec, String codecImplementation,
-      List<DriveStatus> drives, List<RebuildStatus> rebuilds) {}
+      List<DriveStatus> drives, List<RebuildStatus> rebuilds) {
+    public TargetStatus {
+      drives = drives == null ? List.of() : List.copyOf(drives);
+      rebuilds = rebuilds == null ? List.of() : List.copyOf(rebuilds);
+    }
+  }
 
   /**
    * @param slot the array slot

@@ -1,14 +1,18 @@
-package io.parityfs.node.registry;
+package io.parityfs.meta.registry;
+
+import io.parityfs.meta.Layout;
 
 /**
  * The persistent record of a target, {@code /parityfs/targets/<targetId>}: written at every
  * start and whenever its state changes; kept when the node goes away, so the metadata layer
- * knows a target's last state and owner while it is offline.
+ * knows a target's last state, owner and pool while it is offline.
  *
- * @param schema 1
+ * @param schema {@link RegistryCodec#SCHEMA}
  * @param targetId the target id, the array id (UUID)
  * @param nodeId the node serving it
  * @param name the target's name in the node's configuration
+ * @param pool the pool placement draws it from ({@code target.<name>.pool}); records written
+ *     before pools existed have none and read as {@link Layout#DEFAULT_POOL}
  * @param protection e.g. {@code raid6:4+2}, {@code rs:10+4}, {@code mirror:3}
  * @param cellSize bytes per cell
  * @param maxChunkSize the largest chunk, bytes
@@ -17,8 +21,17 @@ package io.parityfs.node.registry;
  * @param createdMillis when the array was created
  * @param state the array state last seen: OPTIMAL, DEGRADED, REBUILDING or FAILED
  * @param capacityBytes chunk bytes the target can hold (estimate)
- * @param updatedMillis when written
+ * @param updatedMillis when written (the node's clock)
  */
-public record TargetRecord(int schema, String targetId, String nodeId, String name,
+public record TargetRecord(int schema, String targetId, String nodeId, String name, String pool,
     String protection, int cellSize, long maxChunkSize, int dataSlots, int hotSpares,
-    long createdMillis, String state, long capacityBytes, long updatedMillis) {}
+    long createdMillis, String state, long capacityBytes, long updatedMillis) {
+  public TargetRecord {
+    if (pool == null) {
+      pool = Layout.DEFAULT_POOL;
+    } else if (!Layout.isValidPool(pool)) {
+      throw new IllegalArgumentException("pool (" + pool + ") must be 1-64 letters, digits,"
+          + " '_', '.' or '-'");
+    }
+  }
+}

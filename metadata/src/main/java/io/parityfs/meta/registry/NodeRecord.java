@@ -1,4 +1,4 @@
-package io.parityfs.node.registry;
+package io.parityfs.meta.registry;
 
 import java.util.List;
 
@@ -6,14 +6,18 @@ import java.util.List;
  * The persistent record of a node, {@code /parityfs/nodes/<nodeId>}: written at every start and
  * whenever its fields change; kept when the node goes away.
  *
- * @param schema 1
+ * @param schema {@link RegistryCodec#SCHEMA}
  * @param nodeId the node id (UUID)
  * @param name display name ({@code node.name})
  * @param host the address clients connect to
  * @param port the wire protocol port
  * @param metricsPort the metrics/health HTTP port, -1 when off
  * @param targets the ids of the targets the node serves
- * @param updatedMillis when written, ms since the epoch
+ * @param updatedMillis when written, ms since the epoch (the node's clock)
  */
 public record NodeRecord(int schema, String nodeId, String name, String host, int port,
-    int metricsPort, List<String> targets, long updatedMillis) {}
+    int metricsPort, List<String> targets, long updatedMillis) {
+  public NodeRecord {
+    targets = targets == null ? List.of() : List.copyOf(targets);
+  }
+}

@@ -1,0 +1,88 @@
+package io.parityfs.meta;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+
+/**
+ * What the namespace does while its ZooKeeper connection is not healthy, fed by Curator's
+ * connection-state events:
+ *
+ * <ul>
+ *   <li><b>SUSPENDED</b> (connection lost, session maybe still alive): an operation waits up to
+ *       {@code suspendedWaitMillis} for RECONNECTED, then fails with UNAVAILABLE naming the
+ *       wait. An operation already in flight is retried by Curator's retry policy.
+ *   <li><b>LOST</b> (the session expired, or Curator gave it up after the session timeout): the
+ *       server has removed the session's ephemeral znodes, so every lease this client held is
+ *       released (its writers fail with LEASE_EXPIRED at their next commit, since the new
+ *       session's id is not the lease's). Operations fail at once with UNAVAILABLE ("session
+ *       lost") until Curator has connected a new session.
+ *   <li><b>CONNECTED / RECONNECTED</b>: operations proceed.
+ * </ul>
+ *
+ * Thread-safe.
+ */
+final class ConnectionGate implements ConnectionStateListener {
+  private static final System.Logger LOG = System.getLogger(ConnectionGate.class.getName());
+
+  private final long waitMillis;
+  private ConnectionState state = ConnectionState.CONNECTED;
+
+  ConnectionGate(long waitMillis) {
+    this.waitMillis = waitMillis;
+  }
+
+  void register(CuratorFramework client) {
+    client.getConnectionStateListenable().addListener(this);
+  }
+
+  void unregister(CuratorFramework client) {
+    client.getConnectionStateListenable().removeListener(this);
+  }
+
+  @Override
+  public void stateChanged(CuratorFramework client, ConnectionState newState) {
+    synchronized (this) {
+      state = newState;
+      notifyAll();
+    }
+    switch (newState) {
+      case SUSPENDED -> LOG.log(System.Logger.Level.WARNING,
+          "ZooKeeper connection suspended: operations wait up to {0} ms", waitMillis);
+      case LOST -> LOG.log(System.Logger.Level.WARNING,
+          "ZooKeeper session lost: this client's leases are released");
+      case RECONNECTED -> LOG.log(System.Logger.Level.INFO, "ZooKeeper connection restored");
+      default -> { }
+    }
+  }
+
+  /** Returns when the connection is usable; UNAVAILABLE after the bounded wait or when LOST. */
+  void await(String path) throws NamespaceException {
+    long deadline = System.nanoTime() + waitMillis * 1_000_000L;
+    synchronized (this) {
+      while (true) {
+        switch (state) {
+          case CONNECTED, RECONNECTED, READ_ONLY -> {
+            return;
+          }
+          case LOST -> throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path,
+              "ZooKeeper session lost; this client's leases were released; retry once "
+                  + "reconnected");
+          default -> { }
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path,
+              "ZooKeeper connection suspended for more than " + waitMillis + " ms");
+        }
+        try {
+          wait(Math.max(1, left / 1_000_000L));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path,
+              "interrupted while waiting for ZooKeeper");
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.parityfs.meta;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * How every ParityFS process (storage node, client, cluster manager) reaches ZooKeeper: any
+ * ensemble, an optional chroot, and optional digest authentication. One record, so the node,
+ * the client and the tools agree on what each setting means.
+ *
+ * <p><b>Digest ACLs.</b> With {@code digest} set ({@code user:password}), the client
+ * authenticates with that identity and creates every znode with {@code CREATOR_ALL_ACL}: only
+ * sessions authenticated as the same digest user can read or change the namespace and the
+ * registry. Every process of a cluster uses the same digest identity (keep it in a file readable
+ * by the service accounts only). Without it znodes are open ({@code OPEN_ACL_UNSAFE}), for
+ * single-tenant and test ensembles.
+ *
+ * @param connect the ensemble, {@code host:port[,host:port...]}
+ * @param chroot a znode under which every ParityFS znode lives ("" for none), e.g. {@code /prod};
+ *     absolute, no trailing {@code /}, no {@code .} or {@code ..} component, so nothing can
+ *     address znodes outside it
+ * @param sessionTimeout the session timeout asked of the server: how long a dead process keeps
+ *     its leases and its node registration
+ * @param connectionTimeout how long a start waits for the first connection
+ * @param digest {@code user:password} for digest authentication, or "" for none
+ */
+public record ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
+    Duration connectionTimeout, String digest) {
+
+  /** Defaults: chroot none, 30 s session, 15 s connection, no digest. */
+  public static ZooKeeperSettings of(String connect) {
+    return new ZooKeeperSettings(connect, "", Duration.ofSeconds(30), Duration.ofSeconds(15), "");
+  }
+
+  public ZooKeeperSettings {
+    Objects.requireNonNull(connect, "connect");
+    Objects.requireNonNull(chroot, "chroot");
+    Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+    Objects.requireNonNull(connectionTimeout, "connectionTimeout");
+    Objects.requireNonNull(digest, "digest");
+    if (connect.isBlank() || connect.contains("/")) {
+      throw new IllegalArgumentException("connect (" + connect
+          + ") must be host:port[,host:port...] (give a chroot separately)");
+    }
+    if (!chroot.isEmpty() && (!chroot.startsWith("/") || chroot.endsWith("/")
+        || chroot.contains("//") || chroot.contains("/./") || chroot.contains("/../")
+        || chroot.endsWith("/.") || chroot.endsWith("/.."))) {
+      throw new IllegalArgumentException("chroot (" + chroot
+          + ") must be an absolute znode path without a trailing slash, '.' or '..'");
+    }
+    if (sessionTimeout.toMillis() < 1000 || connectionTimeout.toMillis() < 100) {
+      throw new IllegalArgumentException("sessionTimeout (" + sessionTimeout
+          + ") must be >= 1 s and connectionTimeout (" + connectionTimeout + ") >= 100 ms");
+    }
+    if (!digest.isEmpty() && digest.indexOf(':') < 1) {
+      throw new IllegalArgumentException("digest must be user:password (got "
+          + digest.length() + " characters without a user)");
+    }
+  }
+
+  public ZooKeeperSettings withChroot(String v) {
+    return new ZooKeeperSettings(connect, v, sessionTimeout, connectionTimeout, digest);
+  }
+
+  public ZooKeeperSettings withSessionTimeout(Duration v) {
+    return new ZooKeeperSettings(connect, chroot, v, connectionTimeout, digest);
+  }
+
+  public ZooKeeperSettings withDigest(String v) {
+    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, v);
+  }
+
+  /** A Curator client for these settings, not started; the caller owns it. */
+  public CuratorFramework newClient() {
+    CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+        .connectString(connect)
+        .sessionTimeoutMs((int) sessionTimeout.toMillis())
+        .connectionTimeoutMs((int) connectionTimeout.toMillis())
+        .retryPolicy(new ExponentialBackoffRetry(100, 5));
+    if (!chroot.isEmpty()) {
+      b.namespace(chroot.substring(1));
+    }
+    if (!digest.isEmpty()) {
+      b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
+      List<ACL> acl = ZooDefs.Ids.CREATOR_ALL_ACL;
+      b.aclProvider(new ACLProvider() {
+        @Override
+        public List<ACL> getDefaultAcl() {
+          return acl;
+        }
+
+        @Override
+        public List<ACL> getAclForPath(String path) {
+          return acl;
+        }
+      });
+    }
+    return b.build();
+  }
+
+  @Override
+  public String toString() {
+    return "ZooKeeperSettings[connect=" + connect + ", chroot=" + chroot + ", sessionTimeout="
+        + sessionTimeout + ", connectionTimeout=" + connectionTimeout + ", digest="
+        + (digest.isEmpty() ? "none" : digest.substring(0, digest.indexOf(':')) + ":***") + "]";
+  }
+}

@@ -1,0 +1,232 @@
+package io.parityfs.meta.targets;
+
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.LayoutPlacer;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.registry.ZkPaths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
+
+/**
+ * Chooses the storage targets of a new file: {@link #place(Layout)} returns the layout with its
+ * {@code stripeCount} targets filled in.
+ *
+ * <p><b>Rule.</b>
+ * <ol>
+ *   <li>Targets the layout already names are kept, in order, after checking each is known,
+ *       ONLINE and not FAILED (they are not checked against the pool, protection or free space:
+ *       the caller chose them). Ids twice in the list are a caller mistake.
+ *   <li>The rest are drawn from the layout's {@link Layout#pool() pool}, among targets that are
+ *       {@link Reachability#ONLINE}, not {@link Consistency#FAILED} (DEGRADED and REBUILDING
+ *       arrays still take writes and are used) and not full (free below {@link
+ *       PlacementConfig#reserveFor reserve}, by default max(1 GiB, 1 % of capacity)), all
+ *       distinct.
+ *   <li>Each draw is random, weighted by free bytes, without replacement. It draws from the
+ *       targets whose protection is the layout's while any are left, then from the others; and
+ *       among those, from the targets on the nodes holding the fewest targets of this file so far
+ *       (first the nodes it does not use yet). So a file is spread over as many nodes as the pool
+ *       allows and evenly beyond that, and takes targets of its own protection whenever there
+ *       are enough of them, mixing in others only to reach its stripe count rather than
+ *       failing.
+ * </ol>
+ *
+ * <p><b>Errors</b> are a {@link NamespaceException} naming the pool, the count wanted, how many
+ * targets were eligible and why the others were skipped: NO_SPACE when full targets are what is
+ * missing (there would be enough were they not full), UNAVAILABLE otherwise (targets offline or
+ * failed, a pool with too few or no targets; worth retrying once nodes return). A named target
+ * that is unknown is NOT_FOUND, one that is not ONLINE or is FAILED UNAVAILABLE.
+ *
+ * <p>Thread-safe. Reads the registry's current view on every call; costs O(stripe count ×
+ * targets in the pool).
+ */
+public final class Placement implements LayoutPlacer {
+  private final TargetRegistry registry;
+  private final PlacementConfig config;
+  private final Random seeded;
+
+  public Placement(TargetRegistry registry, PlacementConfig config) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.config = Objects.requireNonNull(config, "config");
+    this.seeded = config.seed().isPresent() ? new Random(config.seed().getAsLong()) : null;
+  }
+
+  /**
+   * {@code requested} with {@code stripeCount} targets: those it names, then the ones chosen.
+   * Errors name the registry's target folder as their path; see {@link #place(Layout, String)}.
+   *
+   * @throws IllegalArgumentException when {@code requested} names a target twice
+   * @throws NamespaceException NO_SPACE, UNAVAILABLE or NOT_FOUND, see the class comment
+   */
+  public Layout place(Layout requested) throws NamespaceException {
+    return place(requested, ZkPaths.TARGETS);
+  }
+
+  /**
+   * {@link #place(Layout)} for the file at {@code path}, which errors name.
+   */
+  @Override
+  public Layout place(Layout requested, String path) throws NamespaceException {
+    Objects.requireNonNull(requested, "requested");
+    List<TargetInfo> all = registry.targets();
+    Map<String, TargetInfo> byId = new HashMap<>();
+    all.forEach(t -> byId.put(t.id(), t));
+
+    if (new HashSet<>(requested.targets()).size() != requested.targets().size()) {
+      throw new IllegalArgumentException("layout names a target twice: " + requested.targets());
+    }
+    List<String> chosen = new ArrayList<>(requested.stripeCount());
+    Map<String, Integer> nodeUses = new HashMap<>();
+    for (String id : requested.targets()) {
+      TargetInfo t = checkNamed(id, byId.get(id), path);
+      chosen.add(id);
+      nodeUses.merge(t.nodeId(), 1, Integer::sum);
+    }
+    int wanted = requested.stripeCount() - chosen.size();
+    if (wanted == 0) {
+      return requested;
+    }
+
+    String protection = requested.protection().toLowerCase(Locale.ROOT);
+    List<TargetInfo> eligible = new ArrayList<>();
+    int inPool = 0;
+    int offline = 0;
+    int probablyOffline = 0;
+    int failed = 0;
+    int full = 0;
+    for (TargetInfo t : all) {
+      if (!t.pool().equals(requested.pool()) || chosen.contains(t.id())) {
+        continue;
+      }
+      inPool++;
+      if (t.reachability() == Reachability.OFFLINE) {
+        offline++;
+      } else if (t.reachability() == Reachability.PROBABLY_OFFLINE) {
+        probablyOffline++;
+      } else if (t.consistency() == Consistency.FAILED) {
+        failed++;
+      } else if (t.freeBytes() < config.reserveFor(t.capacityBytes())) {
+        full++;
+      } else {
+        eligible.add(t);
+      }
+    }
+    if (eligible.size() < wanted) {
+      throw notEnough(requested, path, all, wanted, eligible.size(), inPool, offline,
+          probablyOffline, failed, full);
+    }
+
+    RandomGenerator random = seeded != null ? seeded : ThreadLocalRandom.current();
+    for (int i = 0; i < wanted; i++) {
+      TargetInfo pick = draw(eligible, protection, nodeUses, random);
+      eligible.remove(pick);
+      chosen.add(pick.id());
+      nodeUses.merge(pick.nodeId(), 1, Integer::sum);
+    }
+    return requested.withTargets(chosen);
+  }
+
+  private static TargetInfo checkNamed(String id, TargetInfo t, String path)
+      throws NamespaceException {
+    if (t == null) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "layout names target " + id
+          + ", which the target registry does not know");
+    }
+    if (t.reachability() != Reachability.ONLINE || t.consistency() == Consistency.FAILED) {
+      String why = t.reachability() != Reachability.ONLINE
+          ? t.reachability() + (t.offlineReason().isEmpty() ? "" : " (" + t.offlineReason() + ")")
+          : "FAILED";
+      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path, "layout names target "
+          + id + " on node " + t.nodeId() + " " + t.address() + ", which is " + why);
+    }
+    return t;
+  }
+
+  /**
+   * One weighted draw: among the targets of the layout's protection if any are left, else the
+   * others; among those, from the ones whose node holds the fewest targets of this file so far.
+   */
+  private static TargetInfo draw(List<TargetInfo> eligible, String protection,
+      Map<String, Integer> nodeUses, RandomGenerator random) {
+    for (boolean matching : new boolean[] {true, false}) {
+      int fewest = Integer.MAX_VALUE;
+      for (TargetInfo t : eligible) {
+        if (protection.equalsIgnoreCase(t.protection()) == matching) {
+          fewest = Math.min(fewest, nodeUses.getOrDefault(t.nodeId(), 0));
+        }
+      }
+      if (fewest == Integer.MAX_VALUE) {
+        continue;
+      }
+      List<TargetInfo> candidates = new ArrayList<>();
+      double total = 0;
+      for (TargetInfo t : eligible) {
+        if (protection.equalsIgnoreCase(t.protection()) == matching
+            && nodeUses.getOrDefault(t.nodeId(), 0) == fewest) {
+          candidates.add(t);
+          total += Math.max(0, t.freeBytes());
+        }
+      }
+      if (total <= 0) {
+        return candidates.get(random.nextInt(candidates.size()));
+      }
+      double x = random.nextDouble() * total;
+      for (TargetInfo t : candidates) {
+        x -= Math.max(0, t.freeBytes());
+        if (x < 0) {
+          return t;
+        }
+      }
+      return candidates.get(candidates.size() - 1); // rounding
+    }
+    throw new IllegalStateException("no candidate among " + eligible.size());
+  }
+
+  private static NamespaceException notEnough(Layout requested, String path,
+      List<TargetInfo> all, int wanted, int eligible, int inPool, int offline,
+      int probablyOffline, int failed, int full) {
+    StringBuilder m = new StringBuilder("placement in pool '").append(requested.pool())
+        .append("': ").append(wanted).append(wanted == 1 ? " target" : " targets")
+        .append(" wanted");
+    if (!requested.targets().isEmpty()) {
+      m.append(" besides the ").append(requested.targets().size()).append(" the layout names");
+    }
+    if (inPool == 0) {
+      Set<String> pools = new TreeSet<>();
+      all.forEach(t -> pools.add(t.pool()));
+      m.append(", but the pool has no ").append(requested.targets().isEmpty() ? "" : "other ")
+          .append("targets (pools known: ")
+          .append(pools.isEmpty() ? "none" : String.join(", ", pools)).append(')');
+      return new NamespaceException(NamespaceStatus.UNAVAILABLE, path, m.toString());
+    }
+    m.append(", ").append(eligible).append(" eligible of ").append(inPool)
+        .append(" in the pool; skipped:");
+    List<String> skipped = new ArrayList<>();
+    if (offline > 0) {
+      skipped.add(offline + " offline");
+    }
+    if (probablyOffline > 0) {
+      skipped.add(probablyOffline + " probably offline");
+    }
+    if (failed > 0) {
+      skipped.add(failed + " failed");
+    }
+    if (full > 0) {
+      skipped.add(full + " full (free below the reserve)");
+    }
+    m.append(skipped.isEmpty() ? " none" : " " + String.join(", ", skipped));
+    NamespaceStatus status = full > 0 && eligible + full >= wanted
+        ? NamespaceStatus.NO_SPACE : NamespaceStatus.UNAVAILABLE;
+    return new NamespaceException(status, path, m.toString());
+  }
+}

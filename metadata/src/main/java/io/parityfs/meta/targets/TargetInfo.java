@@ -1,0 +1,53 @@
+package io.parityfs.meta.targets;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Instant;
+
+/**
+ * What the registry knows of one storage target at one moment (an immutable value; ask {@link
+ * TargetRegistry} again for a newer one).
+ *
+ * @param id the target id (its array id, a UUID)
+ * @param nodeId the node serving it (the node whose online record lists it; else the one its
+ *     target record names)
+ * @param address the node's wire-protocol address, {@code host:port} ({@code [v6]:port} for an
+ *     IPv6 literal), from its node record; "" while no record gives one
+ * @param name the target's name in its node's configuration
+ * @param pool the pool it belongs to ({@code target.<name>.pool})
+ * @param protection its array's scheme, e.g. {@code raid6:4+2}
+ * @param capacityBytes chunk bytes it can hold (the node's estimate)
+ * @param freeBytes chunk bytes that still fit, as last reported by its node (kept while it is
+ *     away; 0 if never reported)
+ * @param reachability see {@link Reachability}
+ * @param consistency see {@link Consistency}
+ * @param updated when its node last wrote a record about it (the node's clock)
+ * @param offlineReason the reason given to {@link TargetRegistry#markOffline} while that mark
+ *     holds, else ""
+ */
+public record TargetInfo(String id, String nodeId, String address, String name, String pool,
+    String protection, long capacityBytes, long freeBytes, Reachability reachability,
+    Consistency consistency, Instant updated, String offlineReason) {
+
+  /**
+   * The node's wire-protocol address as a socket address (unresolved hosts are resolved now).
+   *
+   * @throws IOException naming the target when no address is known or it does not parse
+   */
+  public InetSocketAddress socketAddress() throws IOException {
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0 || colon == address.length() - 1) {
+      throw new IOException("target " + id + ": node " + nodeId + " has no usable address ("
+          + address + ")");
+    }
+    String host = address.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    try {
+      return new InetSocketAddress(host, Integer.parseInt(address.substring(colon + 1)));
+    } catch (IllegalArgumentException e) {
+      throw new IOException("target " + id + ": bad node address " + address, e);
+    }
+  }
+}

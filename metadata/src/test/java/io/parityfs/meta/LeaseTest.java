@@ -1,0 +1,216 @@
+package io.parityfs.meta;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.KillSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * One writer per file, tied to its ZooKeeper session: leases granted by create and append,
+ * kept across renames, dropped by delete and complete, lost with the session, recovered.
+ */
+class LeaseTest extends ZkFixture {
+  NamespaceConfig config;
+  Namespace ns;
+  CuratorFramework writerClient;
+  Namespace writer;
+
+  @BeforeEach
+  void open() throws Exception {
+    config = config();
+    ns = Namespace.open(client, config);
+    // a short session, so that a killed session's ephemerals go within the test's patience
+    writerClient = newClient(4_000);
+    writer = Namespace.open(writerClient, config);
+  }
+
+  @AfterEach
+  void close() {
+    writer.close();
+    writerClient.close();
+  }
+
+  static NamespaceStatus fails(Executable op) {
+    return assertThrows(NamespaceException.class, op).status();
+  }
+
+  private int openRecords() throws Exception {
+    int n = 0;
+    ZNodes zn = new ZNodes(config.root());
+    for (int i = 0; i < ZNodes.SHARDS; i++) {
+      n += client.getChildren().forPath(zn.leaseShard(i)).size();
+    }
+    return n;
+  }
+
+  @Test
+  void createHoldsTheLeaseUntilComplete() throws Exception {
+    FileStatus f = writer.create("/f", CreateOptions.file());
+    assertTrue(f.isOpenForWrite());
+    assertTrue(f.writer().contains("@"), f.writer());
+    assertFalse(ns.isFileClosed("/f"));
+    assertEquals(1, openRecords());
+    // readers see the length as of the last hflush
+    FileStatus s = writer.setLength("/f", f.id(), 0, 4096);
+    assertEquals(4096, ns.getStatus("/f").length());
+    // one writer per file
+    assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> ns.append("/f")));
+    assertEquals(NamespaceStatus.LEASE_CONFLICT,
+        fails(() -> ns.create("/f", CreateOptions.file().withOverwrite(true))));
+    assertEquals(NamespaceStatus.LEASE_EXPIRED, fails(() -> ns.setLength("/f", f.id(), -1, 1)));
+    FileStatus done = writer.complete("/f", f.id(), s.version(), 8192);
+    assertFalse(done.isOpenForWrite());
+    assertEquals(8192, ns.getStatus("/f").length());
+    assertTrue(ns.isFileClosed("/f"));
+    assertEquals(0, openRecords());
+    // a closed file takes no more commits, and reopens by append only
+    assertEquals(NamespaceStatus.LEASE_EXPIRED,
+        fails(() -> writer.setLength("/f", f.id(), -1, 1)));
+    FileStatus a = ns.append("/f");
+    assertEquals(8192, a.length());
+    assertTrue(a.isOpenForWrite());
+    assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> writer.append("/f")));
+    ns.complete("/f", a.id(), -1, 9000);
+    writer.sync(); // another session's write: visible after sync (see the consistency notes)
+    assertEquals(9000, writer.getStatus("/f").length());
+    assertEquals(0, openRecords());
+  }
+
+  @Test
+  void closedCreateTakesNoLease() throws Exception {
+    FileStatus f = ns.create("/empty", CreateOptions.file().withLease(false));
+    assertFalse(f.isOpenForWrite());
+    assertEquals(0, openRecords());
+    assertEquals(NamespaceStatus.LEASE_EXPIRED, fails(() -> ns.complete("/empty", f.id(), -1, 1)));
+  }
+
+  @Test
+  void leaseFollowsRenamesAndGoesWithDelete() throws Exception {
+    writer.mkdirs("/a/b");
+    FileStatus f = writer.create("/a/b/f", CreateOptions.file());
+    writer.rename("/a/b/f", "/a/b/g"); // the file itself: its open record moves in the multi
+    ns.rename("/a", "/z");             // a directory above it: the record stays valid
+    // the writer commits through the open record, whatever path it still believes in
+    assertEquals(10, writer.setLength("/a/b/f", f.id(), -1, 10).length());
+    assertEquals(10, ns.getStatus("/z/b/g").length());
+    // recovery finds the file through its record, wherever it moved
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    assertEquals(1, ns.recoverExpiredLeases(file -> 77));
+    FileStatus g = ns.getStatus("/z/b/g");
+    assertEquals(77, g.length());
+    assertFalse(g.isOpenForWrite());
+    assertEquals(0, openRecords());
+    // a file deleted while open loses its record in the delete's multi; its writer is told
+    FileStatus h = ns.create("/z/h", CreateOptions.file());
+    assertEquals(1, openRecords());
+    assertTrue(ns.delete("/z", true));
+    assertEquals(0, openRecords());
+    assertEquals(NamespaceStatus.NOT_FOUND, fails(() -> ns.complete("/z/h", h.id(), -1, 1)));
+  }
+
+  @Test
+  void sessionExpiryDuringAWriteReleasesTheLease() throws Exception {
+    FileStatus f = writer.create("/ckpt", CreateOptions.file());
+    writer.setLength("/ckpt", f.id(), -1, 1 << 20);
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    // the writer's next commit is refused: its new session does not hold the lease
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> retryUnavailable(() -> writer.setLength("/ckpt", f.id(), -1, 2 << 20)));
+    assertEquals(NamespaceStatus.LEASE_EXPIRED, e.status(), e.getMessage());
+    // nobody else may write until the lease is recovered
+    assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> ns.append("/ckpt")));
+    // recovery keeps at least the synced length, even if the probe says less
+    assertTrue(ns.recoverLease("/ckpt", file -> 100));
+    FileStatus r = ns.getStatus("/ckpt");
+    assertEquals(1 << 20, r.length());
+    assertFalse(r.isOpenForWrite());
+    assertTrue(ns.recoverLease("/ckpt", file -> 0)); // already closed
+    assertTrue(ns.append("/ckpt").isOpenForWrite());
+  }
+
+  @Test
+  void recoveryLeavesLiveWritersAloneButRecoverLeaseRevokes() throws Exception {
+    FileStatus f = writer.create("/live", CreateOptions.file());
+    assertEquals(0, ns.recoverExpiredLeases(file -> 5));
+    assertTrue(ns.getStatus("/live").isOpenForWrite());
+    AtomicInteger probed = new AtomicInteger();
+    assertTrue(ns.recoverLease("/live", file -> {
+      probed.incrementAndGet();
+      assertEquals(f.id(), file.id());
+      return 5;
+    }));
+    assertEquals(1, probed.get());
+    assertEquals(5, ns.getStatus("/live").length());
+    assertEquals(NamespaceStatus.LEASE_EXPIRED,
+        fails(() -> writer.complete("/live", f.id(), -1, 10)));
+    assertEquals(5, ns.getStatus("/live").length());
+  }
+
+  @Test
+  void probeFailureLeavesTheFileOpen() throws Exception {
+    writer.create("/p", CreateOptions.file());
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> ns.recoverLease("/p", file -> {
+          throw new java.io.IOException("target t1 unreachable");
+        }));
+    assertEquals(NamespaceStatus.UNAVAILABLE, e.status());
+    assertTrue(e.getMessage().contains("t1 unreachable"), e.getMessage());
+    assertTrue(ns.getStatus("/p").isOpenForWrite());
+    assertEquals(1, openRecords());
+  }
+
+  /** Waits until the writer's old session marker is gone (the server expired the session). */
+  private void awaitDead() throws Exception {
+    ZNodes zn = new ZNodes(config.root());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      if (client.getChildren().forPath(zn.sessions).isEmpty()) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("session marker still there");
+  }
+
+  /** Runs op, retrying while the client reconnects after the expiry (UNAVAILABLE). */
+  private static void retryUnavailable(Executable op) throws Throwable {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (true) {
+      try {
+        op.execute();
+        return;
+      } catch (NamespaceException e) {
+        if (e.status() != NamespaceStatus.UNAVAILABLE || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  @Test
+  void overwriteByTheHolderAndAfterTheWriterDied() throws Exception {
+    FileStatus f = writer.create("/o", CreateOptions.file());
+    FileStatus g = writer.create("/o", CreateOptions.file().withOverwrite(true));
+    assertTrue(g.id() != f.id());
+    assertEquals(1, openRecords()); // the replaced file's record went with it
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    // a dead writer's file may be overwritten: the old file and its record go
+    FileStatus h = ns.create("/o", CreateOptions.file().withOverwrite(true));
+    assertTrue(h.isOpenForWrite());
+    assertEquals(1, openRecords());
+    assertEquals(0, ns.recoverExpiredLeases(file -> 0));
+  }
+}

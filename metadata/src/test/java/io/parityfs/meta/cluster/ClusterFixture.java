@@ -1,0 +1,98 @@
+package io.parityfs.meta.cluster;
+
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceConfig;
+import io.parityfs.meta.NamespaceException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** One embedded ZooKeeper and one Curator client per test class; a fresh namespace per test. */
+abstract class ClusterFixture {
+  static TestingServer server;
+  static CuratorFramework client;
+  private static final AtomicInteger ROOTS = new AtomicInteger();
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = new TestingServer(true);
+    client = newClient(30_000);
+  }
+
+  @AfterAll
+  static void stopServer() throws Exception {
+    client.close();
+    server.close();
+  }
+
+  static CuratorFramework newClient(int sessionTimeoutMs) throws InterruptedException {
+    CuratorFramework c = CuratorFrameworkFactory.builder()
+        .connectString(server.getConnectString())
+        .sessionTimeoutMs(sessionTimeoutMs)
+        .connectionTimeoutMs(10_000)
+        .retryPolicy(new ExponentialBackoffRetry(100, 10))
+        .build();
+    c.start();
+    if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("no ZooKeeper");
+    }
+    return c;
+  }
+
+  static NamespaceConfig config() {
+    return NamespaceConfig.builder().root("/parityfs/ns" + ROOTS.incrementAndGet()).build();
+  }
+
+  static Namespace newNamespace(NamespaceConfig config) throws NamespaceException {
+    return Namespace.open(client, config);
+  }
+
+  static void await(String what, long timeoutMillis, BooleanSupplier condition)
+      throws InterruptedException {
+    long end = System.nanoTime() + timeoutMillis * 1_000_000;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /**
+   * What a crash between a recursive delete's detach and its purge leaves (docs/metadata.md's
+   * layout, written raw): the entry gone, the container marked, a trash marker.
+   */
+  static void detachWithoutPurge(Namespace ns, String name) throws Exception {
+    String root = ns.config().root();
+    long id = ns.getStatus("/" + name).id();
+    String rootContainer = root + "/dirs/01/0000000001";
+    String entry = null;
+    for (String b : client.getChildren().forPath(rootContainer)) {
+      if (client.getChildren().forPath(rootContainer + "/" + b).contains(name)) {
+        entry = rootContainer + "/" + b + "/" + name;
+      }
+    }
+    String hex = String.format("%010x", id);
+    client.transaction().forOperations(
+        client.transactionOp().delete().forPath(entry),
+        client.transactionOp().setData().withVersion(0)
+            .forPath(root + "/dirs/" + hex.substring(8).toUpperCase() + "/" + hex,
+                "{}".getBytes(StandardCharsets.UTF_8)),
+        client.transactionOp().create().forPath(root + "/trash/" + hex));
+    // this client's entry cache learns of the raw write through its watch
+    await("the detach seen", 10_000, () -> {
+      try {
+        return !ns.exists("/" + name);
+      } catch (NamespaceException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+  }
+}

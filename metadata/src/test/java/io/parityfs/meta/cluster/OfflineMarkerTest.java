@@ -1,0 +1,102 @@
+package io.parityfs.meta.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.meta.registry.NodeRecord;
+import io.parityfs.meta.registry.OnlineRecord;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.TargetRecord;
+import io.parityfs.meta.registry.ZkPaths;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.TargetRegistry;
+import io.parityfs.meta.targets.TargetRegistryConfig;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.Test;
+
+class OfflineMarkerTest extends ClusterFixture {
+  /** A clock the test moves. */
+  private static final class TestClock extends Clock {
+    final AtomicLong millis = new AtomicLong(System.currentTimeMillis());
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis.get());
+    }
+  }
+
+  private static void register(CuratorFramework c, String node, String target, boolean online)
+      throws Exception {
+    long now = System.currentTimeMillis();
+    c.create().creatingParentsIfNeeded().forPath(ZkPaths.node(node), RegistryCodec.encode(
+        new NodeRecord(RegistryCodec.SCHEMA, node, node, "localhost", 7110, -1, List.of(target),
+            now)));
+    c.create().creatingParentsIfNeeded().forPath(ZkPaths.target(target), RegistryCodec.encode(
+        new TargetRecord(RegistryCodec.SCHEMA, target, node, "t0", null, "raid6:4+2", 65536,
+            64L << 20, 6, 0, now, "OPTIMAL", 1L << 40, now)));
+    if (online) {
+      c.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+          .forPath(ZkPaths.online(node), RegistryCodec.encode(new OnlineRecord(
+              RegistryCodec.SCHEMA, node, node, "localhost", 7110, -1, now, now, 1L << 40, 0,
+              List.of(new OnlineRecord.TargetStatus(target, "t0", "OPTIMAL", "raid6:4+2",
+                  1L << 40, 0, "cpu", "test", List.of(), List.of())))));
+    }
+  }
+
+  @Test
+  void marksOnlyTargetsGoneLongerThanTheRegistrysTimeout() throws Exception {
+    register(client, "node-gone", "target-gone", false);
+    CuratorFramework liveNode = newClient(30_000);
+    try {
+      register(liveNode, "node-up", "target-up", true);
+      TestClock clock = new TestClock();
+      try (TargetRegistry registry = TargetRegistry.open(client, TargetRegistryConfig.builder()
+          .offlineTimeout(Duration.ofMinutes(10)).clock(clock).build())) {
+        ManagerCounters counters = new ManagerCounters();
+        OfflineMarker task = new OfflineMarker(registry, Duration.ofSeconds(1), counters, "m1");
+
+        task.runOnce(() -> true);
+        assertEquals(Reachability.PROBABLY_OFFLINE,
+            registry.target("target-gone").orElseThrow().reachability());
+        assertNull(client.checkExists().forPath(ZkPaths.offline("target-gone")));
+
+        clock.millis.addAndGet(Duration.ofMinutes(11).toMillis());
+        task.runOnce(() -> false); // not acting: nothing
+        assertNull(client.checkExists().forPath(ZkPaths.offline("target-gone")));
+        task.runOnce(() -> true);
+        assertNotNull(client.checkExists().forPath(ZkPaths.offline("target-gone")));
+        assertNull(client.checkExists().forPath(ZkPaths.offline("target-up")));
+        assertEquals(1, counters.targetsMarkedOffline.get());
+        String reason = registry.target("target-gone").orElseThrow().offlineReason();
+        assertTrue(reason.contains("node-gone") && reason.contains("m1"), reason);
+
+        task.runOnce(() -> true); // marked already: not again
+        assertEquals(1, counters.targetsMarkedOffline.get());
+        assertEquals(Reachability.ONLINE,
+            registry.target("target-up").orElseThrow().reachability());
+      }
+    } finally {
+      liveNode.close();
+    }
+  }
+}

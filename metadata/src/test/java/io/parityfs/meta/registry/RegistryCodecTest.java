@@ -1,0 +1,79 @@
+package io.parityfs.meta.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RegistryCodecTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PATH = ZkPaths.target("t1");
+
+  private static TargetRecord target(String pool) {
+    return new TargetRecord(RegistryCodec.SCHEMA, "t1", "n1", "t0", pool, "raid6:4+2", 65536,
+        64L << 20, 6, 0, 1, "OPTIMAL", 1L << 40, 2);
+  }
+
+  @Test
+  void recordsRoundTripInTheirDocumentedFieldOrder() throws Exception {
+    TargetRecord t = target("ssd");
+    assertEquals("{\"schema\":1,\"targetId\":\"t1\",\"nodeId\":\"n1\",\"name\":\"t0\","
+        + "\"pool\":\"ssd\",\"protection\":\"raid6:4+2\",\"cellSize\":65536,"
+        + "\"maxChunkSize\":67108864,\"dataSlots\":6,\"hotSpares\":0,\"createdMillis\":1,"
+        + "\"state\":\"OPTIMAL\",\"capacityBytes\":1099511627776,\"updatedMillis\":2}",
+        RegistryCodec.toJson(t));
+    assertEquals(t, RegistryCodec.decode(RegistryCodec.encode(t), TargetRecord.class, PATH));
+    OnlineRecord o = new OnlineRecord(1, "n1", "node", "h", 7110, -1, 1, 2, 3, 4,
+        List.of(new OnlineRecord.TargetStatus("t1", "t0", "DEGRADED", "raid6:4+2", 3, 4, "cpu",
+            "x", List.of(new OnlineRecord.DriveStatus(0, "ONLINE", "/d0")),
+            List.of(new OnlineRecord.RebuildStatus(1, "RUNNING", 5, 10, 2.5)))));
+    assertEquals(o, RegistryCodec.decode(RegistryCodec.encode(o), OnlineRecord.class, PATH));
+    OfflineRecord m = new OfflineRecord(1, "t1", "gone", 9);
+    assertEquals(m, RegistryCodec.decode(RegistryCodec.encode(m), OfflineRecord.class, PATH));
+  }
+
+  @Test
+  void aTargetRecordFromBeforePoolsIsInTheDefaultPool() throws Exception {
+    ObjectNode old = (ObjectNode) JSON.readTree(RegistryCodec.encode(target("ssd")));
+    old.remove("pool");
+    old.put("addedLater", true); // unknown fields are ignored within a schema
+    assertEquals(target("default"),
+        RegistryCodec.decode(JSON.writeValueAsBytes(old), TargetRecord.class, PATH));
+  }
+
+  @Test
+  void aMissingOrOtherSchemaIsRefusedAsCorrupt() throws Exception {
+    ObjectNode tree = (ObjectNode) JSON.readTree(RegistryCodec.encode(target("ssd")));
+    tree.put("schema", 2);
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> RegistryCodec.decode(JSON.writeValueAsBytes(tree), TargetRecord.class, PATH));
+    assertEquals(NamespaceStatus.CORRUPT, e.status());
+    assertEquals(PATH, e.path());
+    assertTrue(e.getMessage().contains("TargetRecord of schema 2; this code reads schema 1"
+        + " only (written by a newer ParityFS version: upgrade the readers first)"),
+        e.getMessage());
+
+    tree.remove("schema");
+    e = assertThrows(NamespaceException.class,
+        () -> RegistryCodec.decode(JSON.writeValueAsBytes(tree), TargetRecord.class, PATH));
+    assertTrue(e.getMessage().contains("without a schema number"), e.getMessage());
+
+    e = assertThrows(NamespaceException.class,
+        () -> RegistryCodec.decode(new byte[] {'{', 'x'}, NodeRecord.class, PATH));
+    assertEquals(NamespaceStatus.CORRUPT, e.status());
+
+    tree.put("schema", 1);
+    tree.put("pool", "not a pool");
+    e = assertThrows(NamespaceException.class,
+        () -> RegistryCodec.decode(JSON.writeValueAsBytes(tree), TargetRecord.class, PATH));
+    assertTrue(e.getMessage().contains("pool (not a pool)"), e.getMessage());
+
+    assertThrows(IllegalArgumentException.class, () -> RegistryCodec.encode("a string"));
+  }
+}
