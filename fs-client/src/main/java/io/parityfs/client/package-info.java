@@ -1,7 +1,8 @@
 /**
- * The ParityFS client: the Hadoop-free client core (striped parallel reads and writes), the
- * Hadoop {@code FileSystem} for {@code pfs://}, the FUSE mount and the {@code parityfs} CLI.
- *
- * <p>Not built yet: see the client issue. This package holds only this description.
+ * The ParityFS client core, with no Hadoop dependency: {@link io.parityfs.client.ParityClient}
+ * connects to a cluster (its ZooKeeper ensemble), does namespace operations through the metadata
+ * layer, and moves file data to and from the storage nodes: chunks striped over the file's
+ * targets with parallel transfers, write-behind with bounded memory, read-ahead, positional
+ * reads. The Hadoop {@code FileSystem}, the FUSE mount and the CLI are built on it.
  */
 package io.parityfs.client;

@@ -1,0 +1,149 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.NamespaceConfig;
+import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.targets.PlacementConfig;
+import io.parityfs.meta.targets.TargetRegistryConfig;
+import io.parityfs.node.client.NodeClientConfig;
+import java.util.Objects;
+
+/**
+ * Immutable settings of a {@link ParityClient}; {@link #builder(ZooKeeperSettings)} starts from
+ * the defaults. Every check fails at build time, naming the value.
+ *
+ * @param zooKeeper the cluster's ensemble, chroot and credentials
+ * @param namespace the namespace's settings (its root, permissions, caches)
+ * @param registry the target registry's settings (offline timeouts)
+ * @param placement how new files' targets are chosen
+ * @param nodes the storage-node protocol client's settings (timeouts, retries, pools)
+ * @param writeBufferBytes memory one output stream may hold for chunks not yet stored
+ *     (write-behind), at least two chunks whatever this says; default 64 MiB
+ * @param writesPerTarget chunk uploads one stream keeps in flight to one target; default 2
+ * @param readAheadBytes bytes a sequential input stream fetches ahead of its position;
+ *     default 32 MiB (0: no read-ahead)
+ * @param readRequestBytes bytes asked of a node per read request; default 4 MiB
+ * @param transferThreads threads moving chunk data for all streams of the client; default 32
+ */
+public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespace,
+    TargetRegistryConfig registry, PlacementConfig placement, NodeClientConfig nodes,
+    long writeBufferBytes, int writesPerTarget, long readAheadBytes, int readRequestBytes,
+    int transferThreads) {
+
+  public ClientConfig {
+    Objects.requireNonNull(zooKeeper, "zooKeeper");
+    Objects.requireNonNull(namespace, "namespace");
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(placement, "placement");
+    Objects.requireNonNull(nodes, "nodes");
+    if (writeBufferBytes < 0) {
+      throw new IllegalArgumentException("writeBufferBytes (" + writeBufferBytes
+          + ") must be >= 0");
+    }
+    if (writesPerTarget < 1 || writesPerTarget > 64) {
+      throw new IllegalArgumentException("writesPerTarget (" + writesPerTarget
+          + ") must be in [1, 64]");
+    }
+    if (readAheadBytes < 0) {
+      throw new IllegalArgumentException("readAheadBytes (" + readAheadBytes + ") must be >= 0");
+    }
+    if (readRequestBytes < 4096 || readRequestBytes > (64 << 20)) {
+      throw new IllegalArgumentException("readRequestBytes (" + readRequestBytes
+          + ") must be in [4096, 64 MiB]");
+    }
+    if (transferThreads < 1 || transferThreads > 1024) {
+      throw new IllegalArgumentException("transferThreads (" + transferThreads
+          + ") must be in [1, 1024]");
+    }
+  }
+
+  public static Builder builder(ZooKeeperSettings zooKeeper) {
+    return new Builder(zooKeeper);
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder(zooKeeper);
+    b.namespace = namespace;
+    b.registry = registry;
+    b.placement = placement;
+    b.nodes = nodes;
+    b.writeBufferBytes = writeBufferBytes;
+    b.writesPerTarget = writesPerTarget;
+    b.readAheadBytes = readAheadBytes;
+    b.readRequestBytes = readRequestBytes;
+    b.transferThreads = transferThreads;
+    return b;
+  }
+
+  /** Builder of {@link ClientConfig}. */
+  public static final class Builder {
+    private ZooKeeperSettings zooKeeper;
+    private NamespaceConfig namespace = NamespaceConfig.DEFAULT;
+    private TargetRegistryConfig registry = TargetRegistryConfig.DEFAULT;
+    private PlacementConfig placement = PlacementConfig.DEFAULT;
+    private NodeClientConfig nodes = NodeClientConfig.DEFAULT;
+    private long writeBufferBytes = 64L << 20;
+    private int writesPerTarget = 2;
+    private long readAheadBytes = 32L << 20;
+    private int readRequestBytes = 4 << 20;
+    private int transferThreads = 32;
+
+    private Builder(ZooKeeperSettings zooKeeper) {
+      this.zooKeeper = zooKeeper;
+    }
+
+    public Builder zooKeeper(ZooKeeperSettings v) {
+      zooKeeper = v;
+      return this;
+    }
+
+    public Builder namespace(NamespaceConfig v) {
+      namespace = v;
+      return this;
+    }
+
+    public Builder registry(TargetRegistryConfig v) {
+      registry = v;
+      return this;
+    }
+
+    public Builder placement(PlacementConfig v) {
+      placement = v;
+      return this;
+    }
+
+    public Builder nodes(NodeClientConfig v) {
+      nodes = v;
+      return this;
+    }
+
+    public Builder writeBufferBytes(long v) {
+      writeBufferBytes = v;
+      return this;
+    }
+
+    public Builder writesPerTarget(int v) {
+      writesPerTarget = v;
+      return this;
+    }
+
+    public Builder readAheadBytes(long v) {
+      readAheadBytes = v;
+      return this;
+    }
+
+    public Builder readRequestBytes(int v) {
+      readRequestBytes = v;
+      return this;
+    }
+
+    public Builder transferThreads(int v) {
+      transferThreads = v;
+      return this;
+    }
+
+    public ClientConfig build() {
+      return new ClientConfig(zooKeeper, namespace, registry, placement, nodes, writeBufferBytes,
+          writesPerTarget, readAheadBytes, readRequestBytes, transferThreads);
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.LengthProbe;
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.cluster.ChunkLengthProbe;
+import io.parityfs.meta.targets.Placement;
+import io.parityfs.meta.targets.TargetRegistry;
+import io.parityfs.node.client.NodeClient;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * A connection to a ParityFS cluster for one caller: its ZooKeeper session (namespace, target
+ * registry, leases), the storage-node protocol client and the transfer threads, shared by every
+ * stream it opens. Namespace operations go through {@link #namespace()} (already acting for the
+ * caller and placing new files on targets); data through {@link #create}, {@link #append} and
+ * {@link #open}. Thread-safe; {@link #close()} closes everything it opened (streams still open
+ * fail).
+ */
+public final class ParityClient implements Closeable {
+  private final ClientConfig config;
+  private final CuratorFramework zk;
+  private final Namespace base;
+  private final Namespace namespace;
+  private final TargetRegistry registry;
+  private final NodeClient nodes;
+  private final ChunkIo chunks;
+  private final LengthProbe probe;
+  private final ExecutorService transfers;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private ParityClient(ClientConfig config, CuratorFramework zk, Namespace base,
+      TargetRegistry registry, Caller caller) {
+    this.config = config;
+    this.zk = zk;
+    this.base = base;
+    this.registry = registry;
+    Placement placement = new Placement(registry, config.placement());
+    this.namespace = base.as(caller).withPlacement(placement);
+    this.nodes = NodeClient.create(config.nodes());
+    this.chunks = new ChunkIo(nodes, new TargetLocator(registry));
+    this.probe = new ChunkLengthProbe(chunks, 1000);
+    AtomicInteger n = new AtomicInteger();
+    this.transfers = Executors.newFixedThreadPool(config.transferThreads(), r -> {
+      Thread t = new Thread(r, "pfs-transfer-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Connects: starts a ZooKeeper session (waiting up to the connection timeout), opens the
+   * namespace (formatting it on first use) and the target registry.
+   *
+   * @throws IOException when ZooKeeper cannot be reached in time or the namespace is unreadable
+   */
+  public static ParityClient connect(ClientConfig config, Caller caller) throws IOException {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(caller, "caller");
+    CuratorFramework zk = config.zooKeeper().newClient();
+    zk.start();
+    Namespace base = null;
+    try {
+      long wait = config.zooKeeper().connectionTimeout().toMillis();
+      if (!zk.blockUntilConnected((int) wait, TimeUnit.MILLISECONDS)) {
+        throw new IOException("cannot reach ZooKeeper at " + config.zooKeeper().connect()
+            + " within " + wait + " ms");
+      }
+      base = Namespace.open(zk, config.namespace());
+      TargetRegistry registry = TargetRegistry.open(zk, config.registry());
+      return new ParityClient(config, zk, base, registry, caller);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      zk.close();
+      throw new java.io.InterruptedIOException("interrupted connecting to ZooKeeper");
+    } catch (IOException | RuntimeException e) {
+      if (base != null) {
+        base.close();
+      }
+      zk.close();
+      throw e;
+    }
+  }
+
+  public ClientConfig config() {
+    return config;
+  }
+
+  /** The namespace, acting for this client's caller, placing new files on targets. */
+  public Namespace namespace() {
+    return namespace;
+  }
+
+  /** The live view of the cluster's storage targets. */
+  public TargetRegistry registry() {
+    return registry;
+  }
+
+  /** The storage-node protocol client (admin commands use it). */
+  public NodeClient nodes() {
+    return nodes;
+  }
+
+  /** Creates a file (see {@link Namespace#create}) and returns a stream writing it. */
+  public PfsOutputStream create(String path, CreateOptions options) throws IOException {
+    FileStatus f = namespace.create(path, options.withLease(true));
+    return new PfsOutputStream(this, f.path(), f, null);
+  }
+
+  /**
+   * Opens an existing file for appending (takes its lease). The partial last chunk is read
+   * back first, since every chunk write replaces the whole chunk.
+   */
+  public PfsOutputStream append(String path) throws IOException {
+    FileStatus f = namespace.append(path);
+    try {
+      long tailLength = f.length() % f.layout().chunkSize();
+      ByteBuffer tail = null;
+      if (tailLength > 0) {
+        tail = ByteBuffer.allocate((int) tailLength);
+        int index = (int) (f.length() / f.layout().chunkSize());
+        while (tail.hasRemaining()) {
+          if (chunks.read(f.id(), f.layout(), index, tail.position(), tail) <= 0) {
+            throw new IOException(path + ": the last chunk is shorter than the file's length");
+          }
+        }
+        tail.flip();
+      }
+      return new PfsOutputStream(this, f.path(), f, tail);
+    } catch (IOException | RuntimeException e) {
+      namespace.complete(f.path(), f.id(), -1, f.length()); // give the lease back unchanged
+      throw e;
+    }
+  }
+
+  /** Opens a file for reading (READ permission), at its current committed length. */
+  public PfsInputStream open(String path) throws IOException {
+    return open(path, config.readAheadBytes());
+  }
+
+  /**
+   * Opens a file for reading with its own read-ahead ({@code 0} for random access: each read
+   * fetches only what it needs).
+   */
+  public PfsInputStream open(String path, long readAheadBytes) throws IOException {
+    if (readAheadBytes < 0) {
+      throw new IllegalArgumentException("readAheadBytes (" + readAheadBytes + ") must be >= 0");
+    }
+    FileStatus f = namespace.openForRead(path);
+    return new PfsInputStream(this, f.path(), f, readAheadBytes);
+  }
+
+  /**
+   * Lease recovery: closes a file whose writer died (or revokes a live writer), its length
+   * becoming what its targets hold. See {@link Namespace#recoverLease}.
+   */
+  public boolean recoverLease(String path) throws NamespaceException {
+    return namespace.recoverLease(path, probe);
+  }
+
+  /** What lease recovery asks the targets: the bytes they hold for a file. */
+  public LengthProbe lengthProbe() {
+    return probe;
+  }
+
+  ChunkIo chunks() {
+    return chunks;
+  }
+
+  ExecutorService transfers() {
+    if (closed.get()) {
+      throw new IllegalStateException("client closed");
+    }
+    return transfers;
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    transfers.shutdownNow();
+    nodes.close();
+    registry.close();
+    base.close();
+    zk.close();
+  }
+
+  /** NOT_FOUND as a status check, for callers mapping errors. */
+  static boolean notFound(IOException e) {
+    return e instanceof NamespaceException ne && ne.status() == NamespaceStatus.NOT_FOUND;
+  }
+}

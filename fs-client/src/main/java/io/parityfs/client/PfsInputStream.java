@@ -1,0 +1,348 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A file being read. Sequential reads go through a window of up to {@code readRequestBytes}
+ * (never crossing a chunk), and keep up to {@code readAheadBytes} of the following windows in
+ * flight (read-ahead), which spreads a sequential read over all of the file's targets.
+ * Positional reads ({@link #read(long, byte[], int, int)}) read what they ask for, the chunks of
+ * a range in parallel, and leave the position and the read-ahead alone.
+ *
+ * <p>The length is the file's at open: for a file being written, the length of its last
+ * hflush; when a read reaches it, the stream asks the namespace once for a newer one. Not
+ * thread-safe, except the positional reads, which any number of threads may call.
+ */
+public final class PfsInputStream extends InputStream {
+  private record Window(long start, int length, CompletableFuture<ByteBuffer> data) {}
+
+  private final ParityClient client;
+  private final String path;
+  private final FileStatus file;
+  private final Layout layout;
+  private final long chunkSize;
+  private final long readAheadBytes;
+  private volatile long length;
+  private long pos;
+  private ByteBuffer win;
+  private long winStart;
+  private final ArrayDeque<Window> ahead = new ArrayDeque<>();
+  private boolean closed;
+
+  PfsInputStream(ParityClient client, String path, FileStatus file, long readAheadBytes) {
+    this.client = client;
+    this.readAheadBytes = readAheadBytes;
+    this.path = path;
+    this.file = file;
+    this.layout = file.layout();
+    this.chunkSize = layout.chunkSize();
+    this.length = file.length();
+  }
+
+  public FileStatus file() {
+    return file;
+  }
+
+  /** Bytes this stream reads ahead of a sequential reader (0: none). */
+  public long readAheadBytes() {
+    return readAheadBytes;
+  }
+
+  /** The length this stream reads up to. */
+  public long length() {
+    return length;
+  }
+
+  public long getPos() {
+    return pos;
+  }
+
+  /** Moves the position; past the end, reads return -1. */
+  public void seek(long newPos) throws IOException {
+    checkOpen();
+    if (newPos < 0) {
+      throw new EOFException(path + ": cannot seek to a negative offset " + newPos);
+    }
+    pos = newPos;
+  }
+
+  @Override
+  public int read() throws IOException {
+    byte[] one = new byte[1];
+    int n = read(one, 0, 1);
+    return n < 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    checkOpen();
+    if (len == 0) {
+      return 0;
+    }
+    ByteBuffer src = window(len);
+    if (src == null) {
+      return -1;
+    }
+    int n = src.remaining();
+    src.get(b, off, n);
+    pos += n;
+    return n;
+  }
+
+  /**
+   * The bytes at the position, at most {@code max}, as a view of the window (filled first if
+   * it does not cover the position); null at the end of the file.
+   */
+  private ByteBuffer window(int max) throws IOException {
+    if (pos >= length && !refreshLength()) {
+      return null;
+    }
+    if (win == null || pos < winStart || pos >= winStart + win.limit()) {
+      fill();
+    }
+    int at = (int) (pos - winStart);
+    ByteBuffer src = win.duplicate();
+    src.position(at).limit(at + Math.min(max, win.limit() - at));
+    return src;
+  }
+
+  /** Reads into the remaining bytes of {@code dst} from the position; -1 at the end. */
+  public int read(ByteBuffer dst) throws IOException {
+    checkOpen();
+    if (!dst.hasRemaining()) {
+      return 0;
+    }
+    ByteBuffer src = window(dst.remaining());
+    if (src == null) {
+      return -1;
+    }
+    int n = src.remaining();
+    dst.put(src);
+    pos += n;
+    return n;
+  }
+
+  @Override
+  public long skip(long n) throws IOException {
+    checkOpen();
+    if (n <= 0) {
+      return 0;
+    }
+    long to = Math.min(length, pos + n);
+    long skipped = Math.max(0, to - pos);
+    pos += skipped;
+    return skipped;
+  }
+
+  @Override
+  public int available() throws IOException {
+    checkOpen();
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, length - pos));
+  }
+
+  /**
+   * Reads up to {@code len} bytes at {@code position} without moving the stream's position;
+   * -1 when {@code position} is at or past the end. The chunks of the range are read in
+   * parallel.
+   */
+  public int read(long position, byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    checkOpen();
+    if (len == 0) {
+      return 0;
+    }
+    if (position < 0) {
+      throw new EOFException(path + ": negative position " + position);
+    }
+    if (position >= length && !refreshLength()) {
+      return -1;
+    }
+    int n = (int) Math.min(len, length - position);
+    readRange(position, ByteBuffer.wrap(b, off, n));
+    return n;
+  }
+
+  /** Reads exactly {@code dst.remaining()} bytes at {@code position}; EOFException past the end. */
+  public void readFully(long position, ByteBuffer dst) throws IOException {
+    checkOpen();
+    if (position < 0 || position + dst.remaining() > length) {
+      if (!(position >= 0 && refreshLength() && position + dst.remaining() <= length)) {
+        throw new EOFException(path + ": " + dst.remaining() + " bytes at " + position
+            + " pass the end of the file (" + length + ")");
+      }
+    }
+    readRange(position, dst);
+  }
+
+  /** Drops the read-ahead and the window (Hadoop's {@code CanUnbuffer}). */
+  public void unbuffer() {
+    cancelAhead();
+    win = null;
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      unbuffer();
+    }
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(path + ": stream is closed");
+    }
+  }
+
+  /** For a file still being written: whether its committed length grew past the position. */
+  private boolean refreshLength() throws IOException {
+    if (!file.isOpenForWrite()) {
+      return false;
+    }
+    FileStatus now = client.namespace().getStatus(path);
+    if (now.id() != file.id()) {
+      return false;
+    }
+    long old = length;
+    length = Math.max(length, now.length());
+    return length > old && pos < length;
+  }
+
+  /** Makes the window cover {@code pos}: from the read-ahead if it has it, else read now. */
+  private void fill() throws IOException {
+    while (!ahead.isEmpty()) {
+      Window w = ahead.peekFirst();
+      if (w.start() <= pos && pos < w.start() + w.length()) {
+        break;
+      }
+      ahead.pollFirst().data().cancel(false);
+    }
+    if (!ahead.isEmpty()) {
+      Window w = ahead.pollFirst();
+      win = await(w.data());
+      winStart = w.start();
+    } else {
+      long start = pos;
+      win = fetch(start, windowLength(start));
+      winStart = start;
+    }
+    scheduleAhead(winStart + win.limit());
+  }
+
+  private void scheduleAhead(long from) {
+    long budget = readAheadBytes;
+    long next = ahead.isEmpty() ? from : ahead.peekLast().start() + ahead.peekLast().length();
+    long queued = next - from;
+    while (queued < budget && next < length) {
+      long start = next;
+      int len = windowLength(start);
+      ahead.addLast(new Window(start, len, CompletableFuture.supplyAsync(() -> {
+        try {
+          return fetch(start, len);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, client.transfers())));
+      next += len;
+      queued += len;
+    }
+  }
+
+  private void cancelAhead() {
+    for (Window w : ahead) {
+      w.data().cancel(false);
+    }
+    ahead.clear();
+  }
+
+  /** A window from {@code start}: at most a read request, never past its chunk or the end. */
+  private int windowLength(long start) {
+    long chunkEnd = (start / chunkSize + 1) * chunkSize;
+    return (int) Math.min(client.config().readRequestBytes(),
+        Math.min(chunkEnd, length) - start);
+  }
+
+  /** Reads {@code len} bytes at {@code start}, all in one chunk. */
+  private ByteBuffer fetch(long start, int len) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(len);
+    readChunkPart(start, buf);
+    buf.flip();
+    return buf;
+  }
+
+  private void readChunkPart(long start, ByteBuffer dst) throws IOException {
+    int index = (int) (start / chunkSize);
+    long offset = start % chunkSize;
+    while (dst.hasRemaining()) {
+      int want = dst.remaining();
+      int n = client.chunks().read(file.id(), layout, index, offset, dst);
+      if (n <= 0 && want > 0) {
+        throw new IOException(path + ": chunk " + index + " of file " + file.id()
+            + " ends before the file's length " + length + " says (data lost or not yet stored)");
+      }
+      offset += n;
+    }
+  }
+
+  /** Reads a range, one piece per chunk, the pieces in parallel. */
+  private void readRange(long position, ByteBuffer dst) throws IOException {
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    long p = position;
+    int filled = 0;
+    int total = dst.remaining();
+    while (filled < total) {
+      long chunkEnd = (p / chunkSize + 1) * chunkSize;
+      int n = (int) Math.min(total - filled, chunkEnd - p);
+      ByteBuffer piece = dst.duplicate();
+      piece.position(dst.position() + filled).limit(dst.position() + filled + n);
+      long at = p;
+      if (filled == 0 && n == total) {
+        readChunkPart(at, piece); // one chunk: in this thread
+      } else {
+        parts.add(CompletableFuture.runAsync(() -> {
+          try {
+            readChunkPart(at, piece);
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        }, client.transfers()));
+      }
+      p += n;
+      filled += n;
+    }
+    for (CompletableFuture<Void> f : parts) {
+      await(f);
+    }
+    dst.position(dst.position() + total);
+  }
+
+  private <T> T await(CompletableFuture<T> f) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted reading " + path);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
+          ? e.getCause().getCause() : e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException("reading " + path + ": " + c, c);
+    }
+  }
+}

@@ -1,0 +1,280 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.Namespace;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A file being written: bytes fill a chunk-sized buffer; a full buffer is stored on its target
+ * in the background (write-behind) while the writer fills the next, with at most {@code
+ * writesPerTarget} uploads in flight per target and at most {@code writeBufferBytes} of buffers
+ * (at least two chunks) per stream, so a stream striped over N targets keeps all of them busy.
+ *
+ * <ul>
+ *   <li>{@link #hflush()} / {@link #hsync()}: stores the partial chunk, waits for every upload,
+ *       then commits the length in the namespace; readers see it from then on. Every chunk write
+ *       is durable on the node's drives when acknowledged, so the two are the same.
+ *   <li>{@link #close()}: the same, then the namespace closes the file (final length, lease
+ *       released). If any upload failed, close throws and the file is <b>not</b> closed: no
+ *       length is ever committed for bytes that are not stored. The lease then expires with the
+ *       client or is recovered.
+ * </ul>
+ *
+ * One writer thread at a time (as any {@code OutputStream}); not thread-safe.
+ */
+public final class PfsOutputStream extends OutputStream {
+  private final ParityClient client;
+  private final String path;
+  private final FileStatus file;
+  private final Layout layout;
+  private final int chunkSize;
+  private final Semaphore buffers;
+  private final Semaphore[] perTarget;
+  private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+  private final List<CompletableFuture<Void>> inflight = new ArrayList<>();
+  private final ExecutorService transfers;
+  private ByteBuffer cur;
+  private int curIndex;
+  private long pos;
+  private long committed;
+  private volatile Throwable failure;
+  private boolean closed;
+
+  PfsOutputStream(ParityClient client, String path, FileStatus file, ByteBuffer tail)
+      throws IOException {
+    this.client = client;
+    this.path = path;
+    this.file = file;
+    this.layout = file.layout();
+    if (layout.chunkSize() > Integer.MAX_VALUE - 8) {
+      throw new IOException("chunk size " + layout.chunkSize() + " of " + path
+          + " is too large for a client buffer");
+    }
+    this.chunkSize = (int) layout.chunkSize();
+    ClientConfig c = client.config();
+    int count = (int) Math.max(2, Math.min(1024, c.writeBufferBytes() / chunkSize));
+    this.buffers = new Semaphore(count);
+    this.perTarget = new Semaphore[layout.stripeCount()];
+    for (int i = 0; i < perTarget.length; i++) {
+      perTarget[i] = new Semaphore(c.writesPerTarget());
+    }
+    this.transfers = client.transfers();
+    this.pos = file.length();
+    this.committed = file.length();
+    this.curIndex = (int) (pos / chunkSize);
+    if (tail != null && tail.hasRemaining()) {
+      acquireBuffer();
+      cur.put(tail);
+    }
+  }
+
+  /** The file as created or opened for append (its id, layout, length at open). */
+  public FileStatus file() {
+    return file;
+  }
+
+  /** Bytes written so far, including the file's length at open (append). */
+  public long position() {
+    return pos;
+  }
+
+  @Override
+  public void write(int b) throws IOException {
+    if (cur != null && cur.remaining() > 1 && !closed && failure == null) {
+      cur.put((byte) b);
+      pos++;
+      return;
+    }
+    write(new byte[] {(byte) b}, 0, 1);
+  }
+
+  @Override
+  public void write(byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    checkOpen();
+    while (len > 0) {
+      if (cur == null) {
+        acquireBuffer();
+      }
+      int n = Math.min(len, cur.remaining());
+      cur.put(b, off, n);
+      off += n;
+      len -= n;
+      pos += n;
+      if (!cur.hasRemaining()) {
+        ByteBuffer full = cur;
+        cur = null;
+        upload(curIndex++, full, true);
+      }
+    }
+  }
+
+  /** Writes the remaining bytes of {@code src} (consumed). */
+  public void write(ByteBuffer src) throws IOException {
+    checkOpen();
+    while (src.hasRemaining()) {
+      if (cur == null) {
+        acquireBuffer();
+      }
+      int n = Math.min(src.remaining(), cur.remaining());
+      ByteBuffer slice = src.duplicate();
+      slice.limit(slice.position() + n);
+      cur.put(slice);
+      src.position(src.position() + n);
+      pos += n;
+      if (!cur.hasRemaining()) {
+        ByteBuffer full = cur;
+        cur = null;
+        upload(curIndex++, full, true);
+      }
+    }
+  }
+
+  /** Stores everything written so far and makes it visible to readers. */
+  public void hflush() throws IOException {
+    checkOpen();
+    if (cur != null && cur.position() > 0) {
+      upload(curIndex, cur, false);
+    }
+    awaitUploads();
+    if (pos != committed) {
+      client.namespace().setLength(path, file.id(), -1, pos);
+      committed = pos;
+    }
+  }
+
+  /** As {@link #hflush()}: acknowledged chunk writes are already on the drives. */
+  public void hsync() throws IOException {
+    hflush();
+  }
+
+  /** {@link #hflush()}; {@code OutputStream.flush} promises no more than that. */
+  @Override
+  public void flush() throws IOException {
+    if (!closed) {
+      hflush();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    try {
+      if (failure == null && cur != null && cur.position() > 0) {
+        ByteBuffer last = cur;
+        cur = null;
+        upload(curIndex, last, true);
+      }
+      awaitUploads();
+      client.namespace().complete(path, file.id(), -1, pos);
+      committed = pos;
+    } finally {
+      closed = true;
+    }
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(path + ": stream is closed");
+    }
+    rethrow();
+  }
+
+  private void rethrow() throws IOException {
+    Throwable f = failure;
+    if (f != null) {
+      throw new IOException("writing " + path + " failed; nothing after the last hflush ("
+          + committed + " bytes) is committed: " + f.getMessage(), f);
+    }
+  }
+
+  private void acquireBuffer() throws IOException {
+    try {
+      buffers.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for a write buffer of " + path);
+    }
+    synchronized (free) {
+      cur = free.poll();
+    }
+    if (cur == null) {
+      cur = ByteBuffer.allocate(chunkSize);
+    }
+  }
+
+  private void recycle(ByteBuffer b) {
+    b.clear();
+    synchronized (free) {
+      free.push(b);
+    }
+    buffers.release();
+  }
+
+  /**
+   * Stores chunk {@code index} as the bytes of {@code buf} up to its position, in the
+   * background; {@code release} gives the buffer back when done (a partial chunk that the writer
+   * keeps filling is not released).
+   */
+  private void upload(int index, ByteBuffer buf, boolean release) throws IOException {
+    ByteBuffer data = buf.duplicate();
+    data.flip();
+    Semaphore window = perTarget[index % perTarget.length];
+    try {
+      window.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting to upload a chunk of " + path);
+    }
+    CompletableFuture<Void> f;
+    try {
+      f = CompletableFuture.runAsync(() -> {
+        try {
+          client.chunks().write(file.id(), layout, index, data);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        } finally {
+          window.release();
+          if (release) {
+            recycle(buf);
+          }
+        }
+      }, transfers);
+    } catch (RuntimeException e) {
+      window.release();
+      throw new IOException("cannot schedule an upload of " + path + ": " + e, e);
+    }
+    f.whenComplete((v, e) -> {
+      if (e != null && failure == null) {
+        failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      }
+    });
+    inflight.removeIf(CompletableFuture::isDone);
+    inflight.add(f);
+  }
+
+  private void awaitUploads() throws IOException {
+    for (CompletableFuture<Void> f : inflight) {
+      try {
+        f.join();
+      } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        // recorded in failure
+      }
+    }
+    inflight.clear();
+    rethrow();
+  }
+}

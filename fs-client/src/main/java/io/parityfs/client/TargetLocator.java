@@ -1,0 +1,43 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.meta.targets.TargetRegistry;
+import io.parityfs.node.protocol.TargetId;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where a layout's target lives: the node address and wire id of a target id, from the target
+ * registry (which follows nodes as they come and go).
+ */
+final class TargetLocator {
+  /** A target's node and id on the wire. */
+  record Location(String targetId, InetSocketAddress node, TargetId wireId, TargetInfo info) {}
+
+  private final TargetRegistry registry;
+
+  TargetLocator(TargetRegistry registry) {
+    this.registry = registry;
+  }
+
+  /**
+   * The location of a target; IOException naming it when the registry does not know it or
+   * knows no address for it. An offline target is still returned (the registry may lag the
+   * node's return; the transfer itself will tell).
+   */
+  Location locate(String targetId) throws IOException {
+    Optional<TargetInfo> t = registry.target(targetId);
+    if (t.isEmpty()) {
+      throw new IOException("storage target " + targetId + " is not in the registry");
+    }
+    TargetInfo info = t.get();
+    return new Location(targetId, info.socketAddress(), TargetId.of(targetId), info);
+  }
+
+  /** Every target the registry knows. */
+  List<String> targetIds() {
+    return registry.targets().stream().map(TargetInfo::id).toList();
+  }
+}

@@ -1,0 +1,126 @@
+package io.parityfs.hadoop;
+
+import static io.parityfs.hadoop.PfsConfigKeys.CLUSTER_CHROOT;
+import static io.parityfs.hadoop.PfsConfigKeys.CLUSTER_DIGEST;
+import static io.parityfs.hadoop.PfsConfigKeys.CLUSTER_DIGEST_FILE;
+import static io.parityfs.hadoop.PfsConfigKeys.CLUSTER_ZOOKEEPER;
+
+import io.parityfs.client.ClientConfig;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.NamespaceConfig;
+import io.parityfs.meta.ZooKeeperSettings;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.UserGroupInformation;
+
+/**
+ * Turns a {@code pfs://} URI and a Hadoop {@link Configuration} into the client core's
+ * {@link ClientConfig}, and the current Hadoop user into a {@link Caller}.
+ */
+final class ClientSettings {
+  private ClientSettings() {}
+
+  /** The ZooKeeper settings of the cluster the URI's authority names. */
+  static ZooKeeperSettings zooKeeper(URI uri, Configuration conf) throws IOException {
+    String authority = uri.getAuthority();
+    if (authority == null || authority.isEmpty()) {
+      throw new IOException("pfs URI " + uri + " names no cluster: use pfs://<cluster>/ with "
+          + CLUSTER_ZOOKEEPER.name("<cluster>") + " set, or pfs://<zkhost>:<port>/");
+    }
+    String connect = CLUSTER_ZOOKEEPER.get(conf, authority);
+    boolean named = connect != null;
+    if (!named) {
+      if (!authority.matches("[^:,/@]+:[0-9]{1,5}")) {
+        throw new IOException("unknown pfs cluster '" + authority + "' in " + uri + ": set "
+            + CLUSTER_ZOOKEEPER.name(authority) + " to its ZooKeeper ensemble (or use "
+            + "pfs://<zkhost>:<port>/)");
+      }
+      connect = authority;
+    }
+    String chroot = named && CLUSTER_CHROOT.get(conf, authority) != null
+        ? CLUSTER_CHROOT.get(conf, authority) : PfsConfigKeys.ZOOKEEPER_CHROOT.get(conf);
+    String digest = digest(conf, named ? authority : null);
+    try {
+      return new ZooKeeperSettings(connect, chroot,
+          PfsConfigKeys.ZOOKEEPER_SESSION_TIMEOUT.get(conf),
+          PfsConfigKeys.ZOOKEEPER_CONNECTION_TIMEOUT.get(conf), digest);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("bad ZooKeeper settings for " + uri + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The digest: the cluster's file, the cluster's value, the global file, the global value. */
+  private static String digest(Configuration conf, String cluster) throws IOException {
+    if (cluster != null) {
+      String file = CLUSTER_DIGEST_FILE.get(conf, cluster);
+      if (file != null) {
+        return readDigest(file, CLUSTER_DIGEST_FILE.name(cluster));
+      }
+      String v = CLUSTER_DIGEST.get(conf, cluster);
+      if (v != null) {
+        return v;
+      }
+    }
+    String file = PfsConfigKeys.ZOOKEEPER_DIGEST_FILE.get(conf);
+    if (!file.isEmpty()) {
+      return readDigest(file, PfsConfigKeys.ZOOKEEPER_DIGEST_FILE.name());
+    }
+    // getPassword also reads Hadoop credential providers.
+    char[] secret = conf.getPassword(PfsConfigKeys.ZOOKEEPER_DIGEST.name());
+    if (secret == null) {
+      return "";
+    }
+    String v = new String(secret).trim();
+    Arrays.fill(secret, '\0');
+    return v;
+  }
+
+  private static String readDigest(String file, String key) throws IOException {
+    try {
+      return Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      throw new IOException("cannot read the ZooKeeper digest file " + file + " (" + key + "): "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** The client core's settings for {@code uri}. */
+  static ClientConfig clientConfig(URI uri, Configuration conf) throws IOException {
+    NamespaceConfig ns = NamespaceConfig.builder()
+        .root(PfsConfigKeys.NAMESPACE_ROOT.get(conf))
+        .permissions(PfsConfigKeys.PERMISSIONS_ENABLED.get(conf))
+        .superuser(PfsConfigKeys.PERMISSIONS_SUPERUSER.get(conf))
+        .superGroup(PfsConfigKeys.PERMISSIONS_SUPERGROUP.get(conf))
+        .entryCacheSize(PfsConfigKeys.ENTRY_CACHE_SIZE.get(conf))
+        .build();
+    long requestSize = PfsConfigKeys.READ_REQUEST_SIZE.get(conf);
+    if (requestSize > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(PfsConfigKeys.READ_REQUEST_SIZE.name() + " ("
+          + requestSize + ") must be at most 64 MiB");
+    }
+    return ClientConfig.builder(zooKeeper(uri, conf))
+        .namespace(ns)
+        .writeBufferBytes(PfsConfigKeys.WRITE_BUFFER_SIZE.get(conf))
+        .writesPerTarget(PfsConfigKeys.WRITE_UPLOADS_PER_TARGET.get(conf))
+        .readAheadBytes(PfsConfigKeys.READ_AHEAD.get(conf))
+        .readRequestBytes((int) requestSize)
+        .transferThreads(PfsConfigKeys.TRANSFER_THREADS.get(conf))
+        .build();
+  }
+
+  /**
+   * The caller: the current Hadoop user's short name and groups (the first is its primary
+   * group), and the umask of {@code fs.permissions.umask-mode}.
+   */
+  static Caller caller(Configuration conf) throws IOException {
+    UserGroupInformation ugi = UserGroupInformation.getCurrentUser();
+    int umask = FsPermission.getUMask(conf).toShort() & 0777;
+    return new Caller(ugi.getShortUserName(), Arrays.asList(ugi.getGroupNames()), umask);
+  }
+}

@@ -1,0 +1,43 @@
+package io.parityfs.hadoop;
+
+import io.parityfs.meta.FileStatus;
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+
+/**
+ * A Hadoop file status with an etag: {@code <id>-<version>} in hex for a file (new on every
+ * create, overwrite, hflush and close; kept by rename, which moves the inode unchanged), none
+ * for a directory. Block size = the file's chunk size; replication 1 (redundancy is parity
+ * inside each storage node).
+ */
+final class PfsFileStatus extends org.apache.hadoop.fs.FileStatus implements EtagSource {
+  private static final long serialVersionUID = 1L;
+  private final String etag;
+
+  PfsFileStatus(FileStatus f, Path qualified) {
+    super(f.isDirectory() ? 0 : f.length(), f.isDirectory(), 1, f.layout().chunkSize(),
+        f.modificationTime(), f.accessTime(), new FsPermission((short) f.permission()),
+        f.owner(), f.group(), null, qualified, false, false, false);
+    this.etag = etagOf(f);
+  }
+
+  static String etagOf(FileStatus f) {
+    return f.isDirectory() ? null : Long.toHexString(f.id()) + "-" + Long.toHexString(f.version());
+  }
+
+  @Override
+  public String getEtag() {
+    return etag;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return super.equals(o); // by path, as every FileStatus
+  }
+
+  @Override
+  public int hashCode() {
+    return super.hashCode();
+  }
+}

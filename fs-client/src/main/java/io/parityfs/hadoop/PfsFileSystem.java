@@ -1,0 +1,712 @@
+package io.parityfs.hadoop;
+
+import static org.apache.hadoop.fs.Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
+import static org.apache.hadoop.fs.Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsInputStream;
+import io.parityfs.client.PfsOutputStream;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.XAttrMode;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.HadoopIllegalArgumentException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.CommonPathCapabilities;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileChecksum;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FsServerDefaults;
+import org.apache.hadoop.fs.FsStatus;
+import org.apache.hadoop.fs.LeaseRecoverable;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.Options.OpenFileOptions;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathFilter;
+import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.fs.XAttrSetFlag;
+import org.apache.hadoop.fs.impl.AbstractFSBuilderImpl;
+import org.apache.hadoop.fs.impl.OpenFileParameters;
+import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.util.DataChecksum;
+import org.apache.hadoop.util.Progressable;
+import org.apache.hadoop.util.functional.RemoteIterators;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Hadoop {@code FileSystem} of {@code pfs://<cluster>/path}: the namespace on the cluster's
+ * ZooKeeper, file data striped over its storage nodes. One {@link ParityClient} (one ZooKeeper
+ * session, one pool of transfer threads) per instance, acting for the Hadoop user that created
+ * the instance ({@code FileSystem.get} caches one per user and URI) with the umask of {@code
+ * fs.permissions.umask-mode}. Semantics are HDFS's where {@code filesystem.md} allows a choice;
+ * the differences are in {@code docs/hadoop.md}. Thread-safe.
+ *
+ * <p>What is not supported: {@code concat}, {@code truncate}, symlinks, ACLs, snapshots, path
+ * handles, storage policies, safe mode, delegation tokens. {@code create}'s replication and block
+ * size are ignored: redundancy is parity inside each storage node, and the chunk size comes from
+ * the directory's layout.
+ */
+public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
+  /** The URI scheme. */
+  public static final String SCHEME = "pfs";
+
+  private static final Logger LOG = LoggerFactory.getLogger(PfsFileSystem.class);
+
+  private URI uri;
+  private Path workingDir;
+  private ParityClient client;
+  private Namespace ns;
+  private int pageSize;
+  private long blockSize;
+  private boolean checksums;
+  private long readAhead;
+
+  @Override
+  public String getScheme() {
+    return SCHEME;
+  }
+
+  @Override
+  public void initialize(URI name, Configuration conf) throws IOException {
+    super.initialize(name, conf);
+    setConf(conf);
+    if (!SCHEME.equalsIgnoreCase(name.getScheme())) {
+      throw new IllegalArgumentException("not a pfs URI: " + name);
+    }
+    uri = URI.create(SCHEME + "://" + (name.getAuthority() == null ? "" : name.getAuthority()));
+    pageSize = PfsConfigKeys.LIST_PAGE_SIZE.get(conf);
+    if (pageSize < 1 || pageSize > 1000) {
+      throw new IllegalArgumentException(PfsConfigKeys.LIST_PAGE_SIZE.name() + " (" + pageSize
+          + ") must be in [1, 1000]");
+    }
+    blockSize = PfsConfigKeys.BLOCK_SIZE.get(conf);
+    if (blockSize <= 0) {
+      throw new IllegalArgumentException(PfsConfigKeys.BLOCK_SIZE.name() + " (" + blockSize
+          + ") must be > 0");
+    }
+    String algorithm = PfsConfigKeys.CHECKSUM_ALGORITHM.get(conf).toUpperCase(Locale.ROOT);
+    if (!algorithm.equals("COMPOSITE_CRC") && !algorithm.equals("NONE")) {
+      throw new IllegalArgumentException(PfsConfigKeys.CHECKSUM_ALGORITHM.name() + " ("
+          + algorithm + ") must be COMPOSITE_CRC or NONE");
+    }
+    checksums = algorithm.equals("COMPOSITE_CRC");
+    Caller caller = ClientSettings.caller(conf);
+    var config = ClientSettings.clientConfig(uri, conf);
+    readAhead = config.readAheadBytes();
+    client = ParityClient.connect(config, caller);
+    ns = client.namespace();
+    workingDir = new Path("/user", caller.user()).makeQualified(uri, null);
+  }
+
+  @Override
+  public URI getUri() {
+    return uri;
+  }
+
+  /** The authority names a cluster, not a host: no DNS canonicalisation. */
+  @Override
+  protected URI canonicalizeUri(URI u) {
+    return u;
+  }
+
+  /** No delegation tokens: ZooKeeper and the storage nodes authenticate otherwise. */
+  @Override
+  public String getCanonicalServiceName() {
+    return null;
+  }
+
+  @Override
+  public Path getWorkingDirectory() {
+    return workingDir;
+  }
+
+  @Override
+  public void setWorkingDirectory(Path dir) {
+    workingDir = makeQualified(dir);
+  }
+
+  /** The client core behind this file system (for tools that need more than Hadoop's API). */
+  public ParityClient client() {
+    return client;
+  }
+
+  // ---------------------------------------------------------------- paths and conversions
+
+  /** The namespace path of a Hadoop path of this file system ("Wrong FS" for another's). */
+  private String pathOf(Path p) {
+    String s = makeQualified(p).toUri().getPath();
+    return s == null || s.isEmpty() ? "/" : s;
+  }
+
+  private Path qualified(String path) {
+    return new Path(uri.getScheme(), uri.getAuthority(), path);
+  }
+
+  private PfsFileStatus toHadoop(io.parityfs.meta.FileStatus f) {
+    return new PfsFileStatus(f, qualified(f.path()));
+  }
+
+  private static IOException error(NamespaceException e) {
+    return NamespaceErrors.toHadoop(e);
+  }
+
+  /**
+   * Where a file is needed: HDFS's FileNotFoundException for a directory ("Path is not a
+   * file") and its message for a missing file ("File does not exist").
+   */
+  private static IOException fileExpected(NamespaceException e) {
+    FileNotFoundException f;
+    if (e.status() == NamespaceStatus.IS_A_DIRECTORY) {
+      f = new FileNotFoundException("Path is not a file: " + e.path());
+    } else if (e.status() == NamespaceStatus.NOT_FOUND) {
+      f = new FileNotFoundException("File does not exist: " + e.path() + " (" + e.getMessage()
+          + ")");
+    } else {
+      return error(e);
+    }
+    f.initCause(e);
+    return f;
+  }
+
+  private static int mode(FsPermission permission, int defaultMode) {
+    return permission == null ? defaultMode : permission.toShort() & 07777;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+    return open(f, readAhead);
+  }
+
+  private FSDataInputStream open(Path f, long readAheadBytes) throws IOException {
+    statistics.incrementReadOps(1);
+    String p = pathOf(f);
+    PfsInputStream in;
+    try {
+      in = client.open(p, readAheadBytes);
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+    return new FSDataInputStream(new HadoopInputStream(in, p, statistics));
+  }
+
+  /**
+   * {@code openFile()}: the standard options are accepted; a read policy of {@code random},
+   * {@code vector} or a columnar format turns the read-ahead off, {@code sequential} and {@code
+   * whole-file} keep it; the length and split options are hints this file system does not need
+   * (the open reads the inode anyway, for the layout). The open is done at once; its failure is
+   * the future's.
+   */
+  @Override
+  protected CompletableFuture<FSDataInputStream> openFileWithOptions(Path path,
+      OpenFileParameters parameters) throws IOException {
+    AbstractFSBuilderImpl.rejectUnknownMandatoryKeys(parameters.getMandatoryKeys(),
+        FS_OPTION_OPENFILE_STANDARD_OPTIONS, "for " + path);
+    long ahead = readAheadFor(parameters.getOptions().getTrimmedStrings(
+        FS_OPTION_OPENFILE_READ_POLICY));
+    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
+    try {
+      result.complete(open(path, ahead));
+    } catch (IOException | RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  /** The first policy of the list this file system knows decides. */
+  private long readAheadFor(String[] policies) {
+    for (String policy : policies) {
+      switch (policy.toLowerCase(Locale.ROOT)) {
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_RANDOM:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_VECTOR:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_COLUMNAR:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_PARQUET:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_ORC:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_HBASE:
+          return 0;
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_SEQUENTIAL:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_WHOLE_FILE:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_ADAPTIVE:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_DEFAULT:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_CSV:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_JSON:
+        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_AVRO:
+          return readAhead;
+        default:
+          // unknown policies are skipped, as filesystem.md asks
+      }
+    }
+    return readAhead;
+  }
+
+  @Override
+  public FileStatus getFileStatus(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return toHadoop(ns.getStatus(pathOf(f)));
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  @Override
+  public FileStatus[] listStatus(Path f) throws IOException {
+    List<FileStatus> all = new ArrayList<>();
+    RemoteIterator<FileStatus> it = listStatusIterator(f);
+    while (it.hasNext()) {
+      all.add(it.next());
+    }
+    return all.toArray(new FileStatus[0]);
+  }
+
+  @Override
+  public RemoteIterator<FileStatus> listStatusIterator(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    DirectoryListing listing = new DirectoryListing(ns, pathOf(f), pageSize);
+    return RemoteIterators.mappingRemoteIterator(listing, this::toHadoop);
+  }
+
+  @Override
+  protected RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter)
+      throws IOException {
+    statistics.incrementReadOps(1);
+    DirectoryListing listing = new DirectoryListing(ns, pathOf(f), pageSize);
+    RemoteIterator<LocatedFileStatus> located = RemoteIterators.mappingRemoteIterator(listing,
+        s -> new PfsLocatedFileStatus(toHadoop(s), s.isFile()
+            ? ChunkLocations.of(client, s, 0, s.length()) : null));
+    return RemoteIterators.filteringRemoteIterator(located, s -> filter.accept(s.getPath()));
+  }
+
+  @Override
+  public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len)
+      throws IOException {
+    if (file == null) {
+      return null;
+    }
+    return getFileBlockLocations(file.getPath(), start, len);
+  }
+
+  /** One location per chunk, on its target's node. */
+  @Override
+  public BlockLocation[] getFileBlockLocations(Path p, long start, long len)
+      throws IOException {
+    if (start < 0 || len < 0) {
+      throw new IllegalArgumentException("Invalid start (" + start + ") or len (" + len + ")");
+    }
+    statistics.incrementReadOps(1);
+    try {
+      return ChunkLocations.of(client, ns.getStatus(pathOf(p)), start, len);
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  /**
+   * COMPOSITE-CRC32C of the file's bytes, comparable with HDFS's {@code COMPOSITE_CRC} mode;
+   * reads the whole file. Null when {@code fs.pfs.checksum.algorithm} is NONE.
+   */
+  @Override
+  public FileChecksum getFileChecksum(Path f, long length) throws IOException {
+    if (!checksums) {
+      return null;
+    }
+    statistics.incrementReadOps(1);
+    String p = pathOf(f);
+    try (PfsInputStream in = client.open(p)) {
+      return CompositeCrc.of(in, length);
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+  }
+
+  @Override
+  public FileChecksum getFileChecksum(Path f) throws IOException {
+    return getFileChecksum(f, Long.MAX_VALUE);
+  }
+
+  /** Capacity and free space summed over every storage target the registry knows. */
+  @Override
+  public FsStatus getStatus(Path p) throws IOException {
+    statistics.incrementReadOps(1);
+    long capacity = 0;
+    long free = 0;
+    for (TargetInfo t : client.registry().targets()) {
+      capacity += t.capacityBytes();
+      free += t.freeBytes();
+    }
+    return new FsStatus(capacity, capacity - free, free);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite,
+      int bufferSize, short replication, long blockSize, Progressable progress)
+      throws IOException {
+    return create(f, permission, overwrite, true);
+  }
+
+  @Override
+  public FSDataOutputStream createNonRecursive(Path f, FsPermission permission,
+      EnumSet<CreateFlag> flags, int bufferSize, short replication, long blockSize,
+      Progressable progress) throws IOException {
+    if (flags.contains(CreateFlag.APPEND) && !flags.contains(CreateFlag.OVERWRITE)
+        && exists(f)) {
+      return append(f, bufferSize, progress);
+    }
+    return create(f, permission, flags.contains(CreateFlag.OVERWRITE), false);
+  }
+
+  private FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite,
+      boolean parents) throws IOException {
+    statistics.incrementWriteOps(1);
+    String p = pathOf(f);
+    CreateOptions options = CreateOptions.file().withOverwrite(overwrite)
+        .withCreateParents(parents).withPermission(mode(permission, 0666));
+    PfsOutputStream out;
+    try {
+      out = client.create(p, options);
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+    return new FSDataOutputStream(new HadoopOutputStream(out, p), statistics);
+  }
+
+  @Override
+  public FSDataOutputStream append(Path f, int bufferSize, Progressable progress)
+      throws IOException {
+    statistics.incrementWriteOps(1);
+    String p = pathOf(f);
+    PfsOutputStream out;
+    try {
+      out = client.append(p);
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+    return new FSDataOutputStream(new HadoopOutputStream(out, p), statistics, out.position());
+  }
+
+  /**
+   * HDFS's rename: false when the source is missing, the destination exists as a file (or the
+   * name is taken inside a destination directory), the destination's parent is missing or a
+   * file, or the destination is inside the source; an existing destination directory receives
+   * the source under its own name.
+   */
+  @Override
+  public boolean rename(Path src, Path dst) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      ns.rename(pathOf(src), pathOf(dst));
+      return true;
+    } catch (NamespaceException e) {
+      switch (e.status()) {
+        case NOT_FOUND:
+        case ALREADY_EXISTS:
+        case PARENT_NOT_DIRECTORY:
+        case INVALID_RENAME:
+          LOG.debug("rename {} to {}: false ({})", src, dst, e.getMessage());
+          return false;
+        default:
+          throw error(e);
+      }
+    }
+  }
+
+  /**
+   * As HDFS: false when missing; the root is never deleted (false), but a non-recursive delete
+   * of a non-empty root fails as for any non-empty directory.
+   */
+  @Override
+  public boolean delete(Path f, boolean recursive) throws IOException {
+    statistics.incrementWriteOps(1);
+    String p = pathOf(f);
+    try {
+      if (p.equals("/") && !recursive && !ns.list(p, null, 1).entries().isEmpty()) {
+        throw new PathIsNotEmptyDirectoryException(p);
+      }
+      return ns.delete(p, recursive);
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  @Override
+  public boolean mkdirs(Path f, FsPermission permission) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      return ns.mkdirs(pathOf(f), CreateOptions.directory()
+          .withPermission(mode(permission, 0777)));
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  @Override
+  public void setTimes(Path p, long mtime, long atime) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      ns.setTimes(pathOf(p), mtime, atime);
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  @Override
+  public void setPermission(Path p, FsPermission permission) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      ns.setPermission(pathOf(p), permission.toShort() & 07777);
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  @Override
+  public void setOwner(Path p, String username, String groupname) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      ns.setOwner(pathOf(p), username, groupname);
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  /**
+   * Accepted and ignored (redundancy is parity inside each storage node; files report
+   * replication 1): true for a file, false for a directory, FileNotFoundException when missing.
+   */
+  @Override
+  public boolean setReplication(Path p, short replication) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return ns.getStatus(pathOf(p)).isFile();
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  /**
+   * Hadoop's {@code msync}: later reads see every namespace write committed before this call,
+   * also other clients' (a ZooKeeper {@code sync}).
+   */
+  @Override
+  public void msync() throws IOException {
+    try {
+      ns.sync();
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- extended attributes
+
+  @Override
+  public void setXAttr(Path path, String name, byte[] value, EnumSet<XAttrSetFlag> flag)
+      throws IOException {
+    XAttrMode mode;
+    boolean create = flag.contains(XAttrSetFlag.CREATE);
+    boolean replace = flag.contains(XAttrSetFlag.REPLACE);
+    if (create && replace) {
+      mode = XAttrMode.UPSERT;
+    } else if (create) {
+      mode = XAttrMode.CREATE;
+    } else if (replace) {
+      mode = XAttrMode.REPLACE;
+    } else {
+      throw new HadoopIllegalArgumentException("setXAttr of " + name
+          + ": give at least one of CREATE and REPLACE");
+    }
+    statistics.incrementWriteOps(1);
+    String p = pathOf(path);
+    try {
+      ns.setXAttr(p, name, value == null ? new byte[0] : value, mode);
+    } catch (NamespaceException e) {
+      if (e.status() == NamespaceStatus.NOT_FOUND && existsQuietly(p)) {
+        IOException io = new IOException("XAttr: " + name + " does not exist, the REPLACE flag"
+            + " must not be specified (" + path + ")");
+        io.initCause(e);
+        throw io;
+      }
+      throw error(e);
+    }
+  }
+
+  /** As HDFS: a missing attribute is an IOException, a missing path a FileNotFoundException. */
+  @Override
+  public byte[] getXAttr(Path path, String name) throws IOException {
+    byte[] v = getXAttrs(path).get(name);
+    if (v == null) {
+      throw new IOException("At least one of the attributes provided was not found: " + name
+          + " on " + path);
+    }
+    return v;
+  }
+
+  @Override
+  public Map<String, byte[]> getXAttrs(Path path) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return ns.getXAttrs(pathOf(path));
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  /** The named attributes; as HDFS, an IOException if any of them is missing. */
+  @Override
+  public Map<String, byte[]> getXAttrs(Path path, List<String> names) throws IOException {
+    Map<String, byte[]> all = getXAttrs(path);
+    Map<String, byte[]> out = new LinkedHashMap<>();
+    for (String n : names) {
+      byte[] v = all.get(n);
+      if (v == null) {
+        throw new IOException("At least one of the attributes provided was not found: " + n
+            + " on " + path);
+      }
+      out.put(n, v);
+    }
+    return out;
+  }
+
+  @Override
+  public List<String> listXAttrs(Path path) throws IOException {
+    return new ArrayList<>(getXAttrs(path).keySet());
+  }
+
+  /** As HDFS: a missing attribute is an IOException, a missing path a FileNotFoundException. */
+  @Override
+  public void removeXAttr(Path path, String name) throws IOException {
+    statistics.incrementWriteOps(1);
+    String p = pathOf(path);
+    try {
+      ns.removeXAttr(p, name);
+    } catch (NamespaceException e) {
+      if (e.status() == NamespaceStatus.NOT_FOUND && existsQuietly(p)) {
+        IOException io = new IOException("No matching attributes found for remove operation: "
+            + name + " on " + path);
+        io.initCause(e);
+        throw io;
+      }
+      throw error(e);
+    }
+  }
+
+  private boolean existsQuietly(String p) {
+    try {
+      return ns.exists(p);
+    } catch (NamespaceException e) {
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------- leases
+
+  /** Closes a file whose writer died, or revokes a live writer (as HDFS). */
+  @Override
+  public boolean recoverLease(Path file) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      return client.recoverLease(pathOf(file));
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+  }
+
+  @Override
+  public boolean isFileClosed(Path file) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return ns.isFileClosed(pathOf(file));
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- what Hadoop is told
+
+  @Override
+  public boolean hasPathCapability(Path path, String capability) throws IOException {
+    switch (PathCapabilitiesSupport.validatePathCapabilityArgs(makeQualified(path),
+        capability)) {
+      case CommonPathCapabilities.FS_APPEND:
+      case CommonPathCapabilities.FS_PERMISSIONS:
+      case CommonPathCapabilities.FS_XATTRS:
+      case CommonPathCapabilities.ETAGS_AVAILABLE:
+      case CommonPathCapabilities.ETAGS_PRESERVED_IN_RENAME:
+      case CommonPathCapabilities.LEASE_RECOVERABLE:
+      case CommonPathCapabilities.BULK_DELETE:
+        return true;
+      case CommonPathCapabilities.FS_CHECKSUMS:
+        return checksums;
+      case CommonPathCapabilities.FS_CONCAT:
+      case CommonPathCapabilities.FS_TRUNCATE:
+      case CommonPathCapabilities.FS_ACLS:
+      case CommonPathCapabilities.FS_SYMLINKS:
+      case CommonPathCapabilities.FS_SNAPSHOTS:
+      case CommonPathCapabilities.FS_PATHHANDLES:
+      case CommonPathCapabilities.FS_STORAGEPOLICY:
+      case CommonPathCapabilities.FS_MULTIPART_UPLOADER:
+        return false;
+      default:
+        return super.hasPathCapability(path, capability);
+    }
+  }
+
+  @SuppressWarnings("deprecation") // what the Path variants call
+  @Override
+  public long getDefaultBlockSize() {
+    return blockSize;
+  }
+
+  @SuppressWarnings("deprecation") // what the Path variants call
+  @Override
+  public short getDefaultReplication() {
+    return 1;
+  }
+
+  @SuppressWarnings("deprecation") // what the Path variants call
+  @Override
+  public FsServerDefaults getServerDefaults() throws IOException {
+    Configuration conf = getConf();
+    return new FsServerDefaults(blockSize, CompositeCrc.BYTES_PER_CRC, 64 * 1024, (short) 1,
+        conf.getInt("io.file.buffer.size", 4096), false, conf.getLong("fs.trash.interval", 0),
+        DataChecksum.Type.CRC32C);
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      super.close(); // deletes deleteOnExit paths: needs the client
+    } finally {
+      if (client != null) {
+        client.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PfsFileSystem{" + uri + ", " + (ns == null ? "not initialized" : ns.caller()) + "}";
+  }
+}

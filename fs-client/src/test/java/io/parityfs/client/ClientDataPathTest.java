@@ -1,0 +1,202 @@
+package io.parityfs.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.testing.MiniCluster;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The striped data path against a live in-process cluster of three RAID-6 nodes. */
+class ClientDataPathTest {
+  static final int CHUNK = 1 << 20;
+  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+
+  @TempDir
+  static Path dir;
+  static MiniCluster cluster;
+  static ParityClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
+    client = cluster.client(Caller.of("root"));
+    client.namespace().mkdirs("/d", CreateOptions.directory().withLayout(STRIPED));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (client != null) {
+      client.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static byte[] random(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static byte[] readAll(PfsInputStream in) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    byte[] buf = new byte[100_000];
+    int n;
+    while ((n = in.read(buf, 0, buf.length)) > 0) {
+      out.write(buf, 0, n);
+    }
+    return out.toByteArray();
+  }
+
+  @Test
+  void writeThenReadAcrossChunksAndTargets() throws Exception {
+    byte[] data = random(5 * CHUNK + 12345, 1);
+    try (PfsOutputStream out = client.create("/d/big", CreateOptions.file())) {
+      for (int off = 0; off < data.length; off += 77_777) {
+        out.write(data, off, Math.min(77_777, data.length - off));
+      }
+    }
+    FileStatus f = client.namespace().getStatus("/d/big");
+    assertEquals(data.length, f.length());
+    assertFalse(f.isOpenForWrite());
+    assertEquals(3, new HashSet<>(f.layout().targets()).size(), "three distinct targets");
+    try (PfsInputStream in = client.open("/d/big")) {
+      assertArrayEquals(data, readAll(in));
+      assertEquals(-1, in.read());
+      // positional reads across a chunk boundary leave the position alone
+      byte[] b = new byte[3000];
+      assertEquals(3000, in.read(CHUNK - 1000, b, 0, 3000));
+      assertArrayEquals(java.util.Arrays.copyOfRange(data, CHUNK - 1000, CHUNK + 2000), b);
+      assertEquals(data.length, in.getPos());
+      in.seek(2 * CHUNK + 5);
+      assertEquals(data[2 * CHUNK + 5] & 0xff, in.read());
+      ByteBuffer all = ByteBuffer.allocate(data.length);
+      in.readFully(0, all);
+      assertArrayEquals(data, all.array());
+      assertThrows(java.io.EOFException.class, () -> in.readFully(data.length - 1,
+          ByteBuffer.allocate(2)));
+    }
+  }
+
+  @Test
+  void hflushMakesBytesVisibleAndCloseIsFinal() throws Exception {
+    byte[] data = random(CHUNK + 500, 2);
+    PfsOutputStream out = client.create("/d/log", CreateOptions.file());
+    out.write(data, 0, 1000);
+    assertEquals(0, client.namespace().getStatus("/d/log").length());
+    out.hflush();
+    assertEquals(1000, client.namespace().getStatus("/d/log").length());
+    try (PfsInputStream in = client.open("/d/log")) {
+      assertArrayEquals(java.util.Arrays.copyOf(data, 1000), readAll(in));
+    }
+    out.write(data, 1000, data.length - 1000);
+    out.hsync();
+    out.close();
+    try (PfsInputStream in = client.open("/d/log")) {
+      assertArrayEquals(data, readAll(in));
+    }
+    assertThrows(IOException.class, () -> out.write(1));
+  }
+
+  @Test
+  void appendKeepsThePartialLastChunk() throws Exception {
+    byte[] a = random(CHUNK + 100, 3);
+    byte[] b = random(2 * CHUNK, 4);
+    try (PfsOutputStream out = client.create("/d/app", CreateOptions.file())) {
+      out.write(a);
+    }
+    try (PfsOutputStream out = client.append("/d/app")) {
+      assertEquals(a.length, out.position());
+      out.write(b);
+    }
+    byte[] both = new byte[a.length + b.length];
+    System.arraycopy(a, 0, both, 0, a.length);
+    System.arraycopy(b, 0, both, a.length, b.length);
+    try (PfsInputStream in = client.open("/d/app")) {
+      assertArrayEquals(both, readAll(in));
+    }
+  }
+
+  @Test
+  void concurrentReadersAndWriters() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    try {
+      List<Future<?>> jobs = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        int id = w;
+        jobs.add(pool.submit(() -> {
+          byte[] data = random(2 * CHUNK + id, 100 + id);
+          try (PfsOutputStream out = client.create("/d/c" + id, CreateOptions.file())) {
+            out.write(data);
+          }
+          for (int r = 0; r < 2; r++) {
+            try (PfsInputStream in = client.open("/d/c" + id)) {
+              assertArrayEquals(data, readAll(in));
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> j : jobs) {
+        j.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aDeadWritersFileIsRecoveredToWhatTheTargetsHold() throws Exception {
+    byte[] data = random(2 * CHUNK + 10, 5);
+    ParityClient writer = cluster.client(Caller.of("root"));
+    PfsOutputStream out = writer.create("/d/crashed", CreateOptions.file());
+    out.write(data);
+    out.hflush();
+    writer.close(); // the process dies without closing: its session ends, the lease with it
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> client.append("/d/crashed"));
+    assertEquals(NamespaceStatus.LEASE_CONFLICT, e.status());
+    assertTrue(client.recoverLease("/d/crashed"));
+    FileStatus f = client.namespace().getStatus("/d/crashed");
+    assertEquals(data.length, f.length());
+    assertFalse(f.isOpenForWrite());
+    try (PfsInputStream in = client.open("/d/crashed")) {
+      assertArrayEquals(data, readAll(in));
+    }
+  }
+
+  @Test
+  void readPermissionIsChecked() throws Exception {
+    try (PfsOutputStream out = client.create("/d/secret", CreateOptions.file()
+        .withPermission(0600))) {
+      out.write(1);
+    }
+    try (ParityClient eve = cluster.client(Caller.of("eve"))) {
+      NamespaceException e = assertThrows(NamespaceException.class, () -> eve.open("/d/secret"));
+      assertEquals(NamespaceStatus.PERMISSION_DENIED, e.status());
+    }
+  }
+}

@@ -1,0 +1,169 @@
+package io.parityfs.testing;
+
+import io.parityfs.client.ClientConfig;
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.StorageNode;
+import io.parityfs.node.config.NodeConfig;
+import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.net.NettyNodeServer;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * A whole cluster in this JVM, for tests: one embedded ZooKeeper server and {@code n} storage
+ * nodes, each serving one RAID target over {@code drives} folders with the real wire-protocol
+ * server on a free loopback port. Clients connect with {@link #client}.
+ */
+public final class MiniCluster implements Closeable {
+  private final Path dir;
+  private final TestingServer zk;
+  private final List<StorageNode> nodes = new ArrayList<>();
+  private final List<Properties> props = new ArrayList<>();
+
+  private MiniCluster(Path dir) throws Exception {
+    this.dir = dir;
+    this.zk = new TestingServer(true);
+  }
+
+  /**
+   * Starts a cluster of {@code nodeCount} nodes with one {@code geometry} target each (e.g.
+   * {@code raid6:4+2} on 6 drive folders), and waits until every target is online.
+   */
+  public static MiniCluster start(Path dir, int nodeCount, String geometry, int drives)
+      throws Exception {
+    MiniCluster c = new MiniCluster(dir);
+    try {
+      for (int i = 0; i < nodeCount; i++) {
+        c.addNode(geometry, drives);
+      }
+      c.awaitTargets(nodeCount);
+      return c;
+    } catch (Exception | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /** The ZooKeeper connect string. */
+  public String connectString() {
+    return zk.getConnectString();
+  }
+
+  public ZooKeeperSettings zooKeeper() {
+    return ZooKeeperSettings.of(zk.getConnectString()).withSessionTimeout(Duration.ofSeconds(5));
+  }
+
+  public ClientConfig.Builder clientConfig() {
+    return ClientConfig.builder(zooKeeper());
+  }
+
+  /** A client acting for {@code caller} with the default client settings. */
+  public ParityClient client(Caller caller) throws IOException {
+    return ParityClient.connect(clientConfig().build(), caller);
+  }
+
+  public List<StorageNode> nodes() {
+    return nodes;
+  }
+
+  /** Adds and starts one more node. */
+  public StorageNode addNode(String geometry, int drives) throws Exception {
+    int i = props.size();
+    Path home = dir.resolve("node" + i);
+    Properties p = new Properties();
+    p.setProperty("node.name", "node" + i);
+    p.setProperty("node.idFile", home.resolve("node.id").toString());
+    p.setProperty("node.listen.host", "127.0.0.1");
+    p.setProperty("node.listen.port", "0");
+    p.setProperty("metrics.host", "127.0.0.1");
+    p.setProperty("metrics.port", "0");
+    p.setProperty("zookeeper.connect", zk.getConnectString());
+    p.setProperty("zookeeper.sessionTimeout", "4s");
+    p.setProperty("zookeeper.connectionTimeout", "5s");
+    p.setProperty("codec", "cpu");
+    p.setProperty("targets", "t");
+    StringBuilder list = new StringBuilder();
+    for (int d = 0; d < drives; d++) {
+      Path drive = home.resolve("drive" + d);
+      Files.createDirectories(drive);
+      list.append(d == 0 ? "" : ",").append(drive);
+    }
+    p.setProperty("target.t.drives", list.toString());
+    p.setProperty("target.t.create", "true");
+    p.setProperty("target.t.geometry", geometry);
+    p.setProperty("target.t.cellSize", "64K");
+    p.setProperty("target.t.maxChunkSize", "64M");
+    p.setProperty("target.t.scrubInterval", "0");
+    props.add(p);
+    StorageNode node = startNode(p, home);
+    nodes.add(node);
+    return node;
+  }
+
+  private static StorageNode startNode(Properties p, Path home) throws Exception {
+    Files.createDirectories(home);
+    NodeConfig config = NodeConfigParser.parse(p, "mini-cluster", home);
+    StorageNode node = new StorageNode(config, new NettyNodeServer(config.server()));
+    node.start();
+    return node;
+  }
+
+  /** Stops node {@code i} (its session ends: its target goes probably-offline, then offline). */
+  public void stopNode(int i) throws IOException {
+    nodes.get(i).close();
+  }
+
+  /** Restarts a stopped node on the same drives (its array reassembles). */
+  public StorageNode restartNode(int i) throws Exception {
+    StorageNode node = startNode(props.get(i), dir.resolve("node" + i));
+    nodes.set(i, node);
+    return node;
+  }
+
+  /** Waits until a fresh registry sees {@code count} online targets. */
+  public void awaitTargets(int count) throws Exception {
+    try (ParityClient c = client(Caller.of("root"))) {
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (true) {
+        long online = c.registry().targets().stream()
+            .filter(t -> t.reachability() == Reachability.ONLINE && t.freeBytes() > 0).count();
+        if (online >= count) {
+          return;
+        }
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("only " + online + " of " + count
+              + " targets online: " + c.registry().targets().stream().map(TargetInfo::toString)
+                  .toList());
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    IOException first = null;
+    for (StorageNode n : nodes) {
+      try {
+        n.close();
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
+    }
+    zk.close();
+    if (first != null) {
+      throw first;
+    }
+  }
+}

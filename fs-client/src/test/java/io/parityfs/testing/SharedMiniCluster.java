@@ -1,0 +1,87 @@
+package io.parityfs.testing;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.Layout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * One {@link MiniCluster} per test JVM, started on first use and stopped at exit, for the
+ * Hadoop tests (the contract suites, the shell test) that would otherwise each pay a cluster's
+ * start: two storage nodes, RAID-6 4+2 each, and a root layout of 256 KiB chunks striped over
+ * both, so that files of a few hundred KiB already span chunks and targets. The Hadoop URI is
+ * {@code pfs://mini/}.
+ */
+public final class SharedMiniCluster {
+  public static final String CLUSTER = "mini";
+  public static final Layout ROOT_LAYOUT = new Layout(256 << 10, 2, List.of(), "raid6:4+2", 0);
+  private static MiniCluster cluster;
+
+  private SharedMiniCluster() {}
+
+  /** The cluster, started if this is the first call. */
+  public static synchronized MiniCluster get() {
+    if (cluster == null) {
+      try {
+        Path dir = Files.createTempDirectory("pfs-shared-cluster");
+        MiniCluster c = MiniCluster.start(dir, 2, "raid6:4+2", 6);
+        try (ParityClient root = c.client(Caller.of("root"))) {
+          root.namespace().setLayout("/", ROOT_LAYOUT);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+          try {
+            c.close();
+          } catch (IOException e) {
+            // exiting anyway
+          }
+          deleteTree(dir);
+        }, "shared-mini-cluster-stop"));
+        cluster = c;
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot start the shared mini cluster: " + e, e);
+      }
+    }
+    return cluster;
+  }
+
+  /** A Hadoop configuration naming the cluster {@code mini} (pfs://mini/). */
+  public static Configuration configuration() {
+    return apply(new Configuration());
+  }
+
+  /** Sets the keys that name the cluster {@code mini} in {@code conf}; returns it. */
+  public static Configuration apply(Configuration conf) {
+    conf.set("fs.pfs.cluster." + CLUSTER + ".zookeeper", get().connectString());
+    conf.set("fs.pfs.zookeeper.session-timeout", "5s");
+    conf.set("fs.AbstractFileSystem.pfs.impl", "io.parityfs.hadoop.Pfs");
+    return conf;
+  }
+
+  private static void deleteTree(Path dir) {
+    try {
+      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+          Files.deleteIfExists(f);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+          Files.deleteIfExists(d);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException | UncheckedIOException e) {
+      // best effort at exit
+    }
+  }
+}
