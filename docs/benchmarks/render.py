@@ -15,6 +15,9 @@ Charts written next to the JSON files:
   (``codec-cpu-jdk25.json`` "metrics", when that file exists) and Hadoop
   (``codec-cpu.json`` "hadoop_metrics"), plus tick marks for the goal of each
   case and for the ISA-L reference numbers.
+* ``metadata.svg`` from ``metadata.json``: operations per second of ParityFS
+  (ZooKeeper) and HDFS side by side, one group per operation and thread count,
+  on a log scale (the listing as entries listed per second).
 * ``<name>-ratios.svg`` for every other result file ``<name>.json``: one
   horizontal bar per entry of its "ratios" object, with a line at 1.0.
 
@@ -330,6 +333,86 @@ def draw_codec_group(scale: Scale, y: float, group_h: float, case: str, label: s
     return out + labels
 
 
+# ---------------------------------------------------------------- metadata chart
+
+METADATA_TITLE = "Metadata operations: ParityFS (ZooKeeper) and HDFS NameNode, same run"
+METADATA_OPS = [("creates", "create + close"), ("stat_first", "first stat of a file"),
+                ("stats", "stat"), ("renames", "rename")]
+
+
+def metadata_groups(data: dict) -> list[tuple[str, dict[str, float]]]:
+    """``[(label, {"parityfs": ops/s, "hdfs": ops/s})]`` in chart order."""
+    m = case_values(data.get("metrics"), suffix="")
+    threads = sorted({int(k.rsplit("_", 1)[1][:-1]) for k in m
+                      if re.fullmatch(r"\w+_per_s_\d+t", k)})
+    groups = []
+    for op, label in METADATA_OPS:
+        for t in threads:
+            values = {side: m[f"{side}_{op}_per_s_{t}t"] for side in ("parityfs", "hdfs")
+                      if f"{side}_{op}_per_s_{t}t" in m}
+            if values:
+                groups.append((f"{label}, {t} thread{'s' if t > 1 else ''}", values))
+    entries = data.get("list_entries")
+    if isinstance(entries, (int, float)):
+        for key, label in (("list_s", "list (warm)"), ("list_first_s", "list (cold)")):
+            values = {side: entries / m[f"{side}_{key}"] for side in ("parityfs", "hdfs")
+                      if m.get(f"{side}_{key}")}
+            if key == "list_first_s" and "hdfs" in values:
+                del values["hdfs"]  # HDFS keeps no client cache: its first listing is not "cold"
+            if values:
+                groups.append((f"{label}, entries/s of {int(entries):,}", values))
+    return groups
+
+
+def render_metadata(data: dict) -> str | None:
+    groups = metadata_groups(data)
+    if not groups:
+        return None
+    series = [Series("ParityFS", "#2f6db5", {}), Series("HDFS NameNode", "#9a9a9a", {})]
+    keys = {"ParityFS": "parityfs", "HDFS NameNode": "hdfs"}
+    for label, values in groups:
+        for s in series:
+            if keys[s.label] in values:
+                s.values[label] = values[keys[s.label]]
+    all_values = [v for _, vs in groups for v in vs.values()]
+    label_w = max(text_width(label, LABEL_FONT) for label, _ in groups) + 24
+    value_w = max(text_width(fmt(v), VALUE_FONT) for v in all_values) + 12
+    scale = log_scale(min(all_values), max(all_values), 20 + label_w, WIDTH - 20 - value_w)
+
+    group_h = len(series) * BAR_H + (len(series) - 1) * BAR_GAP
+    top = 80
+    bottom = top + len(groups) * (group_h + GROUP_GAP)
+    captions = [f"{data.get('jdk', '?')}, {data.get('date', '?')}, load average "
+                f"{data.get('load_average', '?')}"]
+    if data.get("machine"):
+        captions.append(f"Machine: {data['machine']}")
+    captions.append("Both sides fsync their log before replying; medians of alternating runs.")
+    height = bottom + 56 + 16 * len(captions) + 8
+
+    body = [svg_text(20, 24, METADATA_TITLE, 17, weight="bold"),
+            *draw_legend([LegendItem(s.label, s.colour) for s in series], 20, 54)]
+    for i in range(0, len(groups), 2):
+        y = top + i * (group_h + GROUP_GAP)
+        body.append(svg_rect(0, y, WIDTH, group_h + GROUP_GAP, BAND))
+    body += draw_axis(scale, top, bottom, "operations per second (log scale, higher is better)")
+    for i, (label, _) in enumerate(groups):
+        y = top + i * (group_h + GROUP_GAP) + GROUP_GAP / 2
+        body.append(svg_text(scale.x0 - 12, y + group_h / 2, label, LABEL_FONT, "end"))
+        labels = []
+        for k, s in enumerate(series):
+            if label not in s.values:
+                continue
+            value, by = s.values[label], y + k * (BAR_H + BAR_GAP)
+            body.append(svg_rect(scale.x0, by, scale(value) - scale.x0, BAR_H, s.colour,
+                                 f"{label}, {s.label}: {fmt(value)}/s"))
+            labels.append(svg_text(scale(value) + 4, by + BAR_H / 2, fmt(value),
+                                   VALUE_FONT, halo=True))
+        body += labels
+    body += [svg_text(20, bottom + 58 + 16 * k, line, 11, colour=MUTED)
+             for k, line in enumerate(captions)]
+    return svg_document(height, body)
+
+
 # ---------------------------------------------------------------- generic ratios chart
 
 def render_ratios(data: dict) -> str | None:
@@ -389,6 +472,11 @@ def main() -> int:
     if base is not None and base.get("benchmark") == "codec-cpu":
         jdk25 = by_name.get("codec-cpu-jdk25.json")
         write(HERE / "codec-cpu.svg", render_codec(base, jdk25))
+    metadata = by_name.get("metadata.json")
+    if metadata is not None and metadata.get("benchmark") == "metadata":
+        svg = render_metadata(metadata)
+        if svg is not None:
+            write(HERE / "metadata.svg", svg)
     for path, data in results:
         if data["benchmark"] == "codec-cpu":
             continue

@@ -26,17 +26,19 @@ final class ConnectionGate implements ConnectionStateListener {
   private static final System.Logger LOG = System.getLogger(ConnectionGate.class.getName());
 
   private final long waitMillis;
+  private final CuratorFramework client;
   private ConnectionState state = ConnectionState.CONNECTED;
 
-  ConnectionGate(long waitMillis) {
+  ConnectionGate(CuratorFramework client, long waitMillis) {
+    this.client = client;
     this.waitMillis = waitMillis;
   }
 
-  void register(CuratorFramework client) {
+  void register() {
     client.getConnectionStateListenable().addListener(this);
   }
 
-  void unregister(CuratorFramework client) {
+  void unregister() {
     client.getConnectionStateListenable().removeListener(this);
   }
 
@@ -56,19 +58,23 @@ final class ConnectionGate implements ConnectionStateListener {
     }
   }
 
-  /** Returns when the connection is usable; UNAVAILABLE after the bounded wait or when LOST. */
+  /**
+   * Returns when the connection is usable; UNAVAILABLE after the bounded wait or when LOST.
+   * The client's own view of its connection decides (events can arrive late or out of order
+   * under load); the last event only says why it is down: LOST fails at once, anything else
+   * waits.
+   */
   void await(String path) throws NamespaceException {
     long deadline = System.nanoTime() + waitMillis * 1_000_000L;
     synchronized (this) {
       while (true) {
-        switch (state) {
-          case CONNECTED, RECONNECTED, READ_ONLY -> {
-            return;
-          }
-          case LOST -> throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path,
+        if (client.getZookeeperClient().isConnected()) {
+          return;
+        }
+        if (state == ConnectionState.LOST) {
+          throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path,
               "ZooKeeper session lost; this client's leases were released; retry once "
                   + "reconnected");
-          default -> { }
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
@@ -76,7 +82,7 @@ final class ConnectionGate implements ConnectionStateListener {
               "ZooKeeper connection suspended for more than " + waitMillis + " ms");
         }
         try {
-          wait(Math.max(1, left / 1_000_000L));
+          wait(Math.max(1, Math.min(50, left / 1_000_000L))); // events may not come: poll too
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path,

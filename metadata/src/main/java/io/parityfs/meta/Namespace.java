@@ -65,6 +65,11 @@ public final class Namespace implements Closeable {
   private final ConnectionGate gate;
   private final AccessChecker access;
   private final LayoutPlacer placer;
+  /**
+   * The last known entry of each file this client writes (lease held): a writer's commit tries
+   * it first, with no read; the commit's versioned write refuses it if anything changed.
+   */
+  private final Map<Long, Entry> writing;
   private final AtomicBoolean closed;
 
   private Namespace(CuratorFramework client, NamespaceConfig config, int rootBuckets) {
@@ -80,11 +85,12 @@ public final class Namespace implements Closeable {
     this.removals = new FileRemovals(zk, zn);
     this.purger = new SubtreePurger(zk, zn, removals);
     this.leases = new Leases(zk, zn);
-    this.gate = new ConnectionGate(config.suspendedWaitMillis());
+    this.gate = new ConnectionGate(client, config.suspendedWaitMillis());
     this.access = new AccessChecker(config, Caller.of(config.superuser(), config.superGroup()));
     this.placer = null;
+    this.writing = new java.util.concurrent.ConcurrentHashMap<>();
     this.closed = new AtomicBoolean();
-    gate.register(client);
+    gate.register();
   }
 
   /** A view acting for another caller or placing files; shares everything else with base. */
@@ -103,6 +109,7 @@ public final class Namespace implements Closeable {
     this.gate = base.gate;
     this.access = new AccessChecker(config, caller);
     this.placer = placer;
+    this.writing = base.writing;
     this.closed = base.closed;
   }
 
@@ -405,9 +412,12 @@ public final class Namespace implements Closeable {
     if (comps.isEmpty()) {
       throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, "is a directory");
     }
+    // Without overwrite the name is not read first: the create's multi refuses an existing
+    // entry (NODEEXISTS), and only then is it read, for the error. One round trip fewer.
+    boolean optimistic = !options.overwrite();
+    int n = comps.size();
     for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
-      List<Entry> walk = walk(comps);
-      int n = comps.size();
+      List<Entry> walk = walk(optimistic ? comps.subList(0, n - 1) : comps);
       if (walk.size() < n - 1 || (walk.size() == n - 1 && n > 1
           && !walk.get(n - 2).isDirectory())) {
         Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
@@ -443,7 +453,18 @@ public final class Namespace implements Closeable {
       Inode made = createChild(parent, comps.get(n - 1), p,
           id -> Inode.newFile(id, System.currentTimeMillis(), resolved, layout, lease), existing);
       if (made != null) {
+        if (lease != null) {
+          writing.put(made.id(), new Entry(p, parent.inode().id(),
+              zn.entry(parent.inode().id(), parent.inode().buckets(), comps.get(n - 1)), made, 0));
+        }
         return made.status(p);
+      }
+      if (optimistic) {
+        Entry there = read(parent.inode().id(), parent.inode().buckets(), comps.get(n - 1), p);
+        if (there != null) {
+          throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p,
+              there.isDirectory() ? "is a directory" : "file exists");
+        }
       }
     }
     throw conflict(p);
@@ -646,6 +667,7 @@ public final class Namespace implements Closeable {
     if (s.isEmpty()) {
       throw new NamespaceException(NamespaceStatus.INVALID_RENAME, sp, "cannot rename the root");
     }
+    boolean destinationRead = false;
     for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
       List<Entry> sw = walk(s);
       Entry root = rootForChecks();
@@ -661,7 +683,10 @@ public final class Namespace implements Closeable {
         throw new NamespaceException(NamespaceStatus.INVALID_RENAME, Names.join(d),
             "cannot move " + sp + " into itself");
       }
-      List<Entry> dw = walk(d);
+      // First assume the destination does not exist (the common case) and read only its
+      // parent's chain: the multi's create refuses an existing entry (NODEEXISTS), and then
+      // the destination is read and the rules for an existing one apply.
+      List<Entry> dw = destinationRead || d.isEmpty() ? walk(d) : walk(d.subList(0, d.size() - 1));
       List<String> target;
       List<Entry> parentChain; // the destination parent's chain, root excluded
       if (dw.size() == d.size() && !d.isEmpty() && !dw.get(dw.size() - 1).isDirectory()) {
@@ -747,6 +772,9 @@ public final class Namespace implements Closeable {
       }
       if (f.index() == createAt && f.code() == KeeperException.Code.NONODE) {
         ensureBucket(zn.bucket(dstDir, name, dstBuckets));
+      }
+      if (f.index() == createAt && f.code() == KeeperException.Code.NODEEXISTS) {
+        destinationRead = true; // it exists: read it and apply the rules
       }
     }
     throw conflict(sp);
@@ -868,12 +896,27 @@ public final class Namespace implements Closeable {
       throws NamespaceException {
     String p = Names.join(Names.split(path));
     for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
-      Entry e = writerEntry(fileId, p);
-      if (e == null) {
-        e = findChecked(Names.split(p), p, 0);
+      Entry e = attempt == 0 ? writing.remove(fileId) : null;
+      Inode next = null;
+      if (e != null) {
+        try {
+          next = change.apply(e.inode());
+        } catch (NamespaceException stale) {
+          e = null; // judged on what may be stale: read it and judge again
+        }
       }
-      Inode next = change.apply(e.inode());
+      if (e == null) {
+        e = writerEntry(fileId, p);
+        if (e == null) {
+          e = findChecked(Names.split(p), p, 0);
+        }
+        next = change.apply(e.inode());
+      }
       if (write(e, next, also.ops(e.inode(), next), p)) {
+        if (next.lease() != null) {
+          writing.put(fileId, new Entry(e.path(), e.parentId(), e.znode(), next,
+              e.zkVersion() + 1));
+        }
         return next.status(e.path());
       }
     }
@@ -950,6 +993,7 @@ public final class Namespace implements Closeable {
       }
       Inode next = i.withLease(leases.grant());
       if (write(e, next, List.of(leases.createRecord(i.id(), e.znode(), p, next.lease())), p)) {
+        writing.put(i.id(), new Entry(p, e.parentId(), e.znode(), next, e.zkVersion() + 1));
         return next.status(p);
       }
     }
@@ -1193,7 +1237,7 @@ public final class Namespace implements Closeable {
   @Override
   public void close() {
     closed.set(true);
-    gate.unregister(client);
+    gate.unregister();
     cache.close();
   }
 

@@ -91,6 +91,8 @@ class EntryCacheTest extends ZkFixture {
       ns.getStatus("/open");
       assertEquals(before + 1, reads.get(), "an open file is read from the server");
       ns.complete("/open", f.id(), f.version(), 10);
+      // the watch events of the earlier reads may still be on their way: let them land first
+      ns.sync();
       ns.getStatus("/open");
       before = reads.get();
       assertEquals(10, ns.getStatus("/open").length());
