@@ -10,28 +10,28 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** One embedded ZooKeeper and one Curator client per test class; a fresh namespace per test. */
-abstract class ZkFixture {
-  static TestingServer server;
-  static CuratorFramework client;
+public abstract class ZkFixture {
+  protected static TestingServer server;
+  protected static CuratorFramework client;
   private static final AtomicInteger ROOTS = new AtomicInteger();
 
   @BeforeAll
-  static void startServer() throws Exception {
+  public static void startServer() throws Exception {
     server = new TestingServer(true);
     client = newClient();
   }
 
   @AfterAll
-  static void stopServer() throws Exception {
+  public static void stopServer() throws Exception {
     client.close();
     server.close();
   }
 
-  static CuratorFramework newClient() throws InterruptedException {
+  protected static CuratorFramework newClient() throws InterruptedException {
     return newClient(30_000);
   }
 
-  static CuratorFramework newClient(int sessionTimeoutMs) throws InterruptedException {
+  protected static CuratorFramework newClient(int sessionTimeoutMs) throws InterruptedException {
     CuratorFramework c = CuratorFrameworkFactory.builder()
         .connectString(server.getConnectString())
         .sessionTimeoutMs(sessionTimeoutMs)
@@ -46,11 +46,11 @@ abstract class ZkFixture {
   }
 
   /** A namespace under a root of its own, so tests of one class do not see each other. */
-  static Namespace newNamespace() throws NamespaceException {
+  protected static Namespace newNamespace() throws NamespaceException {
     return Namespace.open(client, config());
   }
 
-  static NamespaceConfig config() {
+  protected static NamespaceConfig config() {
     return NamespaceConfig.builder().root("/parityfs/ns" + ROOTS.incrementAndGet()).build();
   }
 }

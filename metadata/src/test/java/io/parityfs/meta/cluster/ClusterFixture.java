@@ -3,53 +3,12 @@ package io.parityfs.meta.cluster;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.ZkFixture;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
-/** One embedded ZooKeeper and one Curator client per test class; a fresh namespace per test. */
-abstract class ClusterFixture {
-  static TestingServer server;
-  static CuratorFramework client;
-  private static final AtomicInteger ROOTS = new AtomicInteger();
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = new TestingServer(true);
-    client = newClient(30_000);
-  }
-
-  @AfterAll
-  static void stopServer() throws Exception {
-    client.close();
-    server.close();
-  }
-
-  static CuratorFramework newClient(int sessionTimeoutMs) throws InterruptedException {
-    CuratorFramework c = CuratorFrameworkFactory.builder()
-        .connectString(server.getConnectString())
-        .sessionTimeoutMs(sessionTimeoutMs)
-        .connectionTimeoutMs(10_000)
-        .retryPolicy(new ExponentialBackoffRetry(100, 10))
-        .build();
-    c.start();
-    if (!c.blockUntilConnected(10, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("no ZooKeeper");
-    }
-    return c;
-  }
-
-  static NamespaceConfig config() {
-    return NamespaceConfig.builder().root("/parityfs/ns" + ROOTS.incrementAndGet()).build();
-  }
-
+/** {@link ZkFixture} with what the cluster-manager tests add. */
+abstract class ClusterFixture extends ZkFixture {
   static Namespace newNamespace(NamespaceConfig config) throws NamespaceException {
     return Namespace.open(client, config);
   }

@@ -146,7 +146,7 @@ class ClusterManagerTest extends ClusterFixture {
     FileStatus closed = ns.getStatus("/ckpt");
     assertFalse(closed.isOpenForWrite());
     assertEquals(2L * (1 << 20) + 12345, closed.length(), "the end of its last stored chunk");
-    assertEquals(1, m.status().leasesRecovered());
+    await("the recovery counted", 20_000, () -> m.status().leasesRecovered() == 1);
     assertTrue(ns.getStatus("/live").isOpenForWrite(), "a live writer keeps its lease");
     assertEquals(live.id(), ns.getStatus("/live").id());
   }

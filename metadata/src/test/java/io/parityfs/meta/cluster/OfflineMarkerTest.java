@@ -10,41 +10,17 @@ import io.parityfs.meta.registry.OnlineRecord;
 import io.parityfs.meta.registry.RegistryCodec;
 import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;
+import io.parityfs.meta.targets.MutableClock;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetRegistry;
 import io.parityfs.meta.targets.TargetRegistryConfig;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 
 class OfflineMarkerTest extends ClusterFixture {
-  /** A clock the test moves. */
-  private static final class TestClock extends Clock {
-    final AtomicLong millis = new AtomicLong(System.currentTimeMillis());
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis.get());
-    }
-  }
-
   private static void register(CuratorFramework c, String node, String target, boolean online)
       throws Exception {
     long now = System.currentTimeMillis();
@@ -69,7 +45,7 @@ class OfflineMarkerTest extends ClusterFixture {
     CuratorFramework liveNode = newClient(30_000);
     try {
       register(liveNode, "node-up", "target-up", true);
-      TestClock clock = new TestClock();
+      MutableClock clock = new MutableClock(System.currentTimeMillis());
       try (TargetRegistry registry = TargetRegistry.open(client, TargetRegistryConfig.builder()
           .offlineTimeout(Duration.ofMinutes(10)).clock(clock).build())) {
         ManagerCounters counters = new ManagerCounters();
@@ -80,7 +56,7 @@ class OfflineMarkerTest extends ClusterFixture {
             registry.target("target-gone").orElseThrow().reachability());
         assertNull(client.checkExists().forPath(ZkPaths.offline("target-gone")));
 
-        clock.millis.addAndGet(Duration.ofMinutes(11).toMillis());
+        clock.advance(Duration.ofMinutes(11));
         task.runOnce(() -> false); // not acting: nothing
         assertNull(client.checkExists().forPath(ZkPaths.offline("target-gone")));
         task.runOnce(() -> true);

@@ -8,14 +8,14 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A clock that moves only when a test moves it. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
   private final AtomicLong millis;
 
-  MutableClock(long startMillis) {
+  public MutableClock(long startMillis) {
     this.millis = new AtomicLong(startMillis);
   }
 
-  void advance(Duration d) {
+  public void advance(Duration d) {
     millis.addAndGet(d.toMillis());
   }
 
