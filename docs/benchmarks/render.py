@@ -18,6 +18,8 @@ Charts written next to the JSON files:
 * ``metadata.svg`` from ``metadata.json``: operations per second of ParityFS
   (ZooKeeper) and HDFS side by side, one group per operation and thread count,
   on a log scale (the listing as entries listed per second).
+* ``client.svg`` from ``client.json``: checkpoint MB/s and small-file rates of
+  ParityFS, RawLocalFileSystem and HDFS side by side (log scale).
 * ``<name>-ratios.svg`` for every other result file ``<name>.json``: one
   horizontal bar per entry of its "ratios" object, with a line at 1.0.
 
@@ -413,6 +415,70 @@ def render_metadata(data: dict) -> str | None:
     return svg_document(height, body)
 
 
+# ---------------------------------------------------------------- client (client.json)
+
+CLIENT_TITLE = "Client through the Hadoop API: ParityFS vs RawLocalFileSystem vs HDFS"
+CLIENT_SIDES = [("parityfs", "ParityFS (3 RAID-6 4+2 nodes)", "#2f6db5"),
+                ("local", "RawLocalFileSystem", "#e0a030"),
+                ("hdfs", "HDFS (MiniDFSCluster, repl. 1)", "#9a9a9a")]
+CLIENT_GROUPS = [("ckpt_write_mbps", "checkpoint write, MB/s"),
+                 ("ckpt_read_mbps", "checkpoint read, MB/s"),
+                 ("small_files_per_s", "small files, files/s (all phases)"),
+                 ("small_create_per_s", "small files: create/s"),
+                 ("small_read_per_s", "small files: read/s"),
+                 ("small_delete_per_s", "small files: delete/s")]
+
+
+def render_client(data: dict) -> str | None:
+    """Grouped bars per workload, one per side, on a log scale (MB/s and files/s differ)."""
+    m = case_values(data.get("metrics"), suffix="")
+    groups = []
+    for key, label in CLIENT_GROUPS:
+        values = {side: m[f"{side}_{key}"] for side, _, _ in CLIENT_SIDES
+                  if m.get(f"{side}_{key}", 0) > 0}
+        if values:
+            groups.append((label, values))
+    if not groups:
+        return None
+    sides = [s for s in CLIENT_SIDES if any(s[0] in vs for _, vs in groups)]
+    all_values = [v for _, vs in groups for v in vs.values()]
+    label_w = max(text_width(label, LABEL_FONT) for label, _ in groups) + 24
+    value_w = max(text_width(fmt(v), VALUE_FONT) for v in all_values) + 12
+    scale = log_scale(min(all_values), max(all_values), 20 + label_w, WIDTH - 20 - value_w)
+    group_h = len(sides) * BAR_H + (len(sides) - 1) * BAR_GAP
+    top = 80
+    bottom = top + len(groups) * (group_h + GROUP_GAP)
+    captions = [f"{data.get('jdk', '?')}, {data.get('date', '?')}, load average "
+                f"{data.get('load_average', '?')}"]
+    if data.get("machine"):
+        captions.append(f"Machine: {data['machine']}")
+    captions.append("All sides durable at close, on one disk; reads after dropping the page "
+                    "cache; one run.")
+    height = bottom + 56 + 16 * len(captions) + 8
+    body = [svg_text(20, 24, CLIENT_TITLE, 17, weight="bold"),
+            *draw_legend([LegendItem(label, colour) for _, label, colour in sides], 20, 54)]
+    for i in range(0, len(groups), 2):
+        y = top + i * (group_h + GROUP_GAP)
+        body.append(svg_rect(0, y, WIDTH, group_h + GROUP_GAP, BAND))
+    body += draw_axis(scale, top, bottom, "MB/s or files/s (log scale, higher is better)")
+    for i, (label, values) in enumerate(groups):
+        y = top + i * (group_h + GROUP_GAP) + GROUP_GAP / 2
+        body.append(svg_text(scale.x0 - 12, y + group_h / 2, label, LABEL_FONT, "end"))
+        labels = []
+        for k, (side, side_label, colour) in enumerate(sides):
+            if side not in values:
+                continue
+            value, by = values[side], y + k * (BAR_H + BAR_GAP)
+            body.append(svg_rect(scale.x0, by, scale(value) - scale.x0, BAR_H, colour,
+                                 f"{label}, {side_label}: {fmt(value)}"))
+            labels.append(svg_text(scale(value) + 4, by + BAR_H / 2, fmt(value),
+                                   VALUE_FONT, halo=True))
+        body += labels
+    body += [svg_text(20, bottom + 58 + 16 * k, line, 11, colour=MUTED)
+             for k, line in enumerate(captions)]
+    return svg_document(height, body)
+
+
 # ---------------------------------------------------------------- generic ratios chart
 
 def render_ratios(data: dict) -> str | None:
@@ -477,6 +543,11 @@ def main() -> int:
         svg = render_metadata(metadata)
         if svg is not None:
             write(HERE / "metadata.svg", svg)
+    client = by_name.get("client.json")
+    if client is not None and client.get("benchmark") == "client":
+        svg = render_client(client)
+        if svg is not None:
+            write(HERE / "client.svg", svg)
     for path, data in results:
         if data["benchmark"] == "codec-cpu":
             continue

@@ -1,0 +1,506 @@
+package io.parityfs.client.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * The client through Hadoop's FileSystem API, against Hadoop's RawLocalFileSystem on the same
+ * disk and an in-process HDFS, in one run, each side alone in turn (its servers started before
+ * and stopped after it):
+ *
+ * <ul>
+ *   <li><b>checkpoint</b>: {@code writers} threads each write one file of {@code fileMiB} MiB in
+ *       4 MiB writes and close it (the baselines hsync first), timed until the last close; the
+ *       page cache is dropped; the same threads read the files back in 4 MiB reads, every byte
+ *       compared. The files are deleted before the next phase (the disk holds one side's
+ *       data at a time).
+ *   <li><b>small files</b>: {@code smallFiles} files of 1-8 KiB in one directory, by 16
+ *       threads: created (written, closed durable), the page cache dropped, read back and
+ *       compared, deleted. The rate is files per second over the three phases together.
+ * </ul>
+ *
+ * Arguments: {@code --quick} (2 writers × 64 MiB, 1,000 small files; writes JSON only with
+ * --out), {@code --writers N}, {@code --file-mib N}, {@code --small-files N},
+ * {@code --threads N} (small files), {@code --chunk-mib N} (ParityFS chunk size, default 8),
+ * {@code --sides parityfs,local,hdfs}, {@code --dir PATH} (default fs-client/target/bench),
+ * {@code --out PATH} (default docs/benchmarks/client.json).
+ */
+public final class ClientBenchmark {
+  private static final int IO = 4 << 20;
+
+  private int writers = 8;
+  private int fileMiB = 512;
+  private int smallFiles = 10_000;
+  private int threads = 16;
+  private int chunkMiB = 8;
+  private List<String> sides = List.of("parityfs", "local", "hdfs");
+  private Path dir = Path.of("fs-client/target/bench");
+  private Path out = Path.of("docs/benchmarks/client.json");
+  private boolean quick;
+  private String command = "mvn -q -pl fs-client -Pbench test-compile exec:exec";
+  private final Map<String, Object> metrics = new LinkedHashMap<>();
+  private String coldRead = "not tried";
+
+  public static void main(String[] args) throws Exception {
+    ClientBenchmark b = new ClientBenchmark();
+    b.parse(args);
+    b.run();
+    System.exit(0); // MiniDFSCluster leaves non-daemon threads behind
+  }
+
+  private void parse(String[] args) {
+    boolean outGiven = false;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--quick" -> {
+          quick = true;
+          writers = 2;
+          fileMiB = 64;
+          smallFiles = 1000;
+        }
+        case "--writers" -> writers = Integer.parseInt(args[++i]);
+        case "--file-mib" -> fileMiB = Integer.parseInt(args[++i]);
+        case "--small-files" -> smallFiles = Integer.parseInt(args[++i]);
+        case "--threads" -> threads = Integer.parseInt(args[++i]);
+        case "--chunk-mib" -> chunkMiB = Integer.parseInt(args[++i]);
+        case "--sides" -> sides = Arrays.asList(args[++i].split(","));
+        case "--dir" -> dir = Path.of(args[++i]);
+        case "--out" -> {
+          out = Path.of(args[++i]);
+          outGiven = true;
+        }
+        default -> throw new IllegalArgumentException("unknown argument " + a
+            + " (see ClientBenchmark's Javadoc)");
+      }
+    }
+    if (quick && !outGiven) {
+      out = null;
+    }
+    if (args.length > 0) {
+      command += " -Dbench.args=\"" + String.join(" ", args) + "\"";
+    }
+  }
+
+  private void run() throws Exception {
+    dir = dir.toAbsolutePath();
+    String loadBefore = loadAverage();
+    log("load %s; %d writers x %d MiB, %d small files by %d threads; sides %s", loadBefore,
+        writers, fileMiB, smallFiles, threads, sides);
+    checkSpace();
+    Map<String, String> described = new LinkedHashMap<>();
+    for (String name : sides) {
+      Path home = dir.resolve(name);
+      deleteTree(home);
+      Files.createDirectories(home);
+      BenchSide side = switch (name) {
+        case "parityfs" -> new ParityFsSide(home, chunkMiB << 20);
+        case "local" -> new LocalSide(home.resolve("data"));
+        case "hdfs" -> new HdfsSide(home);
+        default -> throw new IllegalArgumentException("unknown side " + name);
+      };
+      try {
+        described.put(name, side.describe());
+        checkpoint(side);
+        small(side);
+      } finally {
+        side.close();
+        deleteTree(home);
+      }
+    }
+    String loadAfter = loadAverage();
+    write(described, loadBefore, loadAfter);
+  }
+
+  // ------------------------------------------------------------------ checkpoint
+
+  private void checkpoint(BenchSide side) throws Exception {
+    FileSystem fs = side.fs();
+    org.apache.hadoop.fs.Path d = new org.apache.hadoop.fs.Path(side.root(), "ckpt");
+    fs.mkdirs(d);
+    long fileBytes = (long) fileMiB << 20;
+    byte[][] data = new byte[writers][IO];
+    for (int w = 0; w < writers; w++) {
+      new Random(w).nextBytes(data[w]);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      Phase write = Phase.start(side.name() + " checkpoint write");
+      all(pool, writers, w -> {
+        try (FSDataOutputStream o = fs.create(new org.apache.hadoop.fs.Path(d, "part-" + w))) {
+          byte[] b = data[w];
+          for (long done = 0; done < fileBytes; done += IO) {
+            b[0] = (byte) (done / IO); // each 4 MiB block a little different
+            o.write(b, 0, (int) Math.min(IO, fileBytes - done));
+          }
+          if (side.hsyncBeforeClose()) {
+            o.hsync();
+          }
+        }
+      });
+      long total = fileBytes * writers;
+      write.end(total, side);
+      record(side, "ckpt_write", write, total);
+      dropCaches();
+      Phase read = Phase.start(side.name() + " checkpoint read");
+      all(pool, writers, w -> {
+        byte[] b = new byte[IO];
+        byte[] expect = data[w].clone();
+        try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(d, "part-" + w))) {
+          for (long done = 0; done < fileBytes; done += IO) {
+            int n = (int) Math.min(IO, fileBytes - done);
+            in.readFully(b, 0, n);
+            expect[0] = (byte) (done / IO);
+            if (!Arrays.equals(b, 0, n, expect, 0, n)) {
+              throw new IOException(side.name() + ": part-" + w + " differs in the block at "
+                  + done);
+            }
+          }
+          if (in.read() != -1) {
+            throw new IOException(side.name() + ": part-" + w + " is longer than written");
+          }
+        }
+      });
+      read.end(total, side);
+      record(side, "ckpt_read", read, total);
+    } finally {
+      pool.shutdownNow();
+    }
+    fs.delete(d, true);
+  }
+
+  // ------------------------------------------------------------------ small files
+
+  private void small(BenchSide side) throws Exception {
+    FileSystem fs = side.fs();
+    org.apache.hadoop.fs.Path d = new org.apache.hadoop.fs.Path(side.root(), "small");
+    fs.mkdirs(d);
+    byte[] pool8k = new byte[16 << 10];
+    new Random(42).nextBytes(pool8k);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      Phase create = Phase.start(side.name() + " small create");
+      each(pool, i -> {
+        try (FSDataOutputStream o = fs.create(new org.apache.hadoop.fs.Path(d, "f" + i))) {
+          o.write(pool8k, i % 8192, smallSize(i));
+          if (side.hsyncBeforeClose()) {
+            o.hsync();
+          }
+        }
+      });
+      create.end(0, side);
+      dropCaches();
+      Phase read = Phase.start(side.name() + " small read");
+      each(pool, i -> {
+        byte[] b = new byte[smallSize(i)];
+        try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(d, "f" + i))) {
+          in.readFully(0, b);
+        }
+        if (!Arrays.equals(b, 0, b.length, pool8k, i % 8192, i % 8192 + b.length)) {
+          throw new IOException(side.name() + ": small file " + i + " differs");
+        }
+      });
+      read.end(0, side);
+      Phase delete = Phase.start(side.name() + " small delete");
+      each(pool, i -> {
+        if (!fs.delete(new org.apache.hadoop.fs.Path(d, "f" + i), false)) {
+          throw new IOException(side.name() + ": small file " + i + " was not deleted");
+        }
+      });
+      delete.end(0, side);
+      String s = side.name() + "_small_";
+      metrics.put(s + "create_per_s", round(smallFiles / create.seconds));
+      metrics.put(s + "read_per_s", round(smallFiles / read.seconds));
+      metrics.put(s + "delete_per_s", round(smallFiles / delete.seconds));
+      metrics.put(s + "files_per_s",
+          round(smallFiles / (create.seconds + read.seconds + delete.seconds)));
+      metrics.put(s + "create_disk_kib_per_file",
+          round(create.diskWritten / 1024.0 / Math.max(1, smallFiles)));
+      metrics.put(s + "cpu_cores", round((create.cpu + read.cpu + delete.cpu)
+          / (create.seconds + read.seconds + delete.seconds)));
+    } finally {
+      pool.shutdownNow();
+    }
+    fs.delete(d, true);
+  }
+
+  /** 1 to 8 KiB. */
+  private static int smallSize(int i) {
+    return 1024 + (int) ((i * 2654435761L) % 7169);
+  }
+
+  // ------------------------------------------------------------------ harness
+
+  interface Task {
+    void run(int i) throws Exception;
+  }
+
+  private static void all(ExecutorService pool, int n, Task t) throws Exception {
+    List<Future<?>> fs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int k = i;
+      fs.add(pool.submit(() -> {
+        t.run(k);
+        return null;
+      }));
+    }
+    for (Future<?> f : fs) {
+      f.get();
+    }
+  }
+
+  private void each(ExecutorService pool, Task t) throws Exception {
+    AtomicInteger next = new AtomicInteger();
+    all(pool, threads, x -> {
+      int i;
+      while ((i = next.getAndIncrement()) < smallFiles) {
+        t.run(i);
+      }
+    });
+  }
+
+  /** A timed phase: wall time, this process's CPU time, the disk's sectors moved. */
+  private static final class Phase {
+    final String name;
+    final long t0;
+    final long cpu0;
+    final long[] disk0;
+    double seconds;
+    double cpu;
+    long diskWritten;
+    long diskRead;
+
+    private Phase(String name) {
+      this.name = name;
+      this.disk0 = diskSectors();
+      this.cpu0 = processCpuNanos();
+      this.t0 = System.nanoTime();
+    }
+
+    static Phase start(String name) {
+      return new Phase(name);
+    }
+
+    void end(long bytes, BenchSide side) {
+      seconds = (System.nanoTime() - t0) / 1e9;
+      cpu = (processCpuNanos() - cpu0) / 1e9;
+      long[] d = diskSectors();
+      diskRead = (d[0] - disk0[0]) * 512;
+      diskWritten = (d[1] - disk0[1]) * 512;
+      log("%s: %.2f s%s, %.2f cores, disk %,d MB written, %,d MB read", name, seconds,
+          bytes > 0 ? String.format(" (%.0f MB/s)", bytes / seconds / 1e6) : "",
+          cpu / seconds, diskWritten / 1_000_000, diskRead / 1_000_000);
+    }
+  }
+
+  private void record(BenchSide side, String what, Phase p, long bytes) {
+    String s = side.name() + "_" + what;
+    metrics.put(s + "_mbps", round(bytes / p.seconds / 1e6));
+    metrics.put(s + "_cpu_cores", round(p.cpu / p.seconds));
+    metrics.put(s + "_disk_mbps", round((what.endsWith("write") ? p.diskWritten : p.diskRead)
+        / p.seconds / 1e6));
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** Sectors read and written by the block device holding the bench folder (0s if unknown). */
+  private static long[] diskSectors() {
+    try {
+      String dev = diskDevice();
+      if (dev == null) {
+        return new long[2];
+      }
+      String[] f = Files.readString(Path.of("/sys/block", dev, "stat")).trim().split("\\s+");
+      return new long[] {Long.parseLong(f[2]), Long.parseLong(f[6])};
+    } catch (IOException | RuntimeException e) {
+      return new long[2];
+    }
+  }
+
+  private static String diskDevice() throws IOException {
+    try (Stream<Path> s = Files.list(Path.of("/sys/block"))) {
+      return s.map(p -> p.getFileName().toString())
+          .filter(n -> !n.startsWith("loop") && !n.startsWith("ram") && !n.startsWith("zram"))
+          .sorted().findFirst().orElse(null);
+    }
+  }
+
+  /** Drops the page cache so reads come from the disk (needs root). */
+  private void dropCaches() throws InterruptedException {
+    try {
+      Process p = new ProcessBuilder("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+          .redirectErrorStream(true).start();
+      String msg = new String(p.getInputStream().readAllBytes()).trim();
+      if (p.waitFor() == 0) {
+        coldRead = "page cache dropped before every read phase (sync; echo 3 > "
+            + "/proc/sys/vm/drop_caches); the VM's host may still cache the virtual disk";
+      } else {
+        coldRead = "could not drop the page cache (" + msg + "): reads may be warm";
+      }
+    } catch (IOException e) {
+      coldRead = "could not drop the page cache (" + e.getMessage() + "): reads may be warm";
+    }
+  }
+
+  private void checkSpace() throws IOException {
+    Files.createDirectories(dir);
+    long free = Files.getFileStore(dir).getUsableSpace();
+    long need = (long) (1.5 * writers * ((long) fileMiB << 20)) + (2L << 30);
+    log("free space at %s: %.1f GiB, largest side needs ~%.1f GiB", dir,
+        free / (double) (1L << 30), need / (double) (1L << 30));
+    if (free < need) {
+      throw new IllegalStateException("not enough free space in " + dir + ": " + free
+          + " bytes free, " + need + " needed; use --file-mib or --writers");
+    }
+  }
+
+  // ------------------------------------------------------------------ output
+
+  private void write(Map<String, String> described, String loadBefore, String loadAfter)
+      throws IOException {
+    Map<String, Object> ratios = new LinkedHashMap<>();
+    ratio(ratios, "ckpt_write_vs_local", "parityfs_ckpt_write_mbps", "local_ckpt_write_mbps");
+    ratio(ratios, "ckpt_read_vs_local", "parityfs_ckpt_read_mbps", "local_ckpt_read_mbps");
+    ratio(ratios, "ckpt_write_vs_hdfs", "parityfs_ckpt_write_mbps", "hdfs_ckpt_write_mbps");
+    ratio(ratios, "ckpt_read_vs_hdfs", "parityfs_ckpt_read_mbps", "hdfs_ckpt_read_mbps");
+    ratio(ratios, "smallfiles_vs_hdfs", "parityfs_small_files_per_s", "hdfs_small_files_per_s");
+    ratio(ratios, "smallfiles_vs_local", "parityfs_small_files_per_s",
+        "local_small_files_per_s");
+    if (metrics.get("parityfs_ckpt_write_disk_mbps") instanceof Number) {
+      ratio(ratios, "ckpt_write_disk_vs_local", "parityfs_ckpt_write_disk_mbps",
+          "local_ckpt_write_disk_mbps");
+    }
+    StringBuilder json = new StringBuilder("{\n");
+    field(json, "benchmark", "client", 1);
+    field(json, "command", command, 1);
+    field(json, "date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), 1);
+    field(json, "jdk", System.getProperty("java.vm.name") + " "
+        + System.getProperty("java.vm.version"), 1);
+    field(json, "machine", machine(), 1);
+    field(json, "load_average", loadBefore + " before, " + loadAfter + " after", 1);
+    for (var e : described.entrySet()) {
+      field(json, e.getKey(), e.getValue(), 1);
+    }
+    field(json, "cold_reads", coldRead, 1);
+    field(json, "method", String.format(Locale.ROOT, "each side alone in turn (%s), started "
+        + "before and stopped after its phases, all through the Hadoop FileSystem API: "
+        + "checkpoint = %d threads each writing one %d MiB file in 4 MiB writes, durable at "
+        + "close (baselines hsync first), timed to the last close; page cache dropped; the "
+        + "files read back by %d threads in 4 MiB readFully calls, every byte compared; small "
+        + "files = %d files of 1-8 KiB in one directory by %d threads: create+write+close, "
+        + "page cache dropped, open+read+compare, delete; files_per_s = files / (the three "
+        + "phases' time); disk_mbps from /sys/block/*/stat over the phase (includes the "
+        + "RAID parity and the file systems' journals); cpu_cores = this JVM's CPU time / wall "
+        + "time (servers included: all sides run in this JVM)", String.join(", ", sides),
+        writers, fileMiB, writers, smallFiles, threads), 1);
+    json.append("  \"metrics\" : {\n");
+    map(json, metrics);
+    json.append("  },\n  \"ratios\" : {\n");
+    map(json, ratios);
+    json.append("  }\n}\n");
+    System.out.print(json);
+    if (out != null) {
+      Files.createDirectories(out.toAbsolutePath().getParent());
+      Files.writeString(out, json);
+      log("wrote %s", out);
+    }
+  }
+
+  private void ratio(Map<String, Object> ratios, String name, String a, String b) {
+    if (metrics.get(a) instanceof Number x && metrics.get(b) instanceof Number y
+        && y.doubleValue() > 0) {
+      ratios.put(name, Math.round(x.doubleValue() / y.doubleValue() * 1000) / 1000.0);
+    }
+  }
+
+  private static void field(StringBuilder json, String k, String v, int indent) {
+    json.append("  ".repeat(indent)).append(quote(k)).append(" : ").append(quote(v))
+        .append(",\n");
+  }
+
+  private static void map(StringBuilder json, Map<String, Object> m) {
+    int i = 0;
+    for (var e : m.entrySet()) {
+      json.append("    ").append(quote(e.getKey())).append(" : ").append(e.getValue())
+          .append(++i < m.size() ? ",\n" : "\n");
+    }
+  }
+
+  private static String quote(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        default -> b.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+      }
+    }
+    return b.append('"').toString();
+  }
+
+  private static double round(double v) {
+    return v >= 100 ? Math.round(v) : Math.round(v * 1000) / 1000.0;
+  }
+
+  private static String machine() {
+    String cpu = "unknown CPU";
+    try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+      cpu = lines.filter(l -> l.startsWith("model name")).findFirst()
+          .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
+    } catch (IOException e) {
+      // keep "unknown"
+    }
+    long mem = ((com.sun.management.OperatingSystemMXBean) ManagementFactory
+        .getOperatingSystemMXBean()).getTotalMemorySize();
+    return String.format(Locale.ROOT, "%s, %d cores, %.1f GiB RAM", cpu,
+        Runtime.getRuntime().availableProcessors(), mem / (double) (1L << 30));
+  }
+
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  private static void log(String fmt, Object... args) {
+    System.out.printf(Locale.ROOT, "[%s] %s%n", Instant.now().truncatedTo(ChronoUnit.SECONDS),
+        String.format(Locale.ROOT, fmt, args));
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path q : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(q);
+      }
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package io.parityfs.cli;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** What the target registry shows: df, nodes, targets. */
+final class ClusterCommands {
+  private ClusterCommands() {}
+
+  static List<TargetInfo> sortedTargets(ParityClient c) {
+    List<TargetInfo> all = new ArrayList<>(c.registry().targets());
+    all.sort(Comparator.comparing(TargetInfo::nodeId).thenComparing(TargetInfo::name)
+        .thenComparing(TargetInfo::id));
+    return all;
+  }
+
+  /** {@code df [-h]}. */
+  @Command(name = "df", description = "Capacity and free space per pool, from the target"
+      + " registry.")
+  static final class Df extends CliCommand {
+    @Option(names = "-h", description = "sizes in KiB, MiB, ...")
+    boolean human;
+
+    @Override
+    void run(Session s) throws CliException {
+      Map<String, long[]> pools = new TreeMap<>(); // targets, online, capacity, free
+      long[] total = new long[4];
+      for (TargetInfo t : s.client().registry().targets()) {
+        long[] p = pools.computeIfAbsent(t.pool(), k -> new long[4]);
+        for (long[] a : new long[][] {p, total}) {
+          a[0]++;
+          a[1] += t.reachability() == Reachability.ONLINE ? 1 : 0;
+          a[2] += t.capacityBytes();
+          a[3] += t.freeBytes();
+        }
+      }
+      if (s.json()) {
+        List<Object> list = new ArrayList<>();
+        pools.forEach((name, a) -> list.add(json(name, a)));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("pools", list);
+        m.put("total", json(null, total));
+        s.printJson(m);
+        return;
+      }
+      Table t = new Table("lrrrrrr");
+      t.row("POOL", "TARGETS", "ONLINE", "SIZE", "USED", "AVAILABLE", "USE%");
+      pools.forEach((name, a) -> row(t, name, a));
+      row(t, "total", total);
+      t.print(s.out());
+    }
+
+    private void row(Table t, String name, long[] a) {
+      long used = Math.max(0, a[2] - a[3]);
+      t.row(name, a[0], a[1], Sizes.of(a[2], human), Sizes.of(used, human),
+          Sizes.of(a[3], human), a[2] == 0 ? "-" : String.format(Locale.ROOT, "%.0f%%",
+              100.0 * used / a[2]));
+    }
+
+    private static Map<String, Object> json(String pool, long[] a) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      if (pool != null) {
+        m.put("pool", pool);
+      }
+      m.put("targets", a[0]);
+      m.put("online", a[1]);
+      m.put("capacityBytes", a[2]);
+      m.put("usedBytes", Math.max(0, a[2] - a[3]));
+      m.put("freeBytes", a[3]);
+      return m;
+    }
+  }
+
+  /** {@code nodes}. */
+  @Command(name = "nodes", description = "Storage nodes: id, address, state, targets, version"
+      + " (asked of each online node).")
+  static final class Nodes extends CliCommand {
+    @Override
+    void run(Session s) throws CliException {
+      ParityClient c = s.client();
+      Map<String, List<TargetInfo>> byNode = new TreeMap<>();
+      for (TargetInfo t : sortedTargets(c)) {
+        byNode.computeIfAbsent(t.nodeId(), k -> new ArrayList<>()).add(t);
+      }
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (Map.Entry<String, List<TargetInfo>> e : byNode.entrySet()) {
+        List<TargetInfo> ts = e.getValue();
+        Reachability state = ts.stream().map(TargetInfo::reachability)
+            .min(Comparator.naturalOrder()).orElse(Reachability.OFFLINE);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("nodeId", e.getKey());
+        m.put("address", ts.get(0).address());
+        m.put("state", state.name());
+        m.put("targets", ts.stream().map(TargetInfo::id).toList());
+        m.put("version", state == Reachability.ONLINE ? version(c, ts.get(0)) : null);
+        rows.add(m);
+      }
+      if (s.json()) {
+        s.printJson(rows);
+        return;
+      }
+      Table t = new Table("lllrl");
+      t.row("NODE", "ADDRESS", "STATE", "TARGETS", "VERSION");
+      for (Map<String, Object> m : rows) {
+        t.row(m.get("nodeId"), m.get("address"), m.get("state"),
+            ((List<?>) m.get("targets")).size(), m.get("version"));
+      }
+      t.print(s.out());
+    }
+
+    private static String version(ParityClient c, TargetInfo t) {
+      try {
+        return Json.MAPPER.readTree(c.nodes().nodeInfo(t.socketAddress())).path("version")
+            .asText(null);
+      } catch (IOException e) {
+        return null; // registered but not answering: the state column says ONLINE, version "-"
+      }
+    }
+  }
+
+  /** {@code targets [-h]}. */
+  @Command(name = "targets", description = "Storage targets with their states: reachability"
+      + " (ONLINE, PROBABLY_OFFLINE, OFFLINE) and consistency (GOOD, DEGRADED, REBUILDING,"
+      + " FAILED).")
+  static final class Targets extends CliCommand {
+    @Option(names = "-h", description = "sizes in KiB, MiB, ...")
+    boolean human;
+
+    @Override
+    void run(Session s) throws CliException {
+      List<TargetInfo> all = sortedTargets(s.client());
+      if (s.json()) {
+        s.printJson(all.stream().map(Json::target).toList());
+        return;
+      }
+      Table t = new Table("llllllrrll");
+      t.row("TARGET", "NODE", "ADDRESS", "NAME", "POOL", "PROTECTION", "SIZE", "FREE",
+          "REACHABILITY", "CONSISTENCY");
+      for (TargetInfo i : all) {
+        t.row(i.id(), i.nodeId(), i.address(), i.name(), i.pool(), i.protection(),
+            Sizes.of(i.capacityBytes(), human), Sizes.of(i.freeBytes(), human),
+            i.reachability() + (i.offlineReason().isEmpty() ? "" : " (" + i.offlineReason()
+                + ")"), i.consistency());
+      }
+      t.print(s.out());
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package io.parityfs.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.TargetInfo;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The JSON shapes of {@code --json}: field names are part of the documented output. */
+final class Json {
+  static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private Json() {}
+
+  static Map<String, Object> status(FileStatus f) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("path", f.path());
+    m.put("type", f.type().name());
+    m.put("id", f.id());
+    m.put("length", f.length());
+    m.put("version", f.version());
+    m.put("modificationTime", f.modificationTime());
+    m.put("accessTime", f.accessTime());
+    m.put("owner", f.owner());
+    m.put("group", f.group());
+    m.put("permission", Modes.octal(f.permission()));
+    m.put("layout", layout(f.layout()));
+    m.put("writer", f.writer());
+    return m;
+  }
+
+  static Map<String, Object> layout(Layout l) {
+    if (l == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("chunkSize", l.chunkSize());
+    m.put("stripeCount", l.stripeCount());
+    m.put("protection", l.protection());
+    m.put("pool", l.pool());
+    m.put("mirrorCount", l.mirrorCount());
+    m.put("targets", l.targets());
+    return m;
+  }
+
+  static Map<String, Object> target(TargetInfo t) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", t.id());
+    m.put("nodeId", t.nodeId());
+    m.put("address", t.address());
+    m.put("name", t.name());
+    m.put("pool", t.pool());
+    m.put("protection", t.protection());
+    m.put("capacityBytes", t.capacityBytes());
+    m.put("freeBytes", t.freeBytes());
+    m.put("reachability", t.reachability().name());
+    m.put("consistency", t.consistency().name());
+    m.put("updated", t.updated() == null ? null : t.updated().toEpochMilli());
+    m.put("offlineReason", t.offlineReason());
+    return m;
+  }
+}

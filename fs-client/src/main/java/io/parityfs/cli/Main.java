@@ -1,0 +1,65 @@
+package io.parityfs.cli;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine;
+
+/**
+ * {@code parityfs}: the command line's entry point ({@code bin/parityfs} runs it). Exits with an
+ * {@link ExitStatus} code.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    int rc = run(args, System.in, System.out, System.err, System.console() != null);
+    System.out.flush();
+    System.exit(rc);
+  }
+
+  /** Runs one command line; what it prints goes to {@code out} and {@code err}. */
+  static int run(String[] args, InputStream in, PrintStream out, PrintStream err,
+      boolean terminal) {
+    return commandLine(in, out, err, terminal).execute(args);
+  }
+
+  static CommandLine commandLine(InputStream in, OutputStream out, PrintStream err,
+      boolean terminal) {
+    CommandLine cl = new CommandLine(new ParityFsCommand(in, out, terminal));
+    cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+    cl.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
+    Map<String, String> codes = new LinkedHashMap<>();
+    for (ExitStatus s : ExitStatus.values()) {
+      codes.put(Integer.toString(s.code()), s.meaning());
+    }
+    cl.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n")
+        .exitCodeList(codes);
+    cl.setParameterExceptionHandler(Main::usageError);
+    cl.setExecutionExceptionHandler((e, c, parsed) -> {
+      c.getErr().println("parityfs: " + c.getCommandName() + ": INTERNAL: " + e);
+      if (System.getenv("PARITYFS_DEBUG") != null) {
+        e.printStackTrace(c.getErr());
+      }
+      c.getErr().flush();
+      return ExitStatus.FAILED.code();
+    });
+    return cl;
+  }
+
+  private static int usageError(CommandLine.ParameterException e, String[] args) {
+    CommandLine c = e.getCommandLine();
+    PrintWriter err = c.getErr();
+    boolean top = c.getParent() == null;
+    err.println("parityfs: " + (top ? "" : c.getCommandName() + ": ") + e.getMessage());
+    CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+    err.println("Try 'parityfs " + (top ? "" : c.getCommandName() + " ") + "--help'.");
+    err.flush();
+    return ExitStatus.USAGE.code();
+  }
+}

@@ -1,0 +1,367 @@
+package io.parityfs.cli;
+
+import io.parityfs.meta.DirectoryPage;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The namespace commands that move no file data: ls, stat, mkdir, rm, mv, du. */
+final class NamespaceCommands {
+  static final int PAGE = 1000;
+  private static final DateTimeFormatter MTIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneId.systemDefault());
+
+  private NamespaceCommands() {}
+
+  /** The status of {@code path}, or null when it does not exist. */
+  static FileStatus statusOrNull(Namespace ns, String path) throws NamespaceException {
+    try {
+      return ns.getStatus(path);
+    } catch (NamespaceException e) {
+      if (e.status() == NamespaceStatus.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /** {@code dir/name} without doubling the slash of the root. */
+  static String child(String dir, String name) {
+    return dir.endsWith("/") ? dir + name : dir + "/" + name;
+  }
+
+  /** Calls {@code visit} for each entry of directory {@code path}, a page at a time. */
+  static void forEachEntry(Namespace ns, String path, EntryVisitor visit)
+      throws NamespaceException, CliException {
+    String after = null;
+    do {
+      DirectoryPage p = ns.list(path, after, PAGE);
+      visit.page(p.entries());
+      after = p.next();
+    } while (after != null);
+  }
+
+  interface EntryVisitor {
+    void page(List<FileStatus> entries) throws NamespaceException, CliException;
+  }
+
+  /** {@code ls [-l] [-R] [-d] [-h] [PATH...]}. */
+  @Command(name = "ls", description = "List directories (a file lists as itself).")
+  static final class Ls extends CliCommand {
+    @Option(names = "-l", description = "long format: mode, owner, group, size, mtime, path")
+    boolean long_;
+
+    @Option(names = "-R", description = "recursive")
+    boolean recursive;
+
+    @Option(names = "-d", description = "list directories themselves, not their entries")
+    boolean directory;
+
+    @Option(names = "-h", description = "sizes in KiB, MiB, ...")
+    boolean human;
+
+    @Parameters(paramLabel = "PATH", arity = "0..*", defaultValue = "/",
+        description = "namespace paths (default /)")
+    List<String> paths;
+
+    private boolean firstJson = true;
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      if (s.json()) {
+        s.out().print("[");
+      }
+      for (String path : paths) {
+        each(s, path, () -> {
+          FileStatus st = ns.getStatus(path);
+          if (st.isDirectory() && !directory) {
+            list(s, ns, st.path());
+          } else {
+            emit(s, List.of(st));
+          }
+        });
+      }
+      if (s.json()) {
+        s.out().println("]");
+      }
+      s.out().flush();
+    }
+
+    private void list(Session s, Namespace ns, String dir) throws NamespaceException,
+        CliException {
+      forEachEntry(ns, dir, page -> {
+        if (!recursive) {
+          emit(s, page);
+          return;
+        }
+        for (FileStatus f : page) { // pre-order: an entry, then what is under it
+          emit(s, List.of(f));
+          if (f.isDirectory()) {
+            list(s, ns, f.path());
+          }
+        }
+      });
+    }
+
+    private void emit(Session s, List<FileStatus> entries) throws CliException {
+      PrintWriter out = s.out();
+      if (s.json()) {
+        for (FileStatus f : entries) {
+          out.print(firstJson ? "" : ",");
+          firstJson = false;
+          try {
+            out.print(Json.MAPPER.writeValueAsString(Json.status(f)));
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+        return;
+      }
+      if (!long_) {
+        entries.forEach(f -> out.println(f.path()));
+        return;
+      }
+      Table t = new Table("lllrll", 10, 8, 10, 10, 16);
+      for (FileStatus f : entries) {
+        t.row(Modes.symbolic(f.isDirectory(), f.permission()), f.owner(), f.group(),
+            Sizes.of(f.length(), human), MTIME.format(Instant.ofEpochMilli(f.modificationTime())),
+            f.path());
+      }
+      t.print(out);
+    }
+  }
+
+  /** {@code stat PATH...}. */
+  @Command(name = "stat", description = "Show every attribute of paths, layout included.")
+  static final class Stat extends CliCommand {
+    @Parameters(paramLabel = "PATH", arity = "1..*")
+    List<String> paths;
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      for (String path : paths) {
+        each(s, path, () -> {
+          FileStatus f = ns.getStatus(path);
+          if (s.json()) {
+            s.printJson(Json.status(f));
+            return;
+          }
+          PrintWriter out = s.out();
+          out.println("path:        " + f.path());
+          out.println("type:        " + f.type());
+          out.println("id:          " + f.id());
+          out.println("length:      " + f.length() + " (" + Sizes.human(f.length()) + ")");
+          out.println("version:     " + f.version());
+          out.println("modified:    " + Instant.ofEpochMilli(f.modificationTime()) + " ("
+              + f.modificationTime() + ")");
+          out.println("accessed:    " + Instant.ofEpochMilli(f.accessTime()) + " ("
+              + f.accessTime() + ")");
+          out.println("owner:       " + f.owner());
+          out.println("group:       " + f.group());
+          out.println("permission:  " + Modes.octal(f.permission()) + " ("
+              + Modes.symbolic(f.isDirectory(), f.permission()) + ")");
+          StripeCommands.printLayout(out, f, "layout:      ", null);
+          out.println("writer:      " + (f.writer() == null ? "- (closed)" : f.writer()));
+          out.flush();
+        });
+      }
+    }
+  }
+
+  /** {@code mkdir [-p] PATH...}. */
+  @Command(name = "mkdir", description = "Make directories.")
+  static final class Mkdir extends CliCommand {
+    @Option(names = "-p", description = "make parents as needed; no error if it exists")
+    boolean parents;
+
+    @Parameters(paramLabel = "PATH", arity = "1..*")
+    List<String> paths;
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      for (String path : paths) {
+        each(s, path, () -> {
+          if (!parents) {
+            if (statusOrNull(ns, path) != null) {
+              throw new CliException(ExitStatus.EXISTS, path, "ALREADY_EXISTS: file exists");
+            }
+            int slash = path.lastIndexOf('/');
+            String parent = slash <= 0 ? "/" : path.substring(0, slash);
+            FileStatus p = statusOrNull(ns, parent);
+            if (p == null) {
+              throw new CliException(ExitStatus.NOT_FOUND, path,
+                  "NOT_FOUND: parent " + parent + " does not exist (use -p)");
+            }
+            if (!p.isDirectory()) {
+              throw new CliException(ExitStatus.FAILED, path,
+                  "PARENT_NOT_DIRECTORY: " + parent + " is a file");
+            }
+          }
+          ns.mkdirs(path);
+        });
+      }
+    }
+  }
+
+  /** {@code rm [-r] [-f] PATH...}. */
+  @Command(name = "rm", description = "Remove files, and directories with -r.")
+  static final class Rm extends CliCommand {
+    @Option(names = {"-r", "-R"}, description = "remove directories and what they hold")
+    boolean recursive;
+
+    @Option(names = "-f", description = "no error when a path does not exist")
+    boolean force;
+
+    @Parameters(paramLabel = "PATH", arity = "1..*")
+    List<String> paths;
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      for (String path : paths) {
+        each(s, path, () -> {
+          FileStatus f = statusOrNull(ns, path);
+          if (f == null) {
+            if (!force) {
+              throw new CliException(ExitStatus.NOT_FOUND, path,
+                  "NOT_FOUND: no such file or directory");
+            }
+            return;
+          }
+          if (f.isDirectory() && !recursive) {
+            throw new CliException(ExitStatus.FAILED, path,
+                "IS_A_DIRECTORY: is a directory (use -r)");
+          }
+          if (!ns.delete(path, recursive)) {
+            if (f.path().equals("/")) {
+              throw new CliException(ExitStatus.FAILED, path, "INVALID_PATH: the root is"
+                  + " never removed");
+            }
+            if (!force) {
+              throw new CliException(ExitStatus.NOT_FOUND, path,
+                  "NOT_FOUND: no such file or directory");
+            }
+          }
+        });
+      }
+    }
+  }
+
+  /** {@code mv SRC... DST}. */
+  @Command(name = "mv", description = "Rename or move; into DST when it is a directory.")
+  static final class Mv extends CliCommand {
+    @Parameters(paramLabel = "SRC... DST", arity = "2..*",
+        description = "sources, then the destination")
+    List<String> all;
+
+    @Override
+    void run(Session s) throws CliException, IOException {
+      Namespace ns = s.client().namespace();
+      String dst = all.get(all.size() - 1);
+      List<String> sources = all.subList(0, all.size() - 1);
+      if (sources.size() > 1) {
+        FileStatus d = statusOrNull(ns, dst);
+        if (d == null || !d.isDirectory()) {
+          throw new CliException(ExitStatus.FAILED, dst,
+              "NOT_A_DIRECTORY: moving several sources needs an existing directory");
+        }
+      }
+      for (String src : sources) {
+        each(s, src, () -> ns.rename(src, dst));
+      }
+    }
+  }
+
+  /** {@code du [-s] [-h] PATH...}. */
+  @Command(name = "du", description = "Sum of file lengths: of each entry of a directory, or"
+      + " of each path with -s.")
+  static final class Du extends CliCommand {
+    @Option(names = "-s", description = "one total per path")
+    boolean summary;
+
+    @Option(names = "-h", description = "sizes in KiB, MiB, ...")
+    boolean human;
+
+    @Parameters(paramLabel = "PATH", arity = "0..*", defaultValue = "/")
+    List<String> paths;
+
+    record Usage(String path, long length, long files, long directories) {}
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      List<Usage> rows = new ArrayList<>();
+      for (String path : paths) {
+        each(s, path, () -> {
+          FileStatus f = ns.getStatus(path);
+          if (summary || !f.isDirectory()) {
+            rows.add(usage(ns, f));
+          } else {
+            forEachEntry(ns, f.path(), page -> {
+              for (FileStatus e : page) {
+                rows.add(usage(ns, e));
+              }
+            });
+          }
+        });
+      }
+      if (s.json()) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Usage u : rows) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("path", u.path());
+          m.put("length", u.length());
+          m.put("files", u.files());
+          m.put("directories", u.directories());
+          out.add(m);
+        }
+        s.printJson(out);
+        return;
+      }
+      Table t = new Table("rl");
+      rows.forEach(u -> t.row(Sizes.of(u.length(), human), u.path()));
+      t.print(s.out());
+    }
+
+    private static Usage usage(Namespace ns, FileStatus f) throws NamespaceException,
+        CliException {
+      if (!f.isDirectory()) {
+        return new Usage(f.path(), f.length(), 1, 0);
+      }
+      long[] sum = {0, 0, 1};
+      walk(ns, f.path(), sum);
+      return new Usage(f.path(), sum[0], sum[1], sum[2]);
+    }
+
+    private static void walk(Namespace ns, String dir, long[] sum) throws NamespaceException,
+        CliException {
+      forEachEntry(ns, dir, page -> {
+        for (FileStatus e : page) {
+          if (e.isDirectory()) {
+            sum[2]++;
+            walk(ns, e.path(), sum);
+          } else {
+            sum[0] += e.length();
+            sum[1]++;
+          }
+        }
+      });
+    }
+  }
+}

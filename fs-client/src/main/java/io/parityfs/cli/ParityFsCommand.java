@@ -1,0 +1,107 @@
+package io.parityfs.cli;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code parityfs}: the top command. Holds the global options (inherited by every subcommand, so
+ * they may come before or after its name) and the output streams of this run; each subcommand
+ * opens a {@link Session} from them.
+ */
+@Command(name = "parityfs", mixinStandardHelpOptions = true,
+    versionProvider = ParityFsCommand.Version.class,
+    description = "ParityFS command line: namespace commands and cluster administration.",
+    subcommands = {
+        NamespaceCommands.Ls.class, NamespaceCommands.Stat.class, DataCommands.Put.class,
+        DataCommands.Get.class, DataCommands.Cat.class, NamespaceCommands.Mkdir.class,
+        NamespaceCommands.Rm.class, NamespaceCommands.Mv.class, NamespaceCommands.Du.class,
+        ClusterCommands.Df.class, StripeCommands.SetStripe.class, StripeCommands.GetStripe.class,
+        ClusterCommands.Nodes.class, ClusterCommands.Targets.class, DriveCommands.Drives.class,
+        DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,
+        DriveCommands.Rebuild.class, DriveCommands.Scrub.class},
+    footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",
+        "  parityfs: <command>: <path or target>: <STATUS>: <message>",
+        "See docs/cli.md for every command, its output and --json."})
+final class ParityFsCommand implements Callable<Integer> {
+  @Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--zookeeper", scope = ScopeType.INHERIT, paramLabel = "<host:port,..>",
+      defaultValue = "${env:PARITYFS_ZOOKEEPER:-localhost:2181}",
+      description = "the cluster's ZooKeeper ensemble (env PARITYFS_ZOOKEEPER; default"
+          + " ${DEFAULT-VALUE})")
+  String zooKeeper;
+
+  @Option(names = "--chroot", scope = ScopeType.INHERIT, paramLabel = "<znode>",
+      defaultValue = "${env:PARITYFS_CHROOT:-}",
+      description = "the cluster's ZooKeeper chroot, e.g. /prod (env PARITYFS_CHROOT)")
+  String chroot;
+
+  @Option(names = "--digest-file", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_DIGEST_FILE}",
+      description = "a file holding the ZooKeeper digest user:password (env"
+          + " PARITYFS_DIGEST_FILE)")
+  Path digestFile;
+
+  @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "<name>",
+      defaultValue = "${sys:user.name}",
+      description = "act as this user (default: the OS user, ${DEFAULT-VALUE})")
+  String user;
+
+  @Option(names = "--groups", scope = ScopeType.INHERIT, split = ",", paramLabel = "<group>",
+      description = "the user's groups, the first its primary group (default: the OS groups of"
+          + " the user from `id -Gn`, or none)")
+  List<String> groups;
+
+  @Option(names = "--umask", scope = ScopeType.INHERIT, paramLabel = "<octal>",
+      defaultValue = "022", description = "umask of what is created (default ${DEFAULT-VALUE})")
+  String umask;
+
+  @Option(names = "--connect-timeout", scope = ScopeType.INHERIT, paramLabel = "<seconds>",
+      defaultValue = "15",
+      description = "how long to wait for ZooKeeper (default ${DEFAULT-VALUE} s)")
+  double connectTimeoutSeconds;
+
+  @Option(names = "--json", scope = ScopeType.INHERIT,
+      description = "machine-readable output: one JSON document per line")
+  boolean json;
+
+  private final InputStream in;
+  /** Raw standard output (cat), beside the command line's writer. */
+  private final OutputStream rawOut;
+  private final boolean terminal;
+
+  ParityFsCommand(InputStream in, OutputStream rawOut, boolean terminal) {
+    this.in = in;
+    this.rawOut = rawOut;
+    this.terminal = terminal;
+  }
+
+  /** A session for a subcommand of this run; the caller closes it. */
+  Session open(CommandLine sub) {
+    return new Session(this, in, sub.getOut(), sub.getErr(), rawOut, terminal);
+  }
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return ExitStatus.USAGE.code();
+  }
+
+  /** The version of the jar, "dev" when run from classes. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = ParityFsCommand.class.getPackage().getImplementationVersion();
+      return new String[] {"parityfs " + (v == null ? "dev" : v)};
+    }
+  }
+}

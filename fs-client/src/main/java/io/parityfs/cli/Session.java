@@ -1,0 +1,169 @@
+package io.parityfs.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.parityfs.client.ClientConfig;
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.ZooKeeperSettings;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One command's run: its output streams, whether stdout is a terminal, {@code --json}, and the
+ * cluster connection (a {@link ParityClient}, connected on first use, closed with the session).
+ * Not thread-safe: one command, one thread.
+ */
+final class Session implements Closeable {
+  private final ParityFsCommand options;
+  private final InputStream in;
+  private final PrintWriter out;
+  private final PrintWriter err;
+  private final OutputStream rawOut;
+  private final boolean terminal;
+  private ParityClient client;
+
+  Session(ParityFsCommand options, InputStream in, PrintWriter out, PrintWriter err,
+      OutputStream rawOut, boolean terminal) {
+    this.options = options;
+    this.in = in;
+    this.out = out;
+    this.err = err;
+    this.rawOut = rawOut;
+    this.terminal = terminal;
+  }
+
+  /** Standard input (put -). */
+  InputStream in() {
+    return in;
+  }
+
+  PrintWriter out() {
+    return out;
+  }
+
+  PrintWriter err() {
+    return err;
+  }
+
+  /** Standard output as bytes (flush {@link #out()} first). */
+  OutputStream rawOut() {
+    out.flush();
+    return rawOut;
+  }
+
+  /** Whether standard output is a terminal (progress bars, live lines). */
+  boolean terminal() {
+    return terminal;
+  }
+
+  boolean json() {
+    return options.json;
+  }
+
+  /** Prints {@code value} as one line of JSON. */
+  void printJson(Object value) {
+    try {
+      out.println(Json.MAPPER.writeValueAsString(value));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write JSON of " + value.getClass(), e);
+    }
+    out.flush();
+  }
+
+  /** The cluster, connected on first call. */
+  ParityClient client() throws CliException {
+    if (client == null) {
+      ZooKeeperSettings zk = zooKeeper();
+      try {
+        client = ParityClient.connect(ClientConfig.builder(zk).build(), caller());
+      } catch (IOException e) {
+        CliException c = CliException.of(zk.connect(), e);
+        if (c.status() == ExitStatus.FAILED) { // "cannot reach ZooKeeper at ..."
+          c = new CliException(ExitStatus.UNAVAILABLE, zk.connect(), "UNAVAILABLE: "
+              + e.getMessage());
+        }
+        throw c;
+      }
+    }
+    return client;
+  }
+
+  ZooKeeperSettings zooKeeper() throws CliException {
+    String digest = "";
+    if (options.digestFile != null) {
+      try {
+        String text = Files.readString(options.digestFile, StandardCharsets.UTF_8);
+        digest = text.lines().findFirst().orElse("").trim();
+      } catch (IOException e) {
+        throw CliException.of(options.digestFile.toString(), e);
+      }
+    }
+    long millis = Math.round(options.connectTimeoutSeconds * 1000);
+    try {
+      return new ZooKeeperSettings(options.zooKeeper, options.chroot == null ? ""
+          : options.chroot, Duration.ofSeconds(30), Duration.ofMillis(Math.max(100, millis)),
+          digest);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: " + e.getMessage());
+    }
+  }
+
+  Caller caller() throws CliException {
+    int umask;
+    try {
+      umask = Integer.parseInt(options.umask, 8);
+    } catch (NumberFormatException e) {
+      throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: --umask ("
+          + options.umask + ") must be octal, e.g. 022");
+    }
+    List<String> groups = options.groups != null ? options.groups : osGroups(options.user);
+    try {
+      return new Caller(options.user, groups, umask);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: " + e.getMessage());
+    }
+  }
+
+  /** The groups `id -Gn user` prints (the primary group first), or none when it cannot. */
+  static List<String> osGroups(String user) {
+    try {
+      Process p = new ProcessBuilder("id", "-Gn", user).redirectErrorStream(false).start();
+      p.getOutputStream().close();
+      byte[] bytes;
+      try (InputStream in = p.getInputStream()) {
+        bytes = in.readAllBytes();
+      }
+      if (!p.waitFor(2, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroy();
+        return List.of();
+      }
+      String text = new String(bytes, StandardCharsets.UTF_8).trim();
+      return text.isEmpty() ? List.of()
+          : new ArrayList<>(Arrays.asList(text.split("\\s+")));
+    } catch (IOException e) {
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return List.of();
+    }
+  }
+
+  @Override
+  public void close() {
+    out.flush();
+    err.flush();
+    if (client != null) {
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package io.parityfs.meta.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.FileType;
+import io.parityfs.meta.Layout;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The recovered length is the stored prefix, whatever lies past a missing or short chunk. */
+class ChunkLengthProbeTest {
+  static final long CHUNK = 4096;
+  static final Layout LAYOUT = new Layout(CHUNK, 3, List.of("a", "b", "c"), "raid6:4+2", 0);
+  static final FileStatus FILE = new FileStatus("/f", 7, FileType.FILE, 0, 1, 0, 0, "u", "g",
+      0644, LAYOUT, "w");
+
+  /** Chunks per target, listed one per page so that paging is exercised. */
+  static final class Targets implements ChunkService {
+    final Map<String, List<StoredChunk>> chunks = new HashMap<>();
+    String down;
+
+    Targets with(int index, long length) {
+      chunks.computeIfAbsent(LAYOUT.targets().get(index % 3), t -> new ArrayList<>())
+          .add(new StoredChunk(FILE.id(), index, length, 0));
+      return this;
+    }
+
+    @Override
+    public List<String> targets() {
+      return LAYOUT.targets();
+    }
+
+    @Override
+    public ChunkPage list(String targetId, long fileId, long cursor, int limit)
+        throws IOException {
+      if (targetId.equals(down)) {
+        throw new IOException("target " + targetId + " is down");
+      }
+      List<StoredChunk> all = chunks.getOrDefault(targetId, List.of());
+      int at = (int) cursor;
+      if (at >= all.size()) {
+        return new ChunkPage(List.of(), END);
+      }
+      return new ChunkPage(List.of(all.get(at)), at + 1 < all.size() ? at + 1 : END);
+    }
+
+    @Override
+    public boolean delete(String targetId, long fileId, int index) {
+      return false;
+    }
+  }
+
+  static long probe(Targets t) throws IOException {
+    return new ChunkLengthProbe(t, 1).length(FILE);
+  }
+
+  @Test
+  void fullChunksThenAShortOne() throws IOException {
+    assertEquals(0, probe(new Targets()));
+    assertEquals(10240, probe(new Targets().with(0, 4096).with(1, 4096).with(2, 2048)));
+    assertEquals(16384,
+        probe(new Targets().with(0, 4096).with(1, 4096).with(2, 4096).with(3, 4096)));
+  }
+
+  @Test
+  void stopsAtAMissingChunk() throws IOException {
+    // chunk 1 never reached its target; chunks 2 and 3 did
+    assertEquals(4096, probe(new Targets().with(0, 4096).with(2, 4096).with(3, 1228)));
+    assertEquals(0, probe(new Targets().with(1, 4096).with(2, 4096)));
+  }
+
+  @Test
+  void stopsAtAShortChunkBeforeTheEnd() throws IOException {
+    // an hflushed partial chunk 1 whose full rewrite did not land, chunk 2 stored
+    assertEquals(5734, probe(new Targets().with(0, 4096).with(1, 1638).with(2, 4096)));
+  }
+
+  @Test
+  void aTargetThatCannotAnswerFailsTheProbe() {
+    Targets t = new Targets().with(0, 4096).with(1, 4096);
+    t.down = "c";
+    assertThrows(IOException.class, () -> probe(t));
+  }
+}
