@@ -638,7 +638,13 @@ public final class ObjectStore implements Closeable {
     }
     latest.put(objectId, m);
     readerCache.invalidate(objectId);
-    deleteOlderThan(objectId, m.version(), m.slots().stream().mapToInt(Integer::intValue).toArray());
+    if (m.version() > 0) {
+      // version 0 is a new object's first (the writer saw no file of it, under its lock):
+      // nothing older to delete, so no listing of the drives' folders, which costs more the
+      // more objects a drive holds
+      deleteOlderThan(objectId, m.version(),
+          m.slots().stream().mapToInt(Integer::intValue).toArray());
+    }
   }
 
   /**
