@@ -93,6 +93,37 @@ final class DriveCommands {
     return out;
   }
 
+  /** The JSON document of a target's tasks of one kind: {@code {target, kind, tasks}}. */
+  static ObjectNode tasksDocument(NodeTarget t, String kind, List<JsonNode> tasks) {
+    ObjectNode m = Json.MAPPER.createObjectNode();
+    m.put("target", t.info().id());
+    m.put("kind", kind);
+    m.set("tasks", Json.MAPPER.valueToTree(tasks));
+    return m;
+  }
+
+  /** A node's reply to a task command: as JSON, or one line per task. */
+  static void printReply(Session s, JsonNode reply) {
+    if (s.json()) {
+      s.printJson(reply);
+    } else {
+      reply.path("tasks").forEach(task -> s.out().println(taskLine(task)));
+    }
+  }
+
+  /** The tasks of {@code kind} on {@code t} now: as JSON, one line each, or {@code none}. */
+  static void printTasks(Session s, NodeTarget t, String kind, String none)
+      throws IOException, CliException {
+    List<JsonNode> tasks = tasks(s, t, kind);
+    if (s.json()) {
+      s.printJson(tasksDocument(t, kind, tasks));
+    } else if (tasks.isEmpty()) {
+      s.out().println(none);
+    } else {
+      tasks.forEach(task -> s.out().println(taskLine(task)));
+    }
+  }
+
   static boolean ended(JsonNode task) {
     String state = task.path("state").asText();
     return switch (state) {
@@ -137,11 +168,7 @@ final class DriveCommands {
           present.add(task.path("slot").asInt());
         }
         if (s.json()) {
-          ObjectNode m = Json.MAPPER.createObjectNode();
-          m.put("target", t.info().id());
-          m.put("kind", kind);
-          m.set("tasks", Json.MAPPER.valueToTree(tasks));
-          s.printJson(m);
+          s.printJson(tasksDocument(t, kind, tasks));
         }
         boolean allEnded = tasks.stream().allMatch(DriveCommands::ended);
         if (!allEnded) {
@@ -374,13 +401,8 @@ final class DriveCommands {
         NodeTarget t = NodeTarget.resolve(s, target);
         double period = interval(s, interval);
         if (stop) {
-          JsonNode r = parse(s.client().nodes().arrayTask(t.address(), Opcode.STOP_REBUILD,
-              t.id(), slot == null ? ArrayTaskRequest.ALL_SLOTS : slot));
-          if (s.json()) {
-            s.printJson(r);
-          } else {
-            r.path("tasks").forEach(task -> s.out().println(taskLine(task)));
-          }
+          printReply(s, parse(s.client().nodes().arrayTask(t.address(), Opcode.STOP_REBUILD,
+              t.id(), slot == null ? ArrayTaskRequest.ALL_SLOTS : slot)));
           return;
         }
         if (watch) {
@@ -390,18 +412,7 @@ final class DriveCommands {
           }
           return;
         }
-        List<JsonNode> tasks = tasks(s, t, "rebuild");
-        if (s.json()) {
-          ObjectNode m = Json.MAPPER.createObjectNode();
-          m.put("target", t.info().id());
-          m.put("kind", "rebuild");
-          m.set("tasks", Json.MAPPER.valueToTree(tasks));
-          s.printJson(m);
-        } else if (tasks.isEmpty()) {
-          s.out().println("no rebuild running on target " + t.info().id());
-        } else {
-          tasks.forEach(task -> s.out().println(taskLine(task)));
-        }
+        printTasks(s, t, "rebuild", "no rebuild running on target " + t.info().id());
       });
     }
   }
@@ -438,11 +449,7 @@ final class DriveCommands {
               ArrayTaskRequest.ALL_SLOTS));
           started = !stop;
           if (!watch) {
-            if (s.json()) {
-              s.printJson(r);
-            } else {
-              r.path("tasks").forEach(task -> s.out().println(taskLine(task)));
-            }
+            printReply(s, r);
             return;
           }
         }
@@ -453,19 +460,8 @@ final class DriveCommands {
           }
           return;
         }
-        List<JsonNode> tasks = tasks(s, t, "scrub");
-        if (s.json()) {
-          ObjectNode m = Json.MAPPER.createObjectNode();
-          m.put("target", t.info().id());
-          m.put("kind", "scrub");
-          m.set("tasks", Json.MAPPER.valueToTree(tasks));
-          s.printJson(m);
-        } else if (tasks.isEmpty()) {
-          s.out().println("no scrub has run on target " + t.info().id() + " since the node"
-              + " started");
-        } else {
-          tasks.forEach(task -> s.out().println(taskLine(task)));
-        }
+        printTasks(s, t, "scrub", "no scrub has run on target " + t.info().id()
+            + " since the node started");
       });
     }
   }

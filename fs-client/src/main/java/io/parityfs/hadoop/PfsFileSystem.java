@@ -166,6 +166,34 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     return new PfsFileStatus(f, qualified(f.path()));
   }
 
+  /** A namespace call. */
+  @FunctionalInterface
+  private interface NamespaceCall<T> {
+    T call() throws NamespaceException;
+  }
+
+  /** A namespace call without a result. */
+  @FunctionalInterface
+  private interface NamespaceRun {
+    void run() throws NamespaceException;
+  }
+
+  /** Runs a namespace call, its failure mapped to Hadoop's exception. */
+  private static <T> T namespace(NamespaceCall<T> call) throws IOException {
+    try {
+      return call.call();
+    } catch (NamespaceException e) {
+      throw error(e);
+    }
+  }
+
+  private static void namespace(NamespaceRun run) throws IOException {
+    namespace(() -> {
+      run.run();
+      return null;
+    });
+  }
+
   private static IOException error(NamespaceException e) {
     return NamespaceErrors.toHadoop(e);
   }
@@ -263,11 +291,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return toHadoop(ns.getStatus(pathOf(f)));
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    return namespace(() -> toHadoop(ns.getStatus(pathOf(f))));
   }
 
   @Override
@@ -315,11 +339,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       throw new IllegalArgumentException("Invalid start (" + start + ") or len (" + len + ")");
     }
     statistics.incrementReadOps(1);
-    try {
-      return ChunkLocations.of(client, ns.getStatus(pathOf(p)), start, len);
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    return namespace(() -> ChunkLocations.of(client, ns.getStatus(pathOf(p)), start, len));
   }
 
   /**
@@ -454,42 +474,26 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean mkdirs(Path f, FsPermission permission) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      return ns.mkdirs(pathOf(f), CreateOptions.directory()
-          .withPermission(mode(permission, 0777)));
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    return namespace(() -> ns.mkdirs(pathOf(f), CreateOptions.directory()
+              .withPermission(mode(permission, 0777))));
   }
 
   @Override
   public void setTimes(Path p, long mtime, long atime) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      ns.setTimes(pathOf(p), mtime, atime);
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    namespace(() -> ns.setTimes(pathOf(p), mtime, atime));
   }
 
   @Override
   public void setPermission(Path p, FsPermission permission) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      ns.setPermission(pathOf(p), permission.toShort() & 07777);
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    namespace(() -> ns.setPermission(pathOf(p), permission.toShort() & 07777));
   }
 
   @Override
   public void setOwner(Path p, String username, String groupname) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      ns.setOwner(pathOf(p), username, groupname);
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    namespace(() -> ns.setOwner(pathOf(p), username, groupname));
   }
 
   /**
@@ -499,11 +503,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean setReplication(Path p, short replication) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return ns.getStatus(pathOf(p)).isFile();
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    return namespace(() -> ns.getStatus(pathOf(p)).isFile());
   }
 
   /**
@@ -512,11 +512,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
    */
   @Override
   public void msync() throws IOException {
-    try {
-      ns.sync();
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    namespace(() -> ns.sync());
   }
 
   // ---------------------------------------------------------------- extended attributes
@@ -566,11 +562,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public Map<String, byte[]> getXAttrs(Path path) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return ns.getXAttrs(pathOf(path));
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
+    return namespace(() -> ns.getXAttrs(pathOf(path)));
   }
 
   /** The named attributes; as HDFS, an IOException if any of them is missing. */

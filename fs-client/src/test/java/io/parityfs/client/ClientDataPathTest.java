@@ -9,66 +9,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
-import io.parityfs.meta.Layout;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
-import io.parityfs.testing.MiniCluster;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The striped data path against a live in-process cluster of three RAID-6 nodes. */
-class ClientDataPathTest {
-  static final int CHUNK = 1 << 20;
-  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
-
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
+class ClientDataPathTest extends StripedClusterTest {
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
+  static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/d", CreateOptions.directory().withLayout(STRIPED));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  static byte[] random(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
-  }
-
-  static byte[] readAll(PfsInputStream in) throws IOException {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    byte[] buf = new byte[100_000];
-    int n;
-    while ((n = in.read(buf, 0, buf.length)) > 0) {
-      out.write(buf, 0, n);
-    }
-    return out.toByteArray();
   }
 
   @Test

@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
-import io.parityfs.testing.MiniCluster;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,10 +22,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The data path at scale on a live cluster of three RAID-6 4+2 nodes: many concurrent readers
@@ -43,36 +37,17 @@ import org.junit.jupiter.api.io.TempDir;
  * all of it creates: every small file is a chunk write that the node commits with an fsync per
  * drive).
  */
-class ClientScaleTest {
-  static final int CHUNK = 1 << 20;
-  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+class ClientScaleTest extends StripedClusterTest {
   static final Layout BIG = new Layout(8 << 20, 3, List.of(), "raid6:4+2", 0);
   static final long BIG_FILE = Long.getLong("parityfs.test.bigFileBytes",
       (256L << 20) + 4321);
   static final int SMALL_FILES = Integer.getInteger("parityfs.test.smallFiles", 1000);
 
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
-
   @BeforeAll
-  static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
+  static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/c", CreateOptions.directory().withLayout(STRIPED));
     client.namespace().mkdirs("/big", CreateOptions.directory().withLayout(BIG));
     client.namespace().mkdirs("/small", CreateOptions.directory().withLayout(STRIPED));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   static byte[] content(int file) {
@@ -80,16 +55,6 @@ class ClientScaleTest {
     byte[] b = new byte[r.nextInt(2 * CHUNK + 1000)];
     r.nextBytes(b);
     return b;
-  }
-
-  static byte[] readAll(PfsInputStream in) throws IOException {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    byte[] buf = new byte[64 << 10];
-    int n;
-    while ((n = in.read(buf, 0, buf.length)) > 0) {
-      out.write(buf, 0, n);
-    }
-    return out.toByteArray();
   }
 
   /**

@@ -11,17 +11,11 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
-import io.parityfs.testing.MiniCluster;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A storage node dying under a writer or a reader, on a live cluster of three RAID-6 nodes with
@@ -31,31 +25,13 @@ import org.junit.jupiter.api.io.TempDir;
  * not by lease recovery afterwards; a read of a chunk on the dead target fails naming it, reads
  * of the other targets' chunks go on, and the same stream reads again once the node is back.
  */
-class TargetFailureTest {
-  static final int CHUNK = 1 << 20;
-  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+class TargetFailureTest extends StripedClusterTest {
 
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
   private int stopped = -1;
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
+  static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/f", CreateOptions.directory().withLayout(STRIPED));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   /** Every test leaves the three nodes running. */
@@ -82,22 +58,6 @@ class TargetFailureTest {
     cluster.restartNode(stopped);
     stopped = -1;
     cluster.awaitTargets(3);
-  }
-
-  static byte[] random(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
-  }
-
-  static byte[] readAll(PfsInputStream in) throws IOException {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    byte[] buf = new byte[100_000];
-    int n;
-    while ((n = in.read(buf, 0, buf.length)) > 0) {
-      out.write(buf, 0, n);
-    }
-    return out.toByteArray();
   }
 
   /**

@@ -1,0 +1,59 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.Layout;
+import io.parityfs.testing.MiniCluster;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A live cluster of three RAID-6 4+2 nodes per test class, a root client, and the layout the
+ * data-path tests stripe their files with: 1 MiB chunks over all three targets.
+ */
+abstract class StripedClusterTest {
+  static final int CHUNK = 1 << 20;
+  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+
+  @TempDir
+  static Path dir;
+  static MiniCluster cluster;
+  static ParityClient client;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
+    client = cluster.client(Caller.of("root"));
+  }
+
+  @AfterAll
+  static void stopCluster() throws IOException {
+    if (client != null) {
+      client.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static byte[] random(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static byte[] readAll(PfsInputStream in) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] buf = new byte[64 << 10];
+    int n;
+    while ((n = in.read(buf, 0, buf.length)) > 0) {
+      out.write(buf, 0, n);
+    }
+    return out.toByteArray();
+  }
+}
