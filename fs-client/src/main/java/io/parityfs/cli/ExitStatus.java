@@ -12,7 +12,7 @@ import java.nio.file.NoSuchFileException;
  * {@code docs/cli.md}). A command that fails on several arguments exits with the code of the
  * first failure.
  */
-enum ExitStatus {
+public enum ExitStatus {
   OK(0, "success"),
   FAILED(1, "the operation failed (any failure without a code of its own)"),
   USAGE(2, "usage error: unknown option, missing or malformed argument, invalid path or layout"),
@@ -31,11 +31,11 @@ enum ExitStatus {
     this.meaning = meaning;
   }
 
-  int code() {
+  public int code() {
     return code;
   }
 
-  String meaning() {
+  public String meaning() {
     return meaning;
   }
 

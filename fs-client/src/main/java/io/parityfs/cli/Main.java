@@ -29,7 +29,11 @@ public final class Main {
     return commandLine(in, out, err, terminal).execute(args);
   }
 
-  static CommandLine commandLine(InputStream in, OutputStream out, PrintStream err,
+  /**
+   * The {@code parityfs} command line with its streams, exit codes and error handlers; other
+   * modules add their subcommands to it (the integration module's {@code local} and {@code demo}).
+   */
+  public static CommandLine commandLine(InputStream in, OutputStream out, PrintStream err,
       boolean terminal) {
     CommandLine cl = new CommandLine(new ParityFsCommand(in, out, terminal));
     cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));

@@ -8,14 +8,14 @@ import java.util.Locale;
  * rate and ETA. On a terminal one line redrawn in place with a bar; otherwise one plain line per
  * {@link #update} that the caller makes (it chooses the period).
  */
-final class ProgressLine {
+public final class ProgressLine {
   private static final int BAR = 30;
 
   private final PrintWriter out;
   private final boolean terminal;
   private int lastWidth;
 
-  ProgressLine(PrintWriter out, boolean terminal) {
+  public ProgressLine(PrintWriter out, boolean terminal) {
     this.out = out;
     this.terminal = terminal;
   }
@@ -25,7 +25,8 @@ final class ProgressLine {
    * @param state a word after the figures (RUNNING), or null
    * @param etaSeconds null when unknown
    */
-  void update(String label, long done, long total, double rate, Double etaSeconds, String state) {
+  public void update(String label, long done, long total, double rate, Double etaSeconds,
+      String state) {
     String figures = text(done, total, rate, etaSeconds) + (state == null ? "" : "  " + state);
     if (terminal) {
       String line = label + "  " + bar(total <= 0 ? 0 : (double) done / total) + "  " + figures;
@@ -39,7 +40,7 @@ final class ProgressLine {
   }
 
   /** Ends the live line (a newline on a terminal). */
-  void finish() {
+  public void finish() {
     if (terminal && lastWidth > 0) {
       out.println();
       out.flush();

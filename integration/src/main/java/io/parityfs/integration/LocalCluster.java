@@ -1,0 +1,643 @@
+package io.parityfs.integration;
+
+import io.parityfs.client.ClientConfig;
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+/**
+ * A ParityFS cluster on this machine, kept in one folder: a ZooKeeper server and {@code n}
+ * storage nodes, each a child JVM of its own, each node serving one RAID target over {@code m}
+ * drive folders. It is what {@code parityfs local} runs and what the crash tests kill pieces of.
+ *
+ * <p>Everything lives under the cluster's folder, so the cluster survives restarts of its
+ * processes and of the machine: {@code cluster.properties} (the shape chosen at creation),
+ * {@code zookeeper/} (its configuration and data), {@code node<i>/} (a node's configuration,
+ * its id file and its drive folders {@code drive<d>}), {@code logs/} (every process's output)
+ * and {@code run/} (the pid files of the processes now running).
+ *
+ * <p>The processes are started detached ({@code setsid} where present): they outlive the JVM
+ * that started them, and Ctrl-C in the terminal that started them does not reach them. An
+ * object of this class holds no resources; {@link #stop} ends the processes.
+ */
+public final class LocalCluster {
+  /** The target every node serves, named the same on each. */
+  public static final String TARGET = "t";
+  /** The ZooKeeper port a new cluster takes when it is free. */
+  public static final int DEFAULT_ZOOKEEPER_PORT = 2181;
+
+  private static final String SHAPE_FILE = "cluster.properties";
+  private static final String NODE_MAIN = "io.parityfs.node.NodeCommand";
+  private static final String ZOOKEEPER_MAIN = "org.apache.zookeeper.server.ZooKeeperServerMain";
+  private static final String ZOOKEEPER = "zookeeper";
+
+  /**
+   * The shape of a cluster, fixed at creation.
+   *
+   * @param nodes storage nodes (1..16)
+   * @param drives drive folders per node
+   * @param geometry each node's RAID geometry, e.g. {@code raid6:4+2}
+   * @param zooKeeperPort the ZooKeeper server's port on 127.0.0.1 (0 at creation: 2181 when free,
+   *     else any free port)
+   * @param nodeHeap the {@code -Xmx} of a node's JVM, e.g. {@code 2g}
+   */
+  public record Shape(int nodes, int drives, String geometry, int zooKeeperPort,
+      String nodeHeap) {
+    public Shape {
+      if (nodes < 1 || nodes > 16) {
+        throw new IllegalArgumentException("nodes must be 1..16: " + nodes);
+      }
+      if (drives < 2 || drives > 64) {
+        throw new IllegalArgumentException("drives must be 2..64: " + drives);
+      }
+      if (zooKeeperPort < 0 || zooKeeperPort > 65535) {
+        throw new IllegalArgumentException("bad ZooKeeper port " + zooKeeperPort);
+      }
+    }
+
+    /** 3 nodes, each a RAID-6 4+2 target over 6 drives. */
+    public static Shape defaults() {
+      return new Shape(3, 6, "raid6:4+2", 0, "2g");
+    }
+
+    public Shape withNodes(int n) {
+      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap);
+    }
+
+    public Shape withDrives(int d, String g) {
+      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap);
+    }
+
+    public Shape withZooKeeperPort(int port) {
+      return new Shape(nodes, drives, geometry, port, nodeHeap);
+    }
+  }
+
+  /**
+   * One process of the cluster as this moment sees it.
+   *
+   * @param name {@code zookeeper} or {@code node<i>}
+   * @param pid its pid while running, else -1
+   * @param log where its output goes
+   */
+  public record ProcessState(String name, long pid, Path log) {
+    public boolean running() {
+      return pid > 0;
+    }
+  }
+
+  private final Path dir;
+  private final Shape shape;
+
+  private LocalCluster(Path dir, Shape shape) {
+    this.dir = dir;
+    this.shape = shape;
+  }
+
+  /** Whether {@code dir} holds a cluster. */
+  public static boolean exists(Path dir) {
+    return Files.isRegularFile(dir.resolve(SHAPE_FILE));
+  }
+
+  /**
+   * The cluster in {@code dir}; creates its folders and configuration first when there is none
+   * (then {@code shape} applies; an existing cluster keeps the shape it was created with).
+   */
+  public static LocalCluster createOrOpen(Path dir, Shape shape) throws IOException {
+    dir = dir.toAbsolutePath().normalize();
+    if (exists(dir)) {
+      return open(dir);
+    }
+    Files.createDirectories(dir);
+    int port = shape.zooKeeperPort() != 0 ? shape.zooKeeperPort() : choosePort();
+    Shape s = shape.withZooKeeperPort(port);
+    LocalCluster c = new LocalCluster(dir, s);
+    c.writeConfiguration();
+    Properties p = new Properties();
+    p.setProperty("nodes", Integer.toString(s.nodes()));
+    p.setProperty("drives", Integer.toString(s.drives()));
+    p.setProperty("geometry", s.geometry());
+    p.setProperty("zookeeper.port", Integer.toString(s.zooKeeperPort()));
+    p.setProperty("node.heap", s.nodeHeap());
+    // written last: a folder with this file is a complete cluster
+    writeProperties(dir.resolve(SHAPE_FILE), p, "ParityFS local cluster (parityfs local)");
+    return c;
+  }
+
+  /** The cluster in {@code dir}; IOException when there is none. */
+  public static LocalCluster open(Path dir) throws IOException {
+    dir = dir.toAbsolutePath().normalize();
+    Path f = dir.resolve(SHAPE_FILE);
+    if (!Files.isRegularFile(f)) {
+      throw new IOException("no local cluster in " + dir + " (parityfs local start creates one)");
+    }
+    Properties p = new Properties();
+    try (InputStream in = Files.newInputStream(f)) {
+      p.load(in);
+    }
+    try {
+      Shape s = new Shape(Integer.parseInt(p.getProperty("nodes")),
+          Integer.parseInt(p.getProperty("drives")), p.getProperty("geometry"),
+          Integer.parseInt(p.getProperty("zookeeper.port")), p.getProperty("node.heap", "2g"));
+      return new LocalCluster(dir, s);
+    } catch (RuntimeException e) {
+      throw new IOException(f + " is damaged: " + e.getMessage(), e);
+    }
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public Shape shape() {
+    return shape;
+  }
+
+  /** The ZooKeeper connect string of the cluster. */
+  public String connectString() {
+    return "127.0.0.1:" + shape.zooKeeperPort();
+  }
+
+  public ZooKeeperSettings zooKeeper() {
+    return ZooKeeperSettings.of(connectString()).withSessionTimeout(Duration.ofSeconds(10));
+  }
+
+  /** A client of the cluster acting for {@code caller}. */
+  public ParityClient client(Caller caller) throws IOException {
+    return ParityClient.connect(ClientConfig.builder(zooKeeper()).build(), caller);
+  }
+
+  /** Node {@code i}'s configuration file. */
+  public Path nodeConfig(int i) {
+    return nodeDir(i).resolve("node.properties");
+  }
+
+  /** Drive folder {@code d} of node {@code i}. */
+  public Path drive(int i, int d) {
+    return nodeDir(i).resolve("drive" + d);
+  }
+
+  /** The name node {@code i} registers under. */
+  public String nodeName(int i) {
+    return "node" + i;
+  }
+
+  public ProcessState zooKeeperProcess() {
+    return state(ZOOKEEPER);
+  }
+
+  public ProcessState nodeProcess(int i) {
+    return state(nodeName(checkNode(i)));
+  }
+
+  /** Every process: ZooKeeper, then the nodes. */
+  public List<ProcessState> processes() {
+    List<ProcessState> all = new ArrayList<>();
+    all.add(zooKeeperProcess());
+    for (int i = 0; i < shape.nodes(); i++) {
+      all.add(nodeProcess(i));
+    }
+    return all;
+  }
+
+  /**
+   * Starts whatever is not running (ZooKeeper first, then the nodes) and waits until every
+   * node's target is online, or {@code timeout}. {@code progress} hears what happens.
+   */
+  public void start(Duration timeout, Consumer<String> progress) throws IOException {
+    long end = System.nanoTime() + timeout.toNanos();
+    try (Lock ignored = lock()) {
+      startZooKeeper(end, progress);
+      for (int i = 0; i < shape.nodes(); i++) {
+        if (!nodeProcess(i).running()) {
+          progress.accept("starting storage node " + nodeName(i));
+          spawn(nodeName(i), nodeCommand(i));
+        }
+      }
+    }
+    awaitTargetsOnline(shape.nodes(), end, progress);
+    setRootLayout(progress);
+  }
+
+  /**
+   * At the first start: the root's default layout (still the namespace's built-in one) becomes
+   * one that stripes files over every node's target (at most {@link Layout#DEFAULT}'s count) with
+   * the nodes' geometry; every file inherits it. A layout set by hand is left alone.
+   */
+  private void setRootLayout(Consumer<String> progress) throws IOException {
+    try (ParityClient c = client(Caller.of("root"))) {
+      Layout d = Layout.DEFAULT;
+      if (!d.equals(c.namespace().getStatus("/").layout())) {
+        return;
+      }
+      Layout l = new Layout(d.chunkSize(), Math.min(d.stripeCount(), shape.nodes()), List.of(),
+          shape.geometry(), d.mirrorCount(), d.pool());
+      c.namespace().setLayout("/", l);
+      progress.accept("default layout of /: " + l.stripeCount() + " targets, "
+          + (l.chunkSize() >> 20) + " MiB chunks, " + l.protection());
+    }
+  }
+
+  /** Starts the ZooKeeper server if it is not running and waits until it accepts connections. */
+  public void startZooKeeper(Duration timeout) throws IOException {
+    try (Lock ignored = lock()) {
+      startZooKeeper(System.nanoTime() + timeout.toNanos(), m -> { });
+    }
+  }
+
+  /** Starts node {@code i} if it is not running (does not wait for its target). */
+  public void startNode(int i) throws IOException {
+    try (Lock ignored = lock()) {
+      if (!nodeProcess(i).running()) {
+        spawn(nodeName(i), nodeCommand(i));
+      }
+    }
+  }
+
+  /**
+   * Stops every process: the nodes first (SIGTERM: they finish requests in progress, deregister
+   * and close their arrays), then ZooKeeper; what has not exited after {@code timeout} is killed.
+   */
+  public void stop(Duration timeout, Consumer<String> progress) throws IOException {
+    try (Lock ignored = lock()) {
+      List<String> nodes = new ArrayList<>();
+      for (int i = 0; i < shape.nodes(); i++) {
+        nodes.add(nodeName(i));
+      }
+      terminate(nodes, timeout, progress);
+      terminate(List.of(ZOOKEEPER), timeout, progress);
+    }
+  }
+
+  /** Stops node {@code i} gracefully (SIGTERM), killing it after {@code timeout}. */
+  public void stopNode(int i, Duration timeout) throws IOException {
+    terminate(List.of(nodeName(checkNode(i))), timeout, m -> { });
+  }
+
+  /** Kills node {@code i} with SIGKILL and waits until it is gone. */
+  public void killNode(int i) throws IOException {
+    kill(nodeName(checkNode(i)));
+  }
+
+  /** Kills the ZooKeeper server with SIGKILL and waits until it is gone. */
+  public void killZooKeeper() throws IOException {
+    kill(ZOOKEEPER);
+  }
+
+  /**
+   * Waits until at least {@code count} targets are online with free space, or the deadline
+   * ({@link System#nanoTime}); IOException naming the states seen, with the tails of the logs
+   * of processes that died.
+   */
+  public void awaitTargetsOnline(int count, long deadlineNanos, Consumer<String> progress)
+      throws IOException {
+    try (ParityClient c = client(Caller.of("root"))) {
+      long online = -1;
+      while (true) {
+        List<TargetInfo> targets = c.registry().targets();
+        long now = targets.stream().filter(t -> t.reachability() == Reachability.ONLINE
+            && t.freeBytes() > 0).count();
+        if (now != online) {
+          online = now;
+          progress.accept(online + " of " + count + " targets online");
+        }
+        if (online >= count) {
+          return;
+        }
+        for (ProcessState p : processes()) {
+          if (!p.running()) {
+            throw new IOException(p.name() + " is not running" + tail(p.log()));
+          }
+        }
+        if (System.nanoTime() > deadlineNanos) {
+          throw new IOException("only " + online + " of " + count + " targets online: "
+              + targets.stream().map(t -> t.name() + "@" + t.nodeId() + " " + t.reachability())
+                  .toList());
+        }
+        sleep(100);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- configuration
+
+  private Path nodeDir(int i) {
+    return dir.resolve(nodeName(checkNode(i)));
+  }
+
+  private int checkNode(int i) {
+    if (i < 0 || i >= shape.nodes()) {
+      throw new IllegalArgumentException("no node " + i + " (the cluster has " + shape.nodes()
+          + ")");
+    }
+    return i;
+  }
+
+  private void writeConfiguration() throws IOException {
+    Path zk = dir.resolve(ZOOKEEPER);
+    Files.createDirectories(zk.resolve("data"));
+    Files.createDirectories(dir.resolve("logs"));
+    Files.createDirectories(dir.resolve("run"));
+    Properties z = new Properties();
+    z.setProperty("tickTime", "2000");
+    z.setProperty("dataDir", zk.resolve("data").toString());
+    z.setProperty("clientPort", Integer.toString(shape.zooKeeperPort()));
+    z.setProperty("clientPortAddress", "127.0.0.1");
+    z.setProperty("maxClientCnxns", "0");
+    z.setProperty("admin.enableServer", "false");
+    z.setProperty("4lw.commands.whitelist", "ruok,srvr");
+    z.setProperty("autopurge.snapRetainCount", "3");
+    z.setProperty("autopurge.purgeInterval", "1");
+    writeProperties(zk.resolve("zoo.cfg"), z, "ZooKeeper of the ParityFS local cluster");
+    for (int i = 0; i < shape.nodes(); i++) {
+      Path home = nodeDir(i);
+      List<String> drives = new ArrayList<>();
+      for (int d = 0; d < shape.drives(); d++) {
+        Files.createDirectories(drive(i, d));
+        drives.add(drive(i, d).toString());
+      }
+      Properties p = new Properties();
+      p.setProperty("node.name", nodeName(i));
+      p.setProperty("node.idFile", home.resolve("node.id").toString());
+      p.setProperty("node.listen.host", "127.0.0.1");
+      p.setProperty("node.listen.port", "0");
+      p.setProperty("metrics.host", "127.0.0.1");
+      p.setProperty("metrics.port", "0");
+      p.setProperty("zookeeper.connect", connectString());
+      p.setProperty("zookeeper.sessionTimeout", "10s");
+      p.setProperty("zookeeper.connectionTimeout", "30s");
+      p.setProperty("codec", "auto");
+      p.setProperty("targets", TARGET);
+      p.setProperty("target." + TARGET + ".drives", String.join(",", drives));
+      p.setProperty("target." + TARGET + ".create", "true");
+      p.setProperty("target." + TARGET + ".geometry", shape.geometry());
+      p.setProperty("target." + TARGET + ".cellSize", "64K");
+      p.setProperty("target." + TARGET + ".maxChunkSize", "64M");
+      p.setProperty("target." + TARGET + ".scrubInterval", "7d");
+      p.setProperty("target." + TARGET + ".rebuild.idleRate", "0");
+      p.setProperty("target." + TARGET + ".rebuild.busyRate", "256");
+      writeProperties(nodeConfig(i), p, "storage node " + nodeName(i)
+          + " of the ParityFS local cluster (keys: conf/storage-node.properties)");
+    }
+  }
+
+  private static void writeProperties(Path file, Properties p, String comment)
+      throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    java.io.StringWriter text = new java.io.StringWriter();
+    p.store(text, comment);
+    // the comment lines first, then the keys sorted, so the file reads well
+    List<String> lines = text.toString().lines().toList();
+    List<String> keys = new ArrayList<>(lines.stream().filter(l -> !l.startsWith("#")).toList());
+    keys.sort(null);
+    List<String> out = new ArrayList<>(lines.stream().filter(l -> l.startsWith("#")).toList());
+    out.addAll(keys);
+    Files.write(tmp, out, StandardCharsets.ISO_8859_1);
+    Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** 2181 when nothing listens there, else a free port. */
+  private static int choosePort() throws IOException {
+    if (free(DEFAULT_ZOOKEEPER_PORT)) {
+      return DEFAULT_ZOOKEEPER_PORT;
+    }
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------- processes
+
+  private List<String> javaCommand(String name, String heap, List<String> flags,
+      List<String> mainAndArgs) {
+    List<String> cmd = new ArrayList<>();
+    Path setsid = Path.of("/usr/bin/setsid");
+    if (Files.isExecutable(setsid)) {
+      cmd.add(setsid.toString());
+    }
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // marks the process as this cluster's, so a reused pid is never taken for it
+    cmd.add("-Dparityfs.local=" + marker(name));
+    cmd.add("-Xmx" + heap);
+    cmd.add("-XX:+ExitOnOutOfMemoryError");
+    cmd.add("-Dslf4j.internal.verbosity=ERROR");
+    cmd.addAll(flags);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.addAll(mainAndArgs);
+    return cmd;
+  }
+
+  private List<String> nodeCommand(int i) {
+    return javaCommand(nodeName(i), shape.nodeHeap(),
+        List.of("--add-modules", "jdk.incubator.vector"),
+        List.of(NODE_MAIN, "start", "--config", nodeConfig(i).toString()));
+  }
+
+  private void startZooKeeper(long deadlineNanos, Consumer<String> progress) throws IOException {
+    int port = shape.zooKeeperPort();
+    if (!zooKeeperProcess().running()) {
+      if (!free(port)) {
+        throw new IOException("port " + port + " on 127.0.0.1 is taken by another process; stop"
+            + " it (a ZooKeeper of another cluster?) or create this cluster elsewhere");
+      }
+      progress.accept("starting ZooKeeper on " + connectString());
+      spawn(ZOOKEEPER, javaCommand(ZOOKEEPER, "512m",
+          List.of("-Dzookeeper.admin.enableServer=false"),
+          List.of(ZOOKEEPER_MAIN, dir.resolve(ZOOKEEPER).resolve("zoo.cfg").toString())));
+    }
+    while (true) {
+      if (zooKeeperAnswers(port)) {
+        return;
+      }
+      ProcessState p = zooKeeperProcess();
+      if (!p.running()) {
+        throw new IOException("ZooKeeper exited at start" + tail(p.log()));
+      }
+      if (System.nanoTime() > deadlineNanos) {
+        throw new IOException("ZooKeeper does not answer on " + connectString() + tail(p.log()));
+      }
+      sleep(100);
+    }
+  }
+
+  /** Whether the server on {@code port} answers ZooKeeper's {@code ruok} with {@code imok}. */
+  private static boolean zooKeeperAnswers(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+      s.setSoTimeout(2000);
+      s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)
+          .equals("imok");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private void spawn(String name, List<String> cmd) throws IOException {
+    Path log = logFile(name);
+    Files.createDirectories(log.getParent());
+    Files.writeString(log, "---- " + java.time.Instant.now() + " " + String.join(" ", cmd)
+        + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    Process p = pb.start();
+    Path pidFile = pidFile(name);
+    Files.createDirectories(pidFile.getParent());
+    Files.writeString(pidFile, Long.toString(p.pid()) + "\n");
+  }
+
+  private ProcessState state(String name) {
+    return new ProcessState(name, handle(name).map(ProcessHandle::pid).orElse(-1L),
+        logFile(name));
+  }
+
+  /** The running process of {@code name}, checked to be this cluster's by its marker. */
+  private Optional<ProcessHandle> handle(String name) {
+    Path f = pidFile(name);
+    long pid;
+    try {
+      pid = Long.parseLong(Files.readString(f).trim());
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty();
+    }
+    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+        .filter(h -> h.info().arguments().map(a -> List.of(a)
+            .contains("-Dparityfs.local=" + marker(name))).orElse(true));
+  }
+
+  private String marker(String name) {
+    return dir.resolve(name).toString();
+  }
+
+  private void terminate(List<String> names, Duration timeout, Consumer<String> progress)
+      throws IOException {
+    List<ProcessHandle> running = new ArrayList<>();
+    for (String n : names) {
+      Optional<ProcessHandle> h = handle(n);
+      if (h.isPresent()) {
+        progress.accept("stopping " + n + " (pid " + h.get().pid() + ")");
+        h.get().destroy();
+        running.add(h.get());
+      }
+    }
+    long end = System.nanoTime() + timeout.toNanos();
+    for (ProcessHandle h : running) {
+      if (!awaitExit(h, end)) {
+        progress.accept("pid " + h.pid() + " did not stop in " + timeout.toSeconds()
+            + " s: killed");
+        h.destroyForcibly();
+        awaitExit(h, System.nanoTime() + Duration.ofSeconds(10).toNanos());
+      }
+    }
+    for (String n : names) {
+      Files.deleteIfExists(pidFile(n));
+    }
+  }
+
+  private void kill(String name) throws IOException {
+    Optional<ProcessHandle> h = handle(name);
+    if (h.isEmpty()) {
+      throw new IOException(name + " is not running");
+    }
+    h.get().destroyForcibly();
+    if (!awaitExit(h.get(), System.nanoTime() + Duration.ofSeconds(10).toNanos())) {
+      throw new IOException(name + " (pid " + h.get().pid() + ") survived SIGKILL");
+    }
+    Files.deleteIfExists(pidFile(name));
+  }
+
+  private static boolean awaitExit(ProcessHandle h, long deadlineNanos) {
+    while (h.isAlive()) {
+      if (System.nanoTime() > deadlineNanos) {
+        return false;
+      }
+      sleep(50);
+    }
+    return true;
+  }
+
+  private Path pidFile(String name) {
+    return dir.resolve("run").resolve(name + ".pid");
+  }
+
+  private Path logFile(String name) {
+    return dir.resolve("logs").resolve(name + ".log");
+  }
+
+  /** Held while a start or stop runs; closing it releases the lock. */
+  private interface Lock extends AutoCloseable {
+    @Override
+    void close() throws IOException;
+  }
+
+  /** Serializes starts and stops of this cluster between processes (two `local start`s). */
+  private Lock lock() throws IOException {
+    Path f = dir.resolve("run").resolve("lock");
+    Files.createDirectories(f.getParent());
+    FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      ch.lock();
+      return ch::close;
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  /** The last lines of a log, for an error message. */
+  static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return "; the end of " + log + ":\n  "
+          + String.join("\n  ", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    } catch (IOException | UncheckedIOException e) {
+      return " (no log at " + log + ")";
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.parityfs.integration;
+
+import io.parityfs.cli.Main;
+import picocli.CommandLine;
+
+/**
+ * {@code bin/parityfs}: the command line of {@link Main} (namespace, data and admin commands) with
+ * this module's {@code local} (a cluster on this machine) and {@code demo} (the quickstart).
+ */
+public final class ParityFsMain {
+  private ParityFsMain() {}
+
+  public static void main(String[] args) {
+    quietLogging();
+    System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * The command's own messages are its output; the libraries' logs (ZooKeeper's client above all)
+   * are silenced unless a logging configuration is given ({@code
+   * -Djava.util.logging.config.file}, e.g. through PARITYFS_JAVA_OPTS) or PARITYFS_DEBUG is set.
+   */
+  static void quietLogging() {
+    if (System.getProperty("java.util.logging.config.file") == null
+        && System.getenv("PARITYFS_DEBUG") == null) {
+      java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.OFF);
+    }
+  }
+
+  static CommandLine commandLine() {
+    CommandLine cl = Main.commandLine(System.in, System.out, System.err,
+        System.console() != null);
+    cl.addSubcommand("local", new LocalCommand());
+    return cl;
+  }
+}
