@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
-"""Render the benchmark results in docs/benchmarks/*.json as SVG charts.
+"""Render the benchmark results in docs/benchmarks/*.json as SVG and PNG charts.
 
-Standard library only (no matplotlib), Python 3.11 or newer.
+Standard library only (no matplotlib), Python 3.11 or newer. The PNGs are
+converted from the SVGs by an external program: ``rsvg-convert`` (Debian and
+Ubuntu package ``librsvg2-bin``; Fedora ``librsvg2-tools``; Homebrew
+``librsvg``). Without it the SVGs are still written, and the script says that
+it skipped the PNGs and how to get them.
 
 Run from the repository root (or from anywhere; paths are resolved relative
 to this script's own folder):
 
-    python3 docs/benchmarks/render.py
+    python3 docs/benchmarks/render.py              # SVGs, and PNGs if rsvg-convert is found
+    python3 docs/benchmarks/render.py --no-png     # SVGs only
+    python3 docs/benchmarks/render.py --require-png   # exit 1 when PNGs cannot be made
+
+Environment: ``RSVG_CONVERT`` names the converter when it is not on the PATH.
 
 Charts written next to the JSON files:
 
@@ -23,15 +31,26 @@ Charts written next to the JSON files:
 * ``<name>-ratios.svg`` for every other result file ``<name>.json``: one
   horizontal bar per entry of its "ratios" object, with a line at 1.0.
 
+Every chart ``X.svg`` also gets ``X.png`` beside it: the SVG rasterised at
+twice its size (1800 pixels wide), on white. The PNGs are what to link where
+SVG is not shown (some viewers, e-mail, slides).
+
 The output depends only on the JSON files, so re-running it on unchanged
-results gives byte-identical SVGs.
+results gives byte-identical SVGs; the PNGs are byte-identical too for one
+version of rsvg-convert and one set of installed fonts (the text is drawn
+with the first of Helvetica, Arial, DejaVu Sans, Liberation Sans that
+fontconfig finds).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import os
 import re
+import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -524,30 +543,77 @@ def render_ratios(data: dict) -> str | None:
     return svg_document(height, body)
 
 
+# ---------------------------------------------------------------- PNG
+
+PNG_ZOOM = 2        # PNG pixels per SVG unit: 900-unit-wide charts become 1800 px wide
+PNG_INSTALL_HINT = ("install rsvg-convert (Debian/Ubuntu: apt-get install librsvg2-bin; "
+                    "Fedora: dnf install librsvg2-tools; macOS: brew install librsvg) "
+                    "or set RSVG_CONVERT to its path")
+
+
+def find_converter() -> str | None:
+    """The rsvg-convert program: $RSVG_CONVERT if set, else the one on the PATH, else None."""
+    named = os.environ.get("RSVG_CONVERT")
+    if named:
+        return shutil.which(named)
+    return shutil.which("rsvg-convert")
+
+
+def write_png(converter: str, svg_path: Path) -> None:
+    """``X.svg`` -> ``X.png`` with rsvg-convert, through a temporary file renamed into place,
+    so an interrupted run never leaves a truncated PNG."""
+    png_path = svg_path.with_suffix(".png")
+    tmp = png_path.with_name(png_path.name + ".tmp")
+    cmd = [converter, "--format=png", f"--zoom={PNG_ZOOM}", "--background-color=white",
+           f"--output={tmp}", str(svg_path)]
+    try:
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    except subprocess.CalledProcessError as err:
+        tmp.unlink(missing_ok=True)
+        raise RuntimeError(f"{' '.join(cmd)} failed (exit {err.returncode}): "
+                           f"{err.stderr.strip()}") from None
+    tmp.replace(png_path)
+    print(f"wrote {png_path}")
+
+
 # ---------------------------------------------------------------- main
 
-def write(path: Path, svg: str) -> None:
+def write(path: Path, svg: str, written: list[Path]) -> None:
     path.write_text(svg, encoding="utf-8")
     print(f"wrote {path}")
+    written.append(path)
 
 
-def main() -> int:
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Render docs/benchmarks/*.json as SVG charts, and as PNG charts when "
+                    "rsvg-convert is installed.")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--no-png", action="store_true", help="write the SVGs only")
+    group.add_argument("--require-png", action="store_true",
+                       help="fail (exit 1) when the PNGs cannot be made")
+    return parser.parse_args(argv)
+
+
+def render_svgs(written: list[Path]) -> None:
+    """Every chart the JSON files give, as SVG; each path written is appended to ``written``."""
     results = load_results(HERE)
     by_name = {path.name: data for path, data in results}
     base = by_name.get("codec-cpu.json")
     if base is not None and base.get("benchmark") == "codec-cpu":
         jdk25 = by_name.get("codec-cpu-jdk25.json")
-        write(HERE / "codec-cpu.svg", render_codec(base, jdk25))
+        write(HERE / "codec-cpu.svg", render_codec(base, jdk25), written)
     metadata = by_name.get("metadata.json")
     if metadata is not None and metadata.get("benchmark") == "metadata":
         svg = render_metadata(metadata)
         if svg is not None:
-            write(HERE / "metadata.svg", svg)
+            write(HERE / "metadata.svg", svg, written)
     client = by_name.get("client.json")
     if client is not None and client.get("benchmark") == "client":
         svg = render_client(client)
         if svg is not None:
-            write(HERE / "client.svg", svg)
+            write(HERE / "client.svg", svg, written)
     for path, data in results:
         if data["benchmark"] == "codec-cpu":
             continue
@@ -555,7 +621,30 @@ def main() -> int:
         if svg is None:
             print(f"skipping {path.name}: no numeric \"ratios\"", file=sys.stderr)
             continue
-        write(HERE / f"{path.stem}-ratios.svg", svg)
+        write(HERE / f"{path.stem}-ratios.svg", svg, written)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    written: list[Path] = []
+    render_svgs(written)
+    if args.no_png:
+        print(f"PNGs not written (--no-png); {len(written)} SVG charts written")
+        return 0
+    converter = find_converter()
+    if converter is None:
+        what = (f"RSVG_CONVERT={os.environ['RSVG_CONVERT']} is not an executable program"
+                if os.environ.get("RSVG_CONVERT") else "rsvg-convert is not installed")
+        print(f"PNGs SKIPPED: {what}; the {len(written)} SVG charts were written, but no PNG "
+              f"was made or updated (existing PNGs may now be stale). To get them, "
+              f"{PNG_INSTALL_HINT}.", file=sys.stderr)
+        return 1 if args.require_png else 0
+    try:
+        for svg_path in written:
+            write_png(converter, svg_path)
+    except (OSError, RuntimeError) as err:
+        print(f"PNG conversion failed: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
