@@ -3,7 +3,7 @@ package io.parityfs.cli;
 import java.util.Locale;
 
 /** Byte counts as people write them: {@code 8M}, {@code 256K}, {@code 1G} (powers of 1024). */
-final class Sizes {
+public final class Sizes {
   private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 
   private Sizes() {}
@@ -13,7 +13,7 @@ final class Sizes {
    *
    * @throws IllegalArgumentException naming the value
    */
-  static long parse(String text) {
+  public static long parse(String text) {
     String t = text.trim().toUpperCase(Locale.ROOT);
     if (t.endsWith("IB")) {
       t = t.substring(0, t.length() - 2);
@@ -45,7 +45,7 @@ final class Sizes {
   }
 
   /** {@code 512 B}, {@code 1.5 KiB}, {@code 8.0 MiB}. */
-  static String human(long bytes) {
+  public static String human(long bytes) {
     if (bytes < 1024) {
       return bytes + " B";
     }

@@ -1,6 +1,7 @@
 package io.parityfs.integration;
 
 import io.parityfs.cli.Main;
+import java.io.PrintStream;
 import picocli.CommandLine;
 
 /**
@@ -28,9 +29,18 @@ public final class ParityFsMain {
   }
 
   static CommandLine commandLine() {
-    CommandLine cl = Main.commandLine(System.in, System.out, System.err,
-        System.console() != null);
+    return commandLine(System.out, System.err, System.console() != null);
+  }
+
+  static CommandLine commandLine(PrintStream out, PrintStream err, boolean terminal) {
+    CommandLine cl = Main.commandLine(System.in, out, err, terminal);
     cl.addSubcommand("local", new LocalCommand());
+    cl.addSubcommand("demo", new DemoCommand());
+    // picocli hands streams and handlers to the subcommands present when they are set: again
+    cl.setOut(cl.getOut());
+    cl.setErr(cl.getErr());
+    cl.setParameterExceptionHandler(cl.getParameterExceptionHandler());
+    cl.setExecutionExceptionHandler(cl.getExecutionExceptionHandler());
     return cl;
   }
 }

@@ -1,0 +1,159 @@
+package io.parityfs.integration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsInputStream;
+import io.parityfs.client.PfsOutputStream;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.targets.Consistency;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's main job and the local cluster as a user drives them: {@code parityfs local
+ * start|status|stop} and {@code parityfs demo}, through the command line, on a cluster of child
+ * JVMs (on a free ZooKeeper port when 2181 is taken).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class QuickstartTest {
+  @TempDir
+  static Path tmp;
+
+  /** What one command printed and returned. */
+  record Run(int rc, String out, String err) {
+    String all() {
+      return out + err;
+    }
+  }
+
+  static Run parityfs(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      rc = ParityFsMain.commandLine(o, e, false).execute(args);
+    }
+    return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  static Path dir() {
+    return tmp.resolve("cluster");
+  }
+
+  @AfterAll
+  static void stopEverything() throws Exception {
+    if (LocalCluster.exists(dir())) {
+      LocalCluster.open(dir()).stop(Duration.ofSeconds(20), m -> { });
+    }
+  }
+
+  @Test
+  @Order(1)
+  void statusOfNoClusterSaysSo() {
+    Run r = parityfs("local", "status", "--dir", tmp.resolve("none").toString());
+    assertEquals(3, r.rc(), r.all());
+    assertTrue(r.err().contains("no local cluster in"), r.all());
+  }
+
+  @Test
+  @Order(2)
+  void startPrintsHowToReachItAndDataSurvivesARestart() throws Exception {
+    Run start = parityfs("local", "start", "--dir", dir().toString());
+    assertEquals(0, start.rc(), start.all());
+    LocalCluster c = LocalCluster.open(dir());
+    assertTrue(start.out().contains("3 of 3 targets online"), start.out());
+    assertTrue(start.out().contains("fs.pfs.cluster.local.zookeeper</name><value>"
+        + c.connectString()), start.out());
+    assertTrue(start.out().contains("default layout of /: 3 targets"), start.out());
+
+    Run status = parityfs("local", "status", "--dir", dir().toString());
+    assertEquals(0, status.rc(), status.all());
+    assertEquals(4, status.out().lines().filter(l -> l.contains(" running ")).count(),
+        status.out());
+    assertEquals(3, status.out().lines().filter(l -> l.contains(" ONLINE ")).count(),
+        status.out());
+
+    byte[] data = new byte[3 << 20];
+    new Random(7).nextBytes(data);
+    try (ParityClient client = c.client(Caller.of("root"))) {
+      try (PfsOutputStream out = client.create("/kept", CreateOptions.file())) {
+        out.write(data);
+      }
+    }
+
+    Run stop = parityfs("local", "stop", "--dir", dir().toString());
+    assertEquals(0, stop.rc(), stop.all());
+    Run stopped = parityfs("local", "status", "--dir", dir().toString());
+    assertEquals(6, stopped.rc(), stopped.all());
+    assertEquals(4, stopped.out().lines().filter(l -> l.contains(" stopped ")).count(),
+        stopped.out());
+    assertFalse(c.processes().stream().anyMatch(LocalCluster.ProcessState::running));
+
+    Run again = parityfs("local", "start", "--dir", dir().toString());
+    assertEquals(0, again.rc(), again.all());
+    assertTrue(again.out().contains("the local cluster in"), again.out());
+    try (ParityClient client = c.client(Caller.of("root"));
+        PfsInputStream in = client.open("/kept")) {
+      byte[] back = in.readAllBytes();
+      assertTrue(Arrays.equals(data, back), "the file read back after the restart differs");
+    }
+  }
+
+  @Test
+  @Order(3)
+  void demoRunsEveryStepAndVerifies() throws Exception {
+    Run demo = parityfs("demo", "--dir", dir().toString(), "--writers", "3", "--size", "6M");
+    assertEquals(0, demo.rc(), demo.all());
+    String out = demo.out();
+    for (String expected : new String[] {"== 1/6", "== 2/6", "== 3/6", "== 4/6", "== 5/6",
+        "== 6/6", "failed; array DEGRADED", "rebuild slot 2: DONE",
+        "restore (a drive failed: degraded): 18.0 MiB", "restore (after the rebuild): 18.0 MiB",
+        "The local cluster stays up."}) {
+      assertTrue(out.contains(expected), "no '" + expected + "' in:\n" + out);
+    }
+    // after the rebuild every target is GOOD again, and the checkpoint is gone
+    try (ParityClient client = LocalCluster.open(dir()).client(Caller.of("root"))) {
+      assertEquals(List.of(Consistency.GOOD, Consistency.GOOD, Consistency.GOOD),
+          client.registry().targets().stream().map(TargetInfo::consistency).toList());
+      assertEquals(List.of(), client.namespace().listAll("/demo"));
+    }
+  }
+
+  @Test
+  @Order(4)
+  void demoRejectsABadSize() {
+    Run r = parityfs("demo", "--dir", dir().toString(), "--size", "lots");
+    assertEquals(2, r.rc(), r.all());
+    assertTrue(r.err().contains("parityfs: demo:"), r.all());
+  }
+
+  @Test
+  @Order(5)
+  void stopLeavesNoProcess() throws Exception {
+    Run stop = parityfs("local", "stop", "--dir", dir().toString());
+    assertEquals(0, stop.rc(), stop.all());
+    for (LocalCluster.ProcessState p : LocalCluster.open(dir()).processes()) {
+      assertFalse(p.running(), p.name() + " still runs");
+    }
+    assertTrue(Files.exists(dir().resolve("node0").resolve("node.id")));
+  }
+}
