@@ -11,7 +11,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -102,8 +101,7 @@ final class Session implements Closeable {
     String digest = "";
     if (options.digestFile != null) {
       try {
-        String text = Files.readString(options.digestFile, StandardCharsets.UTF_8);
-        digest = text.lines().findFirst().orElse("").trim();
+        digest = ZooKeeperSettings.readDigestFile(options.digestFile);
       } catch (IOException e) {
         throw CliException.of(options.digestFile.toString(), e);
       }

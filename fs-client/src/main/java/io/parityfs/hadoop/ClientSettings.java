@@ -11,8 +11,6 @@ import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.ZooKeeperSettings;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
@@ -83,7 +81,7 @@ final class ClientSettings {
 
   private static String readDigest(String file, String key) throws IOException {
     try {
-      return Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+      return ZooKeeperSettings.readDigestFile(Path.of(file));
     } catch (IOException e) {
       throw new IOException("cannot read the ZooKeeper digest file " + file + " (" + key + "): "
           + e.getMessage(), e);

@@ -35,6 +35,16 @@ import org.apache.zookeeper.data.ACL;
 public record ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
     Duration connectionTimeout, String digest) {
 
+  /**
+   * The digest {@code user:password} in {@code file}: its first line, trimmed (what the node's
+   * {@code zookeeper.digestFile}, the CLI's {@code --digest-file} and Hadoop's digest-file keys
+   * all read).
+   */
+  public static String readDigestFile(java.nio.file.Path file) throws java.io.IOException {
+    return java.nio.file.Files.readString(file, StandardCharsets.UTF_8).lines().findFirst()
+        .orElse("").trim();
+  }
+
   /** Defaults: chroot none, 30 s session, 15 s connection, no digest. */
   public static ZooKeeperSettings of(String connect) {
     return new ZooKeeperSettings(connect, "", Duration.ofSeconds(30), Duration.ofSeconds(15), "");

@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code parityfs node start --config <file>}: starts a storage node and runs it until the JVM is
- * asked to stop (SIGTERM, Ctrl-C), then shuts it down gracefully. The {@code parityfs} CLI adds
- * this as its {@code node} subcommand; {@link #main} runs it alone.
+ * asked to stop (SIGTERM, Ctrl-C), then shuts it down gracefully. {@code bin/parityfs node ...}
+ * runs {@link #main} (and the local cluster runs it in each node's JVM).
  *
  * <p>The network server is chosen by {@link #serverFactory}: the wire protocol server ({@link
  * NettyNodeServer} with the {@code server.*} settings of the node's configuration).

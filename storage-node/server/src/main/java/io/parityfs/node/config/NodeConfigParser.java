@@ -148,7 +148,7 @@ public final class NodeConfigParser {
     String digestFile = get("zookeeper.digestFile");
     if (!digestFile.isEmpty()) {
       try {
-        digest = Files.readString(base.resolve(digestFile)).trim();
+        digest = ZooKeeperSettings.readDigestFile(base.resolve(digestFile));
       } catch (IOException e) {
         problem("zookeeper.digestFile", "cannot read " + digestFile + ": " + e.getMessage());
       }
