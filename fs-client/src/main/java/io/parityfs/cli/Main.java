@@ -36,6 +36,7 @@ public final class Main {
   public static CommandLine commandLine(InputStream in, OutputStream out, PrintStream err,
       boolean terminal) {
     CommandLine cl = new CommandLine(new ParityFsCommand(in, out, terminal));
+    withHelpOptions(cl);
     cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cl.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
     Map<String, String> codes = new LinkedHashMap<>();
@@ -56,13 +57,30 @@ public final class Main {
     return cl;
   }
 
+  /**
+   * {@code --help} (and {@code -h}, {@code -V}, {@code --version} where {@code -h} is free: ls,
+   * du and df use it for human-readable sizes) on every command, as the error lines suggest.
+   */
+  public static void withHelpOptions(CommandLine cl) {
+    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
+    if (spec.findOption("-h") == null) {
+      spec.mixinStandardHelpOptions(true);
+    } else if (spec.findOption("--help") == null) {
+      spec.addOption(CommandLine.Model.OptionSpec.builder("--help").usageHelp(true)
+          .description("Show this help message and exit.").build());
+    }
+    cl.getSubcommands().values().forEach(Main::withHelpOptions);
+  }
+
   private static int usageError(CommandLine.ParameterException e, String[] args) {
     CommandLine c = e.getCommandLine();
     PrintWriter err = c.getErr();
-    boolean top = c.getParent() == null;
-    err.println("parityfs: " + (top ? "" : c.getCommandName() + ": ") + e.getMessage());
+    // the command as typed after "parityfs": "ls", "bench checkpoint", or "" for the top
+    String sub = c.getCommandSpec().qualifiedName(" ")
+        .substring(c.getCommandSpec().root().name().length()).trim();
+    err.println("parityfs: " + (sub.isEmpty() ? "" : sub + ": ") + e.getMessage());
     CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
-    err.println("Try 'parityfs " + (top ? "" : c.getCommandName() + " ") + "--help'.");
+    err.println("Try 'parityfs " + (sub.isEmpty() ? "" : sub + " ") + "--help'.");
     err.flush();
     return ExitStatus.USAGE.code();
   }

@@ -36,6 +36,7 @@ public final class ParityFsMain {
     CommandLine cl = Main.commandLine(System.in, out, err, terminal);
     cl.addSubcommand("local", new LocalCommand());
     cl.addSubcommand("demo", new DemoCommand());
+    Main.withHelpOptions(cl);
     // picocli hands streams and handlers to the subcommands present when they are set: again
     cl.setOut(cl.getOut());
     cl.setErr(cl.getErr());
