@@ -146,6 +146,41 @@ public final class ParityClient implements Closeable {
     }
   }
 
+  /**
+   * Opens an existing file for random-access writing (takes its lease, as {@link #append}):
+   * overwrite, write past the end, truncate. See {@link PfsFileWriter}.
+   */
+  public PfsFileWriter openWriter(String path) throws IOException {
+    FileStatus f = namespace.append(path);
+    try {
+      return new PfsFileWriter(this, f);
+    } catch (IOException | RuntimeException e) {
+      namespace.complete(f.path(), f.id(), -1, f.length()); // give the lease back unchanged
+      throw e;
+    }
+  }
+
+  /** Creates a file (see {@link Namespace#create}) open for random-access writing. */
+  public PfsFileWriter createWriter(String path, CreateOptions options) throws IOException {
+    FileStatus f = namespace.create(path, options.withLease(true));
+    try {
+      return new PfsFileWriter(this, f);
+    } catch (IOException | RuntimeException e) {
+      namespace.complete(f.path(), f.id(), -1, f.length());
+      throw e;
+    }
+  }
+
+  /**
+   * Sets a closed file's length (Hadoop's {@code truncate}, POSIX {@code truncate}): takes its
+   * lease, shortens it or extends it with zeros, closes it.
+   */
+  public void truncate(String path, long newLength) throws IOException {
+    try (PfsFileWriter w = openWriter(path)) {
+      w.truncate(newLength);
+    }
+  }
+
   /** Opens a file for reading (READ permission), at its current committed length. */
   public PfsInputStream open(String path) throws IOException {
     return open(path, config.readAheadBytes());

@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * fs.permissions.umask-mode}. Semantics are HDFS's where {@code filesystem.md} allows a choice;
  * the differences are in {@code docs/hadoop.md}. Thread-safe.
  *
- * <p>What is not supported: {@code concat}, {@code truncate}, symlinks, ACLs, snapshots, path
+ * <p>What is not supported: {@code concat}, symlinks, ACLs, snapshots, path
  * handles, storage policies, safe mode, delegation tokens. {@code create}'s replication and block
  * size are ignored: redundancy is parity inside each storage node, and the chunk size comes from
  * the directory's layout.
@@ -428,6 +428,31 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   }
 
   /**
+   * Shortens a closed file to {@code newLength} (filesystem.md's {@code truncate}: longer is an
+   * error). Done when it returns: always true (no block recovery to wait for). Takes the file's
+   * lease for the time of the call, so a file open for writing is refused (LEASE_CONFLICT).
+   */
+  @Override
+  public boolean truncate(Path f, long newLength) throws IOException {
+    statistics.incrementWriteOps(1);
+    String p = pathOf(f);
+    FileStatus status = getFileStatus(f);
+    if (status.isDirectory()) {
+      throw new FileNotFoundException(p + ": is a directory, not a file");
+    }
+    if (newLength < 0 || newLength > status.getLen()) {
+      throw new HadoopIllegalArgumentException(p + ": cannot truncate a file of "
+          + status.getLen() + " bytes to " + newLength);
+    }
+    try {
+      client.truncate(p, newLength);
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+    return true;
+  }
+
+  /**
    * HDFS's rename: false when the source is missing, the destination exists as a file (or the
    * name is taken inside a destination directory), the destination's parent is missing or a
    * file, or the destination is inside the source; an existing destination directory receives
@@ -648,11 +673,11 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       case CommonPathCapabilities.ETAGS_PRESERVED_IN_RENAME:
       case CommonPathCapabilities.LEASE_RECOVERABLE:
       case CommonPathCapabilities.BULK_DELETE:
+      case CommonPathCapabilities.FS_TRUNCATE:
         return true;
       case CommonPathCapabilities.FS_CHECKSUMS:
         return checksums;
       case CommonPathCapabilities.FS_CONCAT:
-      case CommonPathCapabilities.FS_TRUNCATE:
       case CommonPathCapabilities.FS_ACLS:
       case CommonPathCapabilities.FS_SYMLINKS:
       case CommonPathCapabilities.FS_SNAPSHOTS:

@@ -345,8 +345,7 @@ class PfsFileSystemTest {
     assertTrue(fs.hasPathCapability(root, CommonPathCapabilities.FS_APPEND));
     assertTrue(fs.hasPathCapability(root, CommonPathCapabilities.LEASE_RECOVERABLE));
     assertFalse(fs.hasPathCapability(root, CommonPathCapabilities.FS_CONCAT));
-    assertFalse(fs.hasPathCapability(root, CommonPathCapabilities.FS_TRUNCATE));
-    assertThrows(UnsupportedOperationException.class, () -> fs.truncate(new Path("/fst/x"), 0));
+    assertTrue(fs.hasPathCapability(root, CommonPathCapabilities.FS_TRUNCATE));
     assertTrue(fs.getStatus().getCapacity() > 0);
     fs.msync();
     Path f = new Path("/fst/repl");
@@ -356,5 +355,32 @@ class PfsFileSystemTest {
     assertFalse(fs.setReplication(new Path("/fst"), (short) 3));
     assertThrows(FileNotFoundException.class, () -> fs.setReplication(new Path("/fst/no"),
         (short) 3));
+  }
+
+  @Test
+  void truncateShortensClosedFilesOnly() throws Exception {
+    Path f = new Path("/fst/trunc");
+    byte[] data = random(2 * CHUNK + 99, 41);
+    write(fs, f, data);
+    assertTrue(fs.truncate(f, CHUNK + 5));
+    assertEquals(CHUNK + 5, fs.getFileStatus(f).getLen());
+    try (FSDataInputStream in = fs.open(f)) {
+      assertArrayEquals(java.util.Arrays.copyOf(data, CHUNK + 5), in.readAllBytes());
+    }
+    // through FileContext (DelegateToFileSystem) too
+    assertTrue(FileContext.getFileContext(URI.create("pfs://mini/"), conf).truncate(f, 3));
+    assertEquals(3, fs.getFileStatus(f).getLen());
+    assertThrows(org.apache.hadoop.HadoopIllegalArgumentException.class,
+        () -> fs.truncate(f, 4));
+    assertThrows(org.apache.hadoop.HadoopIllegalArgumentException.class,
+        () -> fs.truncate(f, -1));
+    assertThrows(FileNotFoundException.class, () -> fs.truncate(new Path("/fst/none"), 0));
+    assertThrows(FileNotFoundException.class, () -> fs.truncate(new Path("/fst"), 0));
+    try (FSDataOutputStream open = fs.append(f)) {
+      IOException e = assertThrows(IOException.class, () -> fs.truncate(f, 0));
+      assertTrue(e.getMessage().contains("LEASE_CONFLICT"), e.getMessage());
+      open.write(7);
+    }
+    assertEquals(4, fs.getFileStatus(f).getLen());
   }
 }

@@ -1,0 +1,416 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A file open for random-access writing under its lease: writes at any offset (overwrite, or
+ * past the end), reads that see them, truncate to any length, flush, sync, close. What a mounted
+ * file system needs, and Hadoop's {@code truncate}. {@link ParityClient#openWriter} opens one.
+ *
+ * <p><b>Buffers.</b> A chunk being changed lives in a chunk-sized buffer: the first write to it
+ * loads what its target stores (up to the file's length; zeros after), writes change the buffer,
+ * and the whole chunk is stored (REPLACE: one new version, atomic on the node) when the buffer is
+ * evicted (beyond {@code writeBufferBytes} of buffers, oldest first, in the background), and at
+ * {@link #flush}, {@link #sync} and {@link #close}. A sequential writer thus stores each chunk
+ * once, as {@link PfsOutputStream} does; a random writer rewrites the chunks it touches.
+ *
+ * <p><b>Length.</b> Committed in the namespace at flush, sync and close, after every buffer is
+ * stored: no committed length ever covers bytes that are not stored. A failed store makes those
+ * calls throw without committing; the lease then expires with the client or is recovered.
+ *
+ * <p><b>No holes.</b> A file never lacks a chunk within its length, so readers stay strict (a
+ * chunk shorter than the length is an error, never silently zeros): extending a file (a write
+ * past its end, a truncate up) stores zero-filled chunks for the gap.
+ *
+ * <p><b>Truncating down</b> stores every buffer, then makes the chunk at the new end short
+ * (stores its kept prefix, or deletes it when the new end is a chunk boundary), commits the new
+ * length, and deletes the chunks after it in ascending order. Whatever step a crash interrupts,
+ * lease recovery (the stored prefix: full chunks, then the first short one) cannot bring back
+ * the truncated bytes.
+ *
+ * <p>Thread-safe: every method holds this writer's lock (a FUSE mount calls from many threads).
+ */
+public final class PfsFileWriter implements Closeable {
+  private final ParityClient client;
+  private final String path;
+  private final FileStatus file;
+  private final Layout layout;
+  private final int chunkSize;
+  private final int maxBuffers;
+  /** Chunks being changed, oldest first (the eviction order). */
+  private final LinkedHashMap<Integer, Chunk> dirty = new LinkedHashMap<>();
+  /** Buffers being stored in the background, by chunk. */
+  private final Map<Integer, CompletableFuture<Void>> storing = new HashMap<>();
+  /** Bytes stored per chunk by evictions since the last commit (beyond {@link #committed}). */
+  private final Map<Integer, Integer> storedSinceCommit = new HashMap<>();
+  private long length;
+  private long committed;
+  private volatile Throwable failure;
+  private boolean closed;
+
+  /** A chunk's buffer (always chunk-sized) and how many of its bytes are the file's. */
+  private static final class Chunk {
+    final ByteBuffer buf;
+    int valid;
+
+    Chunk(int size) {
+      this.buf = ByteBuffer.allocate(size);
+    }
+  }
+
+  PfsFileWriter(ParityClient client, FileStatus file) throws IOException {
+    this.client = client;
+    this.path = file.path();
+    this.file = file;
+    this.layout = file.layout();
+    if (layout.chunkSize() > Integer.MAX_VALUE - 8) {
+      throw new IOException("chunk size " + layout.chunkSize() + " of " + path
+          + " is too large for a client buffer");
+    }
+    this.chunkSize = (int) layout.chunkSize();
+    this.maxBuffers = (int) Math.max(2, Math.min(1024,
+        client.config().writeBufferBytes() / chunkSize));
+    this.length = file.length();
+    this.committed = file.length();
+  }
+
+  /** The file as opened (its id, layout, length at open). */
+  public FileStatus file() {
+    return file;
+  }
+
+  /** The length with every write and truncate so far (committed or not). */
+  public synchronized long length() {
+    return length;
+  }
+
+  /** Writes the remaining bytes of {@code src} (consumed) at {@code position}. */
+  public synchronized void write(long position, ByteBuffer src) throws IOException {
+    checkOpen();
+    if (position < 0) {
+      throw new IOException(path + ": negative write position " + position);
+    }
+    long end = Math.addExact(position, src.remaining());
+    if (position > length) {
+      zeroFill(length, position);
+    }
+    long p = position;
+    while (src.hasRemaining()) {
+      int index = chunkIndex(p);
+      int at = (int) (p - (long) index * chunkSize);
+      Chunk c = buffer(index);
+      int n = Math.min(src.remaining(), chunkSize - at);
+      c.buf.put(at, src, src.position(), n);
+      src.position(src.position() + n);
+      p += n;
+      length = Math.max(length, p);
+      c.valid = Math.max(c.valid, at + n);
+      evictBeyondBudget(index);
+    }
+    length = Math.max(length, end);
+  }
+
+  /** Writes {@code len} bytes of {@code b} from {@code off} at {@code position}. */
+  public void write(long position, byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    write(position, ByteBuffer.wrap(b, off, len));
+  }
+
+  /**
+   * Reads into the remaining bytes of {@code dst} at {@code position}, this writer's changes
+   * included; returns the bytes read, -1 at or past the end.
+   */
+  public synchronized int read(long position, ByteBuffer dst) throws IOException {
+    checkOpen();
+    if (position < 0) {
+      throw new IOException(path + ": negative read position " + position);
+    }
+    if (position >= length) {
+      return -1;
+    }
+    int total = (int) Math.min(dst.remaining(), length - position);
+    long p = position;
+    int done = 0;
+    while (done < total) {
+      int index = chunkIndex(p);
+      int at = (int) (p - (long) index * chunkSize);
+      int n = Math.min(total - done, chunkSize - at);
+      Chunk c = dirty.get(index);
+      if (c != null) {
+        dst.put(dst.position(), c.buf, at, n);
+        dst.position(dst.position() + n);
+      } else {
+        ByteBuffer piece = dst.duplicate();
+        piece.limit(piece.position() + n);
+        readStored(index, at, piece);
+        dst.position(dst.position() + n);
+      }
+      p += n;
+      done += n;
+    }
+    return total;
+  }
+
+  /**
+   * Sets the length: shorter drops the bytes after it (see the class comment for the order),
+   * longer adds zeros. Committed at once when shorter, at the next flush when longer.
+   */
+  public synchronized void truncate(long newLength) throws IOException {
+    checkOpen();
+    if (newLength < 0) {
+      throw new IOException(path + ": negative length " + newLength);
+    }
+    if (newLength > length) {
+      zeroFill(length, newLength);
+      length = newLength;
+      return;
+    }
+    if (newLength == length && newLength == committed) {
+      return;
+    }
+    storeAll();
+    long oldStored = Math.max(committed, storedEnd());
+    int cut = chunkIndex(newLength);
+    int inChunk = (int) (newLength - (long) cut * chunkSize);
+    if ((long) cut * chunkSize < oldStored) {
+      if (inChunk > 0) {
+        ByteBuffer kept = ByteBuffer.allocate(inChunk);
+        readStored(cut, 0, kept);
+        kept.flip();
+        client.chunks().write(file.id(), layout, cut, kept);
+      } else {
+        deleteChunk(cut);
+      }
+    }
+    client.namespace().setLength(path, file.id(), -1, newLength);
+    length = newLength;
+    committed = newLength;
+    storedSinceCommit.clear();
+    long lastOld = oldStored == 0 ? -1 : chunkIndex(oldStored - 1);
+    for (long i = cut + 1; i <= lastOld; i++) {
+      deleteChunk((int) i);
+    }
+  }
+
+  /** Stores every change and commits the length: readers see both from then on (hflush). */
+  public synchronized void flush() throws IOException {
+    checkOpen();
+    storeAll();
+    if (length != committed) {
+      client.namespace().setLength(path, file.id(), -1, length);
+      committed = length;
+    }
+    storedSinceCommit.clear();
+  }
+
+  /** As {@link #flush}: acknowledged chunk stores are already on the node's drives (hsync). */
+  public void sync() throws IOException {
+    flush();
+  }
+
+  /** Stores every change and closes the file (final length, lease released). */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    try {
+      storeAll();
+      client.namespace().complete(path, file.id(), -1, length);
+      committed = length;
+    } finally {
+      closed = true;
+      dirty.clear();
+    }
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(path + ": closed");
+    }
+    Throwable f = failure;
+    if (f != null) {
+      throw new IOException("writing " + path + " failed; nothing after the last flush ("
+          + committed + " bytes) is committed: " + f.getMessage(), f);
+    }
+  }
+
+  private int chunkIndex(long position) {
+    long i = position / chunkSize;
+    if (i > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(path + ": position " + position + " is past the"
+          + " largest chunk index");
+    }
+    return (int) i;
+  }
+
+  /** How many bytes of chunk {@code index} its target holds now. */
+  private int storedLength(int index) {
+    Integer s = storedSinceCommit.get(index);
+    if (s != null) {
+      return s;
+    }
+    long start = (long) index * chunkSize;
+    return (int) Math.max(0, Math.min(chunkSize, committed - start));
+  }
+
+  /** The end of what evictions stored past the committed length, 0 when none. */
+  private long storedEnd() {
+    long end = 0;
+    for (Map.Entry<Integer, Integer> e : storedSinceCommit.entrySet()) {
+      end = Math.max(end, (long) e.getKey() * chunkSize + e.getValue());
+    }
+    return end;
+  }
+
+  /** Reads stored bytes of chunk {@code index} from {@code at} into {@code dst}; zeros after. */
+  private void readStored(int index, int at, ByteBuffer dst) throws IOException {
+    awaitStoring(index);
+    int stored = storedLength(index);
+    int want = dst.remaining();
+    int fromTarget = Math.max(0, Math.min(want, stored - at));
+    ByteBuffer part = dst.duplicate();
+    part.limit(part.position() + fromTarget);
+    long offset = at;
+    while (part.hasRemaining()) {
+      int n = client.chunks().read(file.id(), layout, index, offset, part);
+      if (n <= 0) {
+        throw new IOException(path + ": chunk " + index + " of file " + file.id() + " holds"
+            + " fewer bytes than the " + stored + " it was written with (data lost)");
+      }
+      offset += n;
+    }
+    for (int i = fromTarget; i < want; i++) {
+      dst.put(dst.position() + i, (byte) 0);
+    }
+    dst.position(dst.position() + want);
+  }
+
+  /** The buffer of chunk {@code index}, loaded with its stored bytes the first time. */
+  private Chunk buffer(int index) throws IOException {
+    Chunk c = dirty.get(index);
+    if (c != null) {
+      return c;
+    }
+    c = new Chunk(chunkSize);
+    int stored = storedLength(index);
+    if (stored > 0) {
+      ByteBuffer in = c.buf.duplicate();
+      in.limit(stored);
+      readStored(index, 0, in);
+    } else {
+      awaitStoring(index);
+    }
+    long start = (long) index * chunkSize;
+    c.valid = (int) Math.max(stored, Math.max(0, Math.min(chunkSize, length - start)));
+    dirty.put(index, c);
+    return c;
+  }
+
+  /** Zero-filled chunks for {@code [from, to)} (their buffers: stored like any other). */
+  private void zeroFill(long from, long to) throws IOException {
+    long p = from;
+    while (p < to) {
+      int index = chunkIndex(p);
+      int at = (int) (p - (long) index * chunkSize);
+      int n = (int) Math.min(to - p, chunkSize - at);
+      Chunk c = buffer(index);
+      java.util.Arrays.fill(c.buf.array(), at, at + n, (byte) 0);
+      c.valid = Math.max(c.valid, at + n);
+      p += n;
+      length = Math.max(length, p);
+      evictBeyondBudget(index);
+    }
+  }
+
+  /** Stores the oldest buffers (not {@code keep}) while there are more than the budget. */
+  private void evictBeyondBudget(int keep) throws IOException {
+    Iterator<Map.Entry<Integer, Chunk>> it = dirty.entrySet().iterator();
+    while (dirty.size() > maxBuffers && it.hasNext()) {
+      Map.Entry<Integer, Chunk> e = it.next();
+      if (e.getKey() == keep) {
+        continue;
+      }
+      it.remove();
+      store(e.getKey(), e.getValue());
+    }
+  }
+
+  /** Stores one chunk's buffer in the background. */
+  private void store(int index, Chunk c) throws IOException {
+    awaitStoring(index);
+    ByteBuffer data = c.buf.duplicate();
+    data.position(0).limit(c.valid);
+    storedSinceCommit.put(index, c.valid);
+    CompletableFuture<Void> f;
+    try {
+      f = CompletableFuture.runAsync(() -> {
+        try {
+          client.chunks().write(file.id(), layout, index, data);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, client.transfers());
+    } catch (RuntimeException e) {
+      throw new IOException("cannot schedule a store of " + path + ": " + e, e);
+    }
+    f.whenComplete((v, e) -> {
+      if (e != null && failure == null) {
+        failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      }
+    });
+    storing.put(index, f);
+    if (storing.size() > 2 * maxBuffers) {
+      storing.values().removeIf(CompletableFuture::isDone);
+    }
+  }
+
+  /** Stores every buffer and waits for every store; throws the first failure. */
+  private void storeAll() throws IOException {
+    List<Map.Entry<Integer, Chunk>> all = new ArrayList<>(dirty.entrySet());
+    dirty.clear();
+    for (Map.Entry<Integer, Chunk> e : all) {
+      store(e.getKey(), e.getValue());
+    }
+    for (Integer index : new ArrayList<>(storing.keySet())) {
+      awaitStoring(index);
+    }
+    checkOpen();
+  }
+
+  private void awaitStoring(int index) throws IOException {
+    CompletableFuture<Void> f = storing.remove(index);
+    if (f == null) {
+      return;
+    }
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted storing chunk " + index + " of " + path);
+    } catch (ExecutionException e) {
+      checkOpen(); // the failure was recorded
+      throw new IOException(path + ": storing chunk " + index + ": " + e.getCause(), e);
+    }
+  }
+
+  private void deleteChunk(int index) throws IOException {
+    client.chunks().delete(ChunkIo.targetOf(layout, index), file.id(), index);
+  }
+}
