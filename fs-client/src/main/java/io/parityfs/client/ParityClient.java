@@ -104,6 +104,14 @@ public final class ParityClient implements Closeable {
     return namespace;
   }
 
+  /**
+   * The ZooKeeper client this client's session lives in (its leases are tied to that session):
+   * for tools and fault tests, e.g. to end the session as an expiry would.
+   */
+  public CuratorFramework curator() {
+    return zk;
+  }
+
   /** The live view of the cluster's storage targets. */
   public TargetRegistry registry() {
     return registry;

@@ -868,7 +868,7 @@ public final class Namespace implements Closeable {
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
       return i.withLength(length);
-    }, (before, after) -> List.of());
+    }, (before, after) -> List.of(leaseAlive(before)));
   }
 
   /**
@@ -884,7 +884,17 @@ public final class Namespace implements Closeable {
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
       return i.withLength(length).withLease(null);
-    }, (before, after) -> List.of(leases.deleteRecord(before.id())));
+    }, (before, after) -> List.of(leaseAlive(before), leases.deleteRecord(before.id())));
+  }
+
+  /**
+   * A check, inside a writer's commit, that the session holding the lease still exists (its
+   * ephemeral marker). {@link #checkWriter} compares the lease with this client's session id as
+   * it reads it; a session that expired just then is replaced by Curator under the same client,
+   * and without this check one commit could still land for the dead session's writer.
+   */
+  private Op leaseAlive(Inode before) {
+    return zk.check(zn.sessionMarker(before.lease().session()), -1);
   }
 
   /**
