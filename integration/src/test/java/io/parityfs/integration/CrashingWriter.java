@@ -1,0 +1,38 @@
+package io.parityfs.integration;
+
+import io.parityfs.client.ClientConfig;
+import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsOutputStream;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.ZooKeeperSettings;
+import java.time.Duration;
+
+/**
+ * A client process for {@link ClientKillTest} to kill: writes {@link ExpectedBytes} of the
+ * path into a new file, hsyncing every {@code hsyncEvery} bytes, and prints {@code ACK <length>}
+ * after each hsync returned (then {@code DONE} and waits to be killed).
+ *
+ * <p>Arguments: {@code <zookeeper connect> <path> <size> <hsyncEvery>}.
+ */
+final class CrashingWriter {
+  private CrashingWriter() {}
+
+  public static void main(String[] args) throws Exception {
+    ClientConfig config = ClientConfig.builder(ZooKeeperSettings.of(args[0])
+        .withSessionTimeout(Duration.ofSeconds(10))).build();
+    String path = args[1];
+    long size = Long.parseLong(args[2]);
+    long hsyncEvery = Long.parseLong(args[3]);
+    try (ParityClient c = ParityClient.connect(config, Caller.of("root"));
+        PfsOutputStream out = c.create(path, CreateOptions.file())) {
+      TestFiles.writeTo(out, path, size, hsyncEvery, n -> {
+        System.out.println("ACK " + n);
+        System.out.flush();
+      });
+      System.out.println("DONE");
+      System.out.flush();
+      Thread.sleep(Long.MAX_VALUE);
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package io.parityfs.integration;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.Consistency;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.TargetId;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A {@link LocalCluster} of three nodes (RAID-6 4+2 over six drive folders each, 1 GiB heaps)
+ * for one test class, on a ZooKeeper port of its own, with a root client and the helpers the
+ * fault tests share: bounded waits whose failures carry the tails of every process's log, and
+ * the node and target of each index.
+ *
+ * <p>Test files go under directories with {@link #LAYOUT}: 1 MiB chunks striped over all three
+ * targets, so a few MiB touch every node and every drive.
+ */
+final class TestCluster implements AutoCloseable {
+  static final int CHUNK = 1 << 20;
+  static final Layout LAYOUT = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+  static final Duration START = Duration.ofSeconds(120);
+
+  private final LocalCluster local;
+  private final String name;
+  private ParityClient root;
+
+  private TestCluster(LocalCluster local, String name) {
+    this.local = local;
+    this.name = name;
+  }
+
+  /**
+   * Creates and starts a cluster in {@code dir} (which must not hold one yet); {@code test}
+   * names the folder its logs are kept in.
+   */
+  static TestCluster start(Path dir, Class<?> test) throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    LocalCluster c = LocalCluster.createOrOpen(dir,
+        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g"));
+    TestCluster t = new TestCluster(c, test.getSimpleName());
+    long begin = System.nanoTime();
+    try {
+      c.start(START, m -> System.out.printf("[cluster] %.1f s: %s%n",
+          (System.nanoTime() - begin) / 1e9, m));
+      t.root = c.client(Caller.of("root"));
+    } catch (IOException | RuntimeException e) {
+      t.close();
+      throw new IOException(e.getMessage() + t.logTails(), e);
+    }
+    return t;
+  }
+
+  LocalCluster local() {
+    return local;
+  }
+
+  /** The root client, connected for the cluster's lifetime (reconnected by {@link #restart}). */
+  ParityClient root() {
+    return root;
+  }
+
+  ParityClient client() throws IOException {
+    return local.client(Caller.of("root"));
+  }
+
+  /** Makes {@code path} (and parents) with {@link #LAYOUT}. */
+  void mkdirs(String path) throws IOException {
+    root.namespace().mkdirs(path, CreateOptions.directory().withLayout(LAYOUT)
+        .withCreateParents(true));
+  }
+
+  /** The id node {@code i} registers with (its id file; written at its first start). */
+  String nodeId(int i) throws IOException {
+    Properties p = new Properties();
+    p.load(Files.newBufferedReader(local.dir().resolve(local.nodeName(i)).resolve("node.id"),
+        StandardCharsets.UTF_8));
+    return p.getProperty("nodeId");
+  }
+
+  /** The target node {@code i} serves, as the registry sees it now. */
+  TargetInfo target(int i) throws IOException {
+    String node = nodeId(i);
+    return root.registry().targets().stream().filter(t -> t.nodeId().equals(node)).findFirst()
+        .orElseThrow(() -> new AssertionError("node" + i + " (" + node + ") serves no target: "
+            + root.registry().targets() + logTails()));
+  }
+
+  /** The index of the node serving target {@code targetId}. */
+  int nodeOf(String targetId) throws IOException {
+    Optional<TargetInfo> t = root.registry().target(targetId);
+    for (int i = 0; i < local.shape().nodes(); i++) {
+      if (t.isPresent() && t.get().nodeId().equals(nodeId(i))) {
+        return i;
+      }
+    }
+    throw new AssertionError("no node serves target " + targetId + ": " + t);
+  }
+
+  /** The ARRAY_STATUS JSON of node {@code i}'s target, from the node. */
+  String arrayStatus(int i) throws IOException {
+    TargetInfo t = target(i);
+    return root.nodes().arrayStatus(t.socketAddress(), TargetId.of(t.id()));
+  }
+
+  /**
+   * Waits until every node's target is ONLINE, answers a ping at the address the registry
+   * gives (so a record left by a killed node does not count) and, when {@code good}, is GOOD.
+   */
+  void awaitHealthy(boolean good, Duration timeout) throws IOException {
+    await("all targets online" + (good ? " and GOOD" : ""), timeout, () -> {
+      for (int i = 0; i < local.shape().nodes(); i++) {
+        if (!healthy(i, good)) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  private boolean healthy(int i, boolean good) {
+    try {
+      TargetInfo t = target(i);
+      if (t.reachability() != Reachability.ONLINE || (good && t.consistency() != Consistency.GOOD)) {
+        return false;
+      }
+      root.nodes().ping(t.socketAddress());
+      return true;
+    } catch (IOException | AssertionError e) {
+      return false;
+    }
+  }
+
+  /**
+   * Waits for {@code condition}, polling every 100 ms; AssertionError naming {@code what}, with
+   * the logs' tails, after {@code timeout}.
+   */
+  void await(String what, Duration timeout, BooleanSupplier condition) {
+    long begin = System.nanoTime();
+    long end = begin + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        String targets;
+        try {
+          targets = root.registry().targets().toString();
+        } catch (RuntimeException e) {
+          targets = e.toString();
+        }
+        throw new AssertionError("not reached in " + timeout.toSeconds() + " s: " + what
+            + "; targets " + targets + logTails());
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+    }
+    System.out.printf("[test] %s: %.1f s%n", what, (System.nanoTime() - begin) / 1e9);
+  }
+
+  /** Restarts node {@code i} (if it is not running) and waits until the cluster is healthy. */
+  void restartNode(int i) throws IOException {
+    local.startNode(i);
+    awaitHealthy(false, START);
+  }
+
+  /**
+   * Restarts the whole cluster: a clean stop (SIGTERM), or with {@code crash} SIGKILL of every
+   * node and of ZooKeeper at once; then a start, a fresh root client (the old one's session
+   * died with its server) and a wait until every target is reachable.
+   */
+  void restart(boolean crash) throws IOException {
+    root.close();
+    root = null;
+    if (crash) {
+      for (int i = 0; i < local.shape().nodes(); i++) {
+        local.killNode(i);
+      }
+      local.killZooKeeper();
+    } else {
+      local.stop(Duration.ofSeconds(30), m -> System.out.println("[cluster] " + m));
+    }
+    long begin = System.nanoTime();
+    local.start(START, m -> System.out.printf("[cluster] %.1f s: %s%n",
+        (System.nanoTime() - begin) / 1e9, m));
+    root = local.client(Caller.of("root"));
+    awaitHealthy(false, START);
+  }
+
+  /** The end of every process's log, for a failure message. */
+  String logTails() {
+    StringBuilder b = new StringBuilder();
+    for (LocalCluster.ProcessState p : local.processes()) {
+      b.append("\n[").append(p.name()).append(p.running() ? " running" : " not running")
+          .append(']').append(LocalCluster.tail(p.log()));
+    }
+    return b.toString();
+  }
+
+  /**
+   * Copies the processes' logs to {@code target/cluster-logs/<test class>/} (the cluster's
+   * folder is a temporary one that JUnit deletes), for the post-mortem of a failed run.
+   */
+  private void keepLogs() throws IOException {
+    Path to = Path.of("target", "cluster-logs", name);
+    Files.createDirectories(to);
+    try (var logs = Files.list(local.dir().resolve("logs"))) {
+      for (Path log : logs.toList()) {
+        Files.copy(log, to.resolve(log.getFileName()),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (root != null) {
+      root.close();
+      root = null;
+    }
+    long begin = System.nanoTime();
+    try {
+      local.stop(Duration.ofSeconds(20), m -> System.out.println("[cluster] " + m));
+      System.out.printf("[cluster] stopped in %.1f s%n", (System.nanoTime() - begin) / 1e9);
+    } finally {
+      keepLogs();
+    }
+  }
+}
