@@ -83,6 +83,17 @@ public final class ObjectStore implements Closeable {
   private final BufferPool buffers;
   private final ShardReaderCache readerCache = new ShardReaderCache(1024);
   private final ObjectLocks locks = new ObjectLocks();
+  /** Writers between open and commit or abort; a rebuild waits for those that skip its drive. */
+  private final Set<ObjectWriter> openWriters = ConcurrentHashMap.newKeySet();
+  /** Per slot: its drive and the objects committed without their shard on it (for its rebuild). */
+  private final AtomicReferenceArray<MissedShards> missed;
+
+  /** Objects committed, while {@code drive} was in their slot, without their shard on it. */
+  private record MissedShards(Drive drive, Set<Long> objectIds) {
+    MissedShards(Drive drive) {
+      this(drive, ConcurrentHashMap.newKeySet());
+    }
+  }
 
   /**
    * A store over {@code drives}, indexed by data slot ({@code null}: slot failed or missing),
@@ -105,6 +116,10 @@ public final class ObjectStore implements Closeable {
     this.codec = codec;
     this.placement = Placement.of(drives.length, config.protection().width());
     this.failed = new AtomicLongArray(drives.length);
+    this.missed = new AtomicReferenceArray<>(drives.length);
+    for (int s = 0; s < drives.length; s++) {
+      missed.set(s, new MissedShards(drives[s]));
+    }
     this.options = Objects.requireNonNull(options, "options");
     this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
     this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
@@ -392,7 +407,8 @@ public final class ObjectStore implements Closeable {
       return Optional.of(cached);
     }
     Optional<ObjectManifest> found = findLatest(objectId, placement.drivesFor(objectId));
-    found.ifPresent(m -> latest.put(objectId, m));
+    // A commit racing with this look-up puts its own (newer) manifest: never overwrite it.
+    found.ifPresent(m -> latest.putIfAbsent(objectId, m));
     return found;
   }
 
@@ -702,7 +718,10 @@ public final class ObjectStore implements Closeable {
    * on the slot is absent read degraded until a rebuild writes it.
    */
   void attachDrive(int slot, Drive drive) throws IOException {
-    Drive old = drives.getAndSet(slot, Objects.requireNonNull(drive, "drive"));
+    Objects.requireNonNull(drive, "drive");
+    // Before the drive goes live: a writer reporting a shard missed on it finds its record.
+    missed.set(slot, new MissedShards(drive));
+    Drive old = drives.getAndSet(slot, drive);
     failed.set(slot, 0);
     readerCache.invalidateSlot(slot);
     if (old != null && old != drive) {
@@ -712,6 +731,58 @@ public final class ObjectStore implements Closeable {
         LOG.log(System.Logger.Level.DEBUG, "closing the old drive of slot {0}: {1}", slot, e);
       }
     }
+  }
+
+  /** Registers a writer from its opening (before it looks its drives up) to its end. */
+  void writerOpened(ObjectWriter w) {
+    openWriters.add(w);
+  }
+
+  /** Ends {@link #writerOpened}; after a commit, once the writer reported its missed shards. */
+  void writerClosed(ObjectWriter w) {
+    openWriters.remove(w);
+  }
+
+  /** How many open writers leave {@code slot}'s shard off {@code drive} ({@code skips}). */
+  int writersSkipping(int slot, Drive drive) {
+    int n = 0;
+    for (ObjectWriter w : openWriters) {
+      n += w.skips(slot, drive) ? 1 : 0;
+    }
+    return n;
+  }
+
+  /**
+   * Called after {@code objectId}'s new version is committed (its manifest durable), with the
+   * drive its shard on {@code slot} was published to ({@code null}: the shard was left out). When
+   * the slot now holds another live drive (a replacement or a spare attached during the write),
+   * the object is recorded for that drive's rebuild, which may have listed the objects before
+   * this commit. A drive attached after this call lists the object itself.
+   */
+  void committedWithout(int slot, long objectId, Drive writtenTo) {
+    MissedShards m = missed.get(slot);
+    Drive now = drive(slot);
+    if (now != null && now != writtenTo && m.drive() == now) {
+      m.objectIds().add(objectId);
+    }
+  }
+
+  /**
+   * Takes the objects recorded by {@link #committedWithout} for {@code drive} in {@code slot}
+   * (empty if the slot holds another drive now), for its rebuild to write their shards.
+   */
+  Set<Long> takeMissedShards(int slot, Drive drive) {
+    MissedShards m = missed.get(slot);
+    Set<Long> taken = new TreeSet<>(Long::compareUnsigned);
+    if (m.drive() != drive) {
+      return taken;
+    }
+    for (Long id : m.objectIds()) {
+      if (m.objectIds().remove(id)) {
+        taken.add(id);
+      }
+    }
+    return taken;
   }
 
   /**

@@ -36,6 +36,14 @@ import java.util.concurrent.CompletableFuture;
  * ArrayError#NO_SPACE}) fails the whole write: the writer aborts itself and rethrows; the old
  * version stays. One writer per object at a time: {@link ObjectStore#openWriter} waits for the
  * previous writer of the object to finish. Not thread-safe: one thread feeds a writer.
+ *
+ * <p><b>A slot taken away meanwhile.</b> Each shard is written to the drive its slot had when the
+ * writer opened ({@link #targets}). If the slot stops being that drive while the write runs
+ * (failed by an admin, by another request's drive error, or given a hot spare or a replacement),
+ * the shard is dropped as if its drive had failed: no later step touches either drive for it.
+ * After the commit, a shard left off the drive its slot now holds is reported to the store
+ * ({@link ObjectStore#committedWithout}), so that the rebuild of that drive writes it; a rebuild
+ * does not end while a writer that skips its drive is open ({@link #skips}).
  */
 public final class ObjectWriter implements Closeable {
   private static final System.Logger LOG = System.getLogger(ObjectWriter.class.getName());
@@ -74,6 +82,11 @@ public final class ObjectWriter implements Closeable {
   private final Instant created;
   private final Runnable unlock;
   private final ShardWriter[] writers;
+  /**
+   * The drive each shard is written to (null: left out from the start); set once every entry is
+   * known, so a rebuild reading it never sees a half-filled array.
+   */
+  private volatile Drive[] targets;
   private final boolean[] dropped;
   private final CompletableFuture<?>[] chains;
   private final Batch[] batches;
@@ -105,20 +118,28 @@ public final class ObjectWriter implements Closeable {
     this.writers = new ShardWriter[width];
     this.dropped = dropped.clone();
     this.chains = new CompletableFuture<?>[width];
+    // Registered before the drives are looked up: a rebuild of a drive attached after the look-up
+    // then finds this writer among those that skip its drive.
+    store.writerOpened(this);
     boolean ok = false;
     try {
+      Drive[] t = new Drive[width];
+      for (int i = 0; i < width; i++) {
+        t[i] = this.dropped[i] ? null : store.drive(slots[i]);
+        this.dropped[i] = t[i] == null;
+      }
+      targets = t;
       store.checkEnoughDrives(objectId, slots, this.dropped);
       for (int i = 0; i < width; i++) {
         int shard = i;
-        Drive d = store.drive(slots[i]);
-        chains[i] = this.dropped[i] || d == null ? CompletableFuture.completedFuture(null)
+        Drive d = t[i];
+        chains[i] = d == null ? CompletableFuture.completedFuture(null)
             : store.queues().submit(slots[i], () -> shardStep(shard, () -> writers[shard] =
                 new ShardWriter(d, ObjectFiles.shard(objectId, version, shard),
                     ShardHeader.of(objectId, version, shard, empty, created))));
       }
       int alignment = 4096;
-      for (int slot : slots) {
-        Drive d = store.drive(slot);
+      for (Drive d : t) {
         alignment = d == null ? alignment : Math.max(alignment, d.alignment());
       }
       batches = new Batch[store.options().batchesInFlight()];
@@ -231,7 +252,7 @@ public final class ObjectWriter implements Closeable {
       waitAll();
       for (int i = 0; i < width; i++) {
         int shard = i;
-        Drive d = store.drive(slots[i]);
+        Drive d = targets[i]; // where the shard was written, whatever the slot holds now
         chainStep(i, () -> {
           ShardWriter.publish(d, temps[shard], ObjectFiles.shard(objectId, version, shard));
           writers[shard] = null; // published: nothing to abort any more
@@ -247,10 +268,38 @@ public final class ObjectWriter implements Closeable {
     releaseBuffers();
     try {
       store.commitManifest(manifest);
+      reportMissingShards();
     } finally {
-      unlock.run();
+      unlock();
     }
     return version;
+  }
+
+  /**
+   * Whether this writer, still open, leaves {@code slot}'s shard off {@code drive}: it is writing
+   * it elsewhere (the drive the slot had before), or not at all. True while the writer is still
+   * looking its drives up. For a rebuild of {@code drive}, which must wait for such writers.
+   */
+  boolean skips(int slot, Drive drive) {
+    Drive[] t = targets;
+    for (int i = 0; i < width; i++) {
+      if (slots[i] == slot) {
+        return t == null || t[i] != drive || isDropped(i);
+      }
+    }
+    return false;
+  }
+
+  /** After the commit: tells the store which shards are not on the drive their slot now has. */
+  private void reportMissingShards() {
+    for (int i = 0; i < width; i++) {
+      store.committedWithout(slots[i], objectId, isDropped(i) ? null : targets[i]);
+    }
+  }
+
+  private void unlock() {
+    store.writerClosed(this);
+    unlock.run();
   }
 
   /** Runs {@code step} at the start of {@link #commit} (it may still write). */
@@ -424,32 +473,49 @@ public final class ObjectWriter implements Closeable {
 
   /**
    * Runs one step of shard {@code i}. A drive failure marks the drive failed and drops the shard
-   * (its writer aborted): the version is written degraded. Other errors propagate.
+   * (its writer aborted): the version is written degraded. So does a slot that no longer holds
+   * the shard's drive (failed or replaced by someone else since the write began), before the
+   * step or under it. Other errors propagate.
    */
   private Object shardStep(int i, DriveQueues.Task<?> step) throws IOException {
+    if (!stillTarget(i)) {
+      drop(i, "slot taken out of service during the write");
+      return null;
+    }
     try {
       return step.run();
     } catch (IOException e) {
-      if (!Drive.isDriveFailure(e)) {
+      if (Drive.isDriveFailure(e)) {
+        store.noteFailure(slots[i], e);
+      } else if (stillTarget(i)) {
         throw e;
-      }
-      store.noteFailure(slots[i], e);
-      ShardWriter w = writers[i];
-      writers[i] = null;
-      synchronized (dropped) {
-        dropped[i] = true;
-      }
-      if (w != null) {
-        try {
-          w.abort();
-        } catch (IOException ignored) {
-          // the drive failed; its temp file is garbage for collectGarbage
-        }
-      }
-      LOG.log(System.Logger.Level.WARNING, "object {0}: shard {1} on slot {2} dropped, writing"
-          + " degraded: {3}", String.format("%016x", objectId), i, slots[i], e.getMessage());
+      } // else: the drive was taken away under the step (a closed channel, say)
+      drop(i, e.getMessage());
       return null;
     }
+  }
+
+  /** Whether shard i's slot still holds the drive the shard is being written to. */
+  private boolean stillTarget(int i) {
+    return store.drive(slots[i]) == targets[i];
+  }
+
+  /** Stops writing shard i: aborts its writer (best effort) and marks it dropped. */
+  private void drop(int i, String why) {
+    ShardWriter w = writers[i];
+    writers[i] = null;
+    synchronized (dropped) {
+      dropped[i] = true;
+    }
+    if (w != null) {
+      try {
+        w.abort();
+      } catch (IOException ignored) {
+        // the drive failed or left; its temp file is garbage for collectGarbage
+      }
+    }
+    LOG.log(System.Logger.Level.WARNING, "object {0}: shard {1} on slot {2} dropped, writing"
+        + " degraded: {3}", String.format("%016x", objectId), i, slots[i], why);
   }
 
   private boolean isDropped(int i) {
@@ -517,7 +583,7 @@ public final class ObjectWriter implements Closeable {
         }
       }
     } finally {
-      unlock.run();
+      unlock();
     }
   }
 }

@@ -50,10 +50,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * may be called from any thread at any time. The slot can be marked ONLINE ({@link
  * ArrayLabels#finishRebuild}) when the summary is {@link RebuildProgress#complete()}.
  *
- * <p>Runs alongside foreground reads and writes of the store. It does not take part in the
- * store's write path: an object written while the rebuild runs gets its shard on the new drive
- * from that write. Its publish-and-manifest step takes the object's writer lock, so a write or
- * delete of the object cannot slip between its version check and its manifest.
+ * <p>Runs alongside foreground reads and writes of the store. A write opened after the new
+ * drive was attached puts its shard there itself. A write opened before (the slot was failed, or
+ * failed under it) leaves the shard off the new drive and may commit after the plan listed the
+ * objects: so before it ends DONE, the rebuild waits until no such write is open and then
+ * rebuilds the objects they committed ({@link ObjectStore#takeMissedShards}). A rebuild thus does
+ * not complete while a write that began before its drive was attached stays open. Its
+ * publish-and-manifest step takes the object's writer lock, so a write or delete of the object
+ * cannot slip between its version check and its manifest.
  */
 public final class Rebuilder {
   private static final System.Logger LOG = System.getLogger(Rebuilder.class.getName());
@@ -63,6 +67,9 @@ public final class Rebuilder {
 
   /** Bytes read per survivor per request. */
   static final int BATCH_BYTES = 1 << 20;
+
+  /** How often the end of a rebuild checks whether the writes that skip its drive are done. */
+  private static final long WRITER_POLL_MILLIS = 10;
 
   private final ObjectStore store;
   private final int slot;
@@ -209,6 +216,9 @@ public final class Rebuilder {
       LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: {1} objects ({2} bytes) to"
           + " rebuild, {3} already present", slot, tasks.size(), bytesTotal.get(), skipped.get());
       end = runWorkers(tasks, out);
+      if (end == State.DONE) {
+        end = catchUp(out);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       end = State.STOPPED;
@@ -287,6 +297,52 @@ public final class Rebuilder {
     }
   }
 
+  /**
+   * The writes that skipped the new drive: those opened before it was attached (the slot was
+   * failed, or failed under them) write their shards elsewhere or not at all, and may commit after
+   * the plan listed the objects. Waits until no such writer is open, then rebuilds the objects
+   * they committed ({@link ObjectStore#takeMissedShards}); writers opened after the attach write
+   * the new drive themselves. Without this the slot could be declared ONLINE while an object has
+   * no shard on it.
+   */
+  private State catchUp(Drive out) throws IOException, InterruptedException {
+    boolean logged = false;
+    while (true) {
+      int waiting;
+      while ((waiting = store.writersSkipping(slot, out)) > 0) {
+        if (stopRequested || halted) {
+          return State.STOPPED;
+        }
+        if (!logged) {
+          logged = true;
+          LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: waiting for {1} writes that"
+              + " started before the drive was attached", slot, waiting);
+        }
+        Thread.sleep(WRITER_POLL_MILLIS);
+      }
+      List<Task> tasks = new ArrayList<>();
+      long bytes = 0;
+      for (long id : store.takeMissedShards(slot, out)) {
+        Optional<Task> t = task(out, id);
+        if (t.isPresent()) {
+          tasks.add(t.get());
+          bytes += t.get().bytes();
+        }
+      }
+      if (tasks.isEmpty()) {
+        return stopRequested ? State.STOPPED : State.DONE;
+      }
+      LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: {1} objects written meanwhile"
+          + " without their shard on the new drive", slot, tasks.size());
+      objectsTotal.addAndGet(tasks.size());
+      bytesTotal.addAndGet(bytes);
+      State end = runWorkers(tasks, out);
+      if (end != State.DONE) {
+        return end;
+      }
+    }
+  }
+
   /** One object to rebuild: its latest manifest and the shard on the slot. */
   private record Task(ObjectManifest manifest, int shard, long bytes) {}
 
@@ -296,20 +352,7 @@ public final class Rebuilder {
       if (stopRequested) {
         break;
       }
-      Optional<ObjectManifest> m = store.stat(id);
-      if (m.isEmpty()) {
-        continue;
-      }
-      int shard = m.get().slots().indexOf(slot);
-      if (shard < 0) {
-        continue;
-      }
-      if (present(out, m.get(), shard)) {
-        skipped.incrementAndGet();
-        continue;
-      }
-      long bytes = (long) m.get().layout().stripes() * m.get().cellSize();
-      tasks.add(new Task(m.get(), shard, bytes));
+      task(out, id).ifPresent(tasks::add);
     }
     long unavailable = store.failedSlots() | (1L << slot);
     tasks.sort(ArrayHealth.<Task>mostEndangeredFirst(t -> t.manifest().slotMask(), unavailable));
@@ -320,6 +363,27 @@ public final class Rebuilder {
     objectsTotal.set(tasks.size());
     bytesTotal.set(total);
     return tasks;
+  }
+
+  /**
+   * The work for object {@code id}: empty when it has no committed version, no shard on the slot,
+   * or its shard is already on the new drive (counted as skipped).
+   */
+  private Optional<Task> task(Drive out, long id) throws IOException {
+    Optional<ObjectManifest> m = store.stat(id);
+    if (m.isEmpty()) {
+      return Optional.empty();
+    }
+    int shard = m.get().slots().indexOf(slot);
+    if (shard < 0) {
+      return Optional.empty();
+    }
+    if (present(out, m.get(), shard)) {
+      skipped.incrementAndGet();
+      return Optional.empty();
+    }
+    long bytes = (long) m.get().layout().stripes() * m.get().cellSize();
+    return Optional.of(new Task(m.get(), shard, bytes));
   }
 
   /**

@@ -21,7 +21,12 @@ import java.util.Map;
 final class ShardReaderCache implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ShardReaderCache.class.getName());
 
-  private record Key(int slot, String name) {}
+  /**
+   * The drive is part of the key (by identity): a reader opened on a slot's old drive just before
+   * a replacement was attached, and cached after {@link #invalidateSlot}, is never served for the
+   * new drive.
+   */
+  private record Key(int slot, Drive drive, String name) {}
 
   /** A cached reader and how many reads use it. */
   static final class Lease {
@@ -54,7 +59,7 @@ final class ShardReaderCache implements AutoCloseable {
    * @throws IOException as {@link ShardReader#open}
    */
   Lease acquire(int slot, Drive drive, String name) throws IOException {
-    Key key = new Key(slot, name);
+    Key key = new Key(slot, drive, name);
     synchronized (this) {
       Lease l = open.get(key);
       if (l != null) {
