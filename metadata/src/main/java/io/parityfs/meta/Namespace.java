@@ -661,6 +661,25 @@ public final class Namespace implements Closeable {
    * @return the final path of the source
    */
   public String rename(String src, String dst) throws NamespaceException {
+    return rename(src, dst, false);
+  }
+
+  /**
+   * POSIX {@code rename(2)} in one {@code multi}: the source takes exactly the name {@code dst};
+   * an existing destination is replaced in the same transaction, so every observer sees either
+   * the old destination or the source under its name, never neither: a file replaces a file; a
+   * directory replaces an empty directory. A file onto a directory is IS_A_DIRECTORY, a
+   * directory onto a file NOT_A_DIRECTORY, onto a non-empty directory NOT_EMPTY. A replaced file
+   * is removed as {@link #delete} removes one (its chunks queued for deletion, its open record
+   * dropped). The other rules are {@link #rename(String, String)}'s.
+   *
+   * @return {@code dst}, normalized
+   */
+  public String renameReplacing(String src, String dst) throws NamespaceException {
+    return rename(src, dst, true);
+  }
+
+  private String rename(String src, String dst, boolean replace) throws NamespaceException {
     List<String> s = Names.split(src);
     List<String> d = Names.split(dst);
     String sp = Names.join(s);
@@ -686,7 +705,12 @@ public final class Namespace implements Closeable {
       // First assume the destination does not exist (the common case) and read only its
       // parent's chain: the multi's create refuses an existing entry (NODEEXISTS), and then
       // the destination is read and the rules for an existing one apply.
-      List<Entry> dw = destinationRead || d.isEmpty() ? walk(d) : walk(d.subList(0, d.size() - 1));
+      if (replace && d.isEmpty()) {
+        throw new NamespaceException(NamespaceStatus.INVALID_RENAME, "/",
+            "cannot replace the root");
+      }
+      List<Entry> dw = !replace && (destinationRead || d.isEmpty()) ? walk(d)
+          : walk(d.subList(0, d.size() - 1));
       List<String> target;
       List<Entry> parentChain; // the destination parent's chain, root excluded
       if (dw.size() == d.size() && !d.isEmpty() && !dw.get(dw.size() - 1).isDirectory()) {
@@ -725,15 +749,34 @@ public final class Namespace implements Closeable {
           : parentChain.get(parentChain.size() - 1).inode().id();
       int dstBuckets = parentChain.isEmpty() ? rootBuckets
           : parentChain.get(parentChain.size() - 1).inode().buckets();
-      if (target != d && read(dstDir, dstBuckets, name, tp) != null) {
+      Entry replaced = null;
+      if (replace) {
+        replaced = read(dstDir, dstBuckets, name, tp);
+        if (replaced != null) {
+          if (replaced.inode().id() == source.inode().id()) {
+            return tp; // the same entry (POSIX: nothing to do)
+          }
+          if (!source.isDirectory() && replaced.isDirectory()) {
+            throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, tp,
+                "cannot replace a directory with a file");
+          }
+          if (source.isDirectory() && !replaced.isDirectory()) {
+            throw new NamespaceException(NamespaceStatus.NOT_A_DIRECTORY, tp,
+                "cannot replace a file with a directory");
+          }
+        }
+      } else if (target != d && read(dstDir, dstBuckets, name, tp) != null) {
         throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, tp,
             "rename destination exists");
       }
       if (access.active()) {
+        Entry dstParent = parentChain.isEmpty() ? root : parentChain.get(parentChain.size() - 1);
         access.traverse(root, parentChain, parentChain.size());
         access.removeFrom(sw.size() == 1 ? root : sw.get(sw.size() - 2), source);
-        access.check(parentChain.isEmpty() ? root : parentChain.get(parentChain.size() - 1),
-            AccessChecker.WRITE | AccessChecker.EXECUTE);
+        access.check(dstParent, AccessChecker.WRITE | AccessChecker.EXECUTE);
+        if (replaced != null) {
+          access.removeFrom(dstParent, replaced);
+        }
       }
       String newEntry = zn.entry(dstDir, dstBuckets, name);
       Set<String> checked = new LinkedHashSet<>();
@@ -754,6 +797,21 @@ public final class Namespace implements Closeable {
         }
       }
       ops.add(zk.delete(source.znode(), source.zkVersion()));
+      int replacedFrom = ops.size();
+      if (replaced != null) {
+        ops.add(zk.delete(replaced.znode(), replaced.zkVersion()));
+        if (replaced.isDirectory()) {
+          // empty, or a bucket delete fails NOTEMPTY: its container and buckets go with it
+          String container = zn.container(replaced.inode().id());
+          for (String b : children(container)) {
+            ops.add(zk.delete(container + "/" + b, -1));
+          }
+          ops.add(zk.delete(container, 0));
+        } else {
+          ops.addAll(removals.opsFor(replaced.inode()));
+        }
+      }
+      int replacedTo = ops.size();
       int createAt = ops.size();
       ops.add(zk.create(newEntry, InodeCodec.encode(source.inode())));
       long id = source.inode().id();
@@ -769,6 +827,11 @@ public final class Namespace implements Closeable {
       }, sp);
       if (f == null) {
         return tp;
+      }
+      if (replaced != null && replaced.isDirectory() && f.index() > replacedFrom
+          && f.index() < replacedTo && f.code() == KeeperException.Code.NOTEMPTY) {
+        throw new NamespaceException(NamespaceStatus.NOT_EMPTY, tp,
+            "cannot replace a directory that is not empty");
       }
       if (f.index() == createAt && f.code() == KeeperException.Code.NONODE) {
         ensureBucket(zn.bucket(dstDir, name, dstBuckets));

@@ -147,4 +147,16 @@ class FileRemovalsTest extends ZkFixture {
   private static long[] sorted(List<Long> ids) {
     return ids.stream().mapToLong(Long::longValue).sorted().toArray();
   }
+
+  @Test
+  void aFileReplacedByAPosixRenameIsQueuedLikeADeletedOne() throws Exception {
+    FileStatus old = ns.create("/r/dst", CreateOptions.file().withLayout(LAYOUT));
+    ns.setLength("/r/dst", old.id(), 0, 3 << 20);
+    ns.create("/r/src", CreateOptions.file().withLayout(LAYOUT));
+    assertEquals(0, queue.size());
+    ns.renameReplacing("/r/src", "/r/dst");
+    assertArrayEquals(new long[] {old.id()}, queue.ids());
+    assertEquals(3 << 20, queue.get(old.id()).orElseThrow().length());
+  }
 }
+

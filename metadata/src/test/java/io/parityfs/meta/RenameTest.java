@@ -2,6 +2,7 @@ package io.parityfs.meta;
 
 import static io.parityfs.meta.NamespaceTest.fails;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -128,4 +129,86 @@ class RenameTest extends ZkFixture {
     ns.mkdirs("/src");
     assertEquals(List.of(), ns.listAll("/src"));
   }
+
+  @Test
+  void posixRenameReplacesInOneStep() throws Exception {
+    long f = ns.create("/p/f", CreateOptions.file()).id();
+    long g = ns.create("/p/g", CreateOptions.file()).id();
+    // a file onto a file: the source takes the name, the old destination is gone
+    assertEquals("/p/g", ns.renameReplacing("/p/f", "/p/g"));
+    assertFalse(ns.exists("/p/f"));
+    assertEquals(f, ns.getStatus("/p/g").id());
+    assertNotEquals(g, ns.getStatus("/p/g").id());
+    // onto a missing name: an exact rename (never "into" anything)
+    ns.mkdirs("/q");
+    assertEquals("/q/h", ns.renameReplacing("/p/g", "/q/h"));
+    // a directory onto an empty directory replaces it; onto itself: nothing
+    ns.mkdirs("/r/sub");
+    ns.create("/r/sub/x", CreateOptions.file());
+    ns.mkdirs("/empty");
+    long r = ns.getStatus("/r").id();
+    assertEquals("/empty", ns.renameReplacing("/r", "/empty"));
+    assertEquals(r, ns.getStatus("/empty").id());
+    assertTrue(ns.exists("/empty/sub/x"));
+    assertFalse(ns.exists("/r"));
+    assertEquals("/empty", ns.renameReplacing("/empty", "/empty"));
+    // the wrong kinds, a non-empty directory, the root: refused, nothing changed
+    ns.create("/file", CreateOptions.file());
+    ns.mkdirs("/full/y");
+    assertEquals(NamespaceStatus.IS_A_DIRECTORY, fails(() -> ns.renameReplacing("/file",
+        "/empty")));
+    assertEquals(NamespaceStatus.NOT_A_DIRECTORY, fails(() -> ns.renameReplacing("/empty",
+        "/file")));
+    assertEquals(NamespaceStatus.NOT_EMPTY, fails(() -> ns.renameReplacing("/q", "/full")));
+    assertEquals(NamespaceStatus.INVALID_RENAME, fails(() -> ns.renameReplacing("/q", "/")));
+    assertEquals(NamespaceStatus.INVALID_RENAME, fails(() -> ns.renameReplacing("/empty",
+        "/empty/sub/z")));
+    assertEquals(NamespaceStatus.NOT_FOUND, fails(() -> ns.renameReplacing("/nope", "/x")));
+    for (String p : List.of("/file", "/empty/sub/x", "/full/y", "/q/h")) {
+      assertTrue(ns.exists(p), p);
+    }
+  }
+
+  @Test
+  void posixRenameNeverShowsNeitherName() throws Exception {
+    // a reader polling the destination sees the old file or the new one, never nothing
+    ns.create("/w/dst", CreateOptions.file());
+    // another client on the same namespace (its own session and cache)
+    org.apache.curator.framework.CuratorFramework other = newClient();
+    Namespace reader = Namespace.open(other, ns.config());
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger missing =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger polls =
+        new java.util.concurrent.atomic.AtomicInteger();
+    Thread t = new Thread(() -> {
+      while (!stop.get()) {
+        try {
+          reader.sync();
+          polls.incrementAndGet();
+          if (!reader.exists("/w/dst")) {
+            missing.incrementAndGet();
+          }
+        } catch (NamespaceException e) {
+          missing.incrementAndGet();
+        }
+      }
+    });
+    t.start();
+    try {
+      for (int i = 0; i < 30; i++) {
+        ns.create("/w/src", CreateOptions.file());
+        ns.renameReplacing("/w/src", "/w/dst");
+      }
+    } finally {
+      stop.set(true);
+      t.join();
+      reader.close();
+      other.close();
+    }
+    assertTrue(polls.get() > 30, "the reader polled " + polls.get() + " times");
+    assertEquals(0, missing.get());
+  }
 }
+
