@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
         ClusterCommands.Nodes.class, ClusterCommands.Targets.class, DriveCommands.Drives.class,
         DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,
         DriveCommands.Rebuild.class, DriveCommands.Scrub.class,
-        BenchCommands.Bench.class},
+        BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class},
     footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",
         "  parityfs: <command>: <path or target>: <STATUS>: <message>",
         "See docs/cli.md for every command, its output and --json."})

@@ -1,0 +1,806 @@
+package io.parityfs.fuse;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsFileWriter;
+import io.parityfs.client.PfsInputStream;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.XAttrMode;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The ParityFS file system as path-based POSIX operations, for a FUSE binding: each returns 0
+ * (or a byte count) on success and a negative Linux errno ({@link Errno}) on failure, never
+ * throws. Independent of the native binding ({@link JnrFuseBinding} adapts it to jnr-fuse).
+ *
+ * <p><b>Identity.</b> Namespace operations act for the requesting process's user: its uid and
+ * gid are mapped to names ({@link IdentityMap}) and to a {@link Caller} (cached per uid and
+ * gid, umask 0 since the kernel has already applied the process's), so the namespace checks
+ * permissions and records owners as that user. File data goes through the mount's own client
+ * (its leases live in the mount's ZooKeeper session); the kernel checks the mode bits
+ * before any open ({@code default_permissions}, always set by {@link PfsMount}).
+ *
+ * <p><b>Writes.</b> A file open for writing through this mount has one {@link PfsFileWriter}
+ * (one lease), shared by every handle on it and counted: the last release closes it. Reads and
+ * stats of such a file go through the writer, so they see writes not yet committed.
+ * {@code flush} (every close(2)) commits the length (hflush), {@code fsync} syncs (hsync),
+ * the last {@code release} closes the file. Other mounts see the data after that commit:
+ * close-to-open consistency.
+ *
+ * <p><b>Rename and unlink of open files.</b> The writer of a file being renamed (or inside a
+ * directory being renamed) is closed first, committing, and reopened at the new path by the
+ * next write. Unlinking an open file closes its writer; later writes on its handles fail with
+ * ESTALE (the file is gone; POSIX would keep it until the last close). Rename onto an existing
+ * file or empty directory deletes the destination, then renames: two namespace operations, not
+ * one (the namespace's rename refuses an existing destination).
+ *
+ * <p>Not supported: symbolic and hard links (EPERM), special files (EPERM), POSIX ACLs
+ * ({@code system.*} xattrs: EOPNOTSUPP). Thread-safe: the binding calls from many threads.
+ */
+public final class PfsFuseOperations implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(PfsFuseOperations.class.getName());
+  /** The read-only virtual xattr holding a file's (or a directory's default) layout. */
+  public static final String LAYOUT_XATTR = "parityfs.layout";
+  private static final int O_ACCMODE = 03;
+  private static final int O_RDONLY = 0;
+  private static final int O_TRUNC = 01000;
+  private static final int O_APPEND = 02000;
+  private static final int XATTR_CREATE = 1;
+  private static final int XATTR_REPLACE = 2;
+  private static final int BLOCK_SIZE = 128 << 10;
+
+  private final ParityClient client;
+  private final IdentityMap ids;
+  private final OpenFiles files = new OpenFiles();
+  private final Map<Long, Namespace> views = new ConcurrentHashMap<>();
+  /** Opens share it; renames and unlinks of open files take it alone. */
+  private final ReadWriteLock moves = new ReentrantReadWriteLock();
+  private final int pageSize;
+
+  /** The body of one operation. */
+  @FunctionalInterface
+  private interface Body {
+    int run() throws IOException;
+  }
+
+  /**
+   * @param client the cluster; the caller keeps ownership (close this first, then it)
+   * @param ids how uids and gids map to the namespace's user and group names
+   */
+  public PfsFuseOperations(ParityClient client, IdentityMap ids) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.ids = Objects.requireNonNull(ids, "ids");
+    this.pageSize = Math.min(1000, client.namespace().config().maxPageSize());
+  }
+
+  // ------------------------------------------------------------------ attributes
+
+  public int getattr(Requester who, String path, FileAttributes[] out) {
+    return call("getattr", path, () -> {
+      out[0] = attributes(ns(who).getStatus(path));
+      return 0;
+    });
+  }
+
+  /** {@code fgetattr}: as {@link #getattr}, through the handle's file (its current path). */
+  public int fgetattr(Requester who, long fh, FileAttributes[] out) {
+    FileHandle h = files.handle(fh, FileHandle.class);
+    if (h == null) {
+      return -Errno.EBADF;
+    }
+    return getattr(who, h.file.path, out);
+  }
+
+  public int chmod(Requester who, String path, int mode) {
+    return call("chmod", path, () -> {
+      ns(who).setPermission(path, mode & 07777);
+      return 0;
+    }, Errno.EPERM);
+  }
+
+  /** {@code uid} or {@code gid} -1 (or 2^32 - 1) leaves it unchanged. */
+  public int chown(Requester who, String path, long uid, long gid) {
+    return call("chown", path, () -> {
+      String owner = unset(uid) ? null : ids.userName(uid);
+      String group = unset(gid) ? null : ids.groupName(gid);
+      if (owner != null || group != null) {
+        ns(who).setOwner(path, owner, group);
+      }
+      return 0;
+    }, Errno.EPERM);
+  }
+
+  /** Times in milliseconds since the epoch; -1 leaves one unchanged (UTIME_OMIT). */
+  public int utimens(Requester who, String path, long accessMillis, long modificationMillis) {
+    return call("utimens", path, () -> {
+      ns(who).setTimes(path, modificationMillis, accessMillis);
+      return 0;
+    });
+  }
+
+  public int statfs(String path, FsStats[] out) {
+    return call("statfs", path, () -> {
+      long capacity = 0;
+      long free = 0;
+      for (TargetInfo t : client.registry().targets()) {
+        capacity += Math.max(0, t.capacityBytes());
+        free += Math.max(0, t.freeBytes());
+      }
+      long bs = 4096;
+      out[0] = new FsStats(bs, capacity / bs, Math.min(free, capacity) / bs, 1L << 40,
+          1L << 40, 255);
+      return 0;
+    });
+  }
+
+  // ------------------------------------------------------------------ directories
+
+  public int mkdir(Requester who, String path, int mode) {
+    return call("mkdir", path, () -> {
+      Namespace ns = ns(who);
+      if (statusOrNull(ns, path) != null) {
+        return -Errno.EEXIST;
+      }
+      ns.mkdirs(path, CreateOptions.directory().withPermission(mode & 07777));
+      return 0;
+    });
+  }
+
+  public int rmdir(Requester who, String path) {
+    return call("rmdir", path, () -> {
+      Namespace ns = ns(who);
+      FileStatus st = ns.getStatus(path);
+      if (!st.isDirectory()) {
+        return -Errno.ENOTDIR;
+      }
+      if (st.path().equals("/")) {
+        return -Errno.EBUSY;
+      }
+      return ns.delete(path, false) ? 0 : -Errno.ENOENT;
+    });
+  }
+
+  /** Opens a directory for listing; {@code fh[0]} receives its handle. */
+  public int opendir(Requester who, String path, long[] fh) {
+    return call("opendir", path, () -> {
+      FileStatus st = ns(who).getStatus(path);
+      if (!st.isDirectory()) {
+        return -Errno.ENOTDIR;
+      }
+      fh[0] = files.register(new DirectoryCursor(st.path(), pageSize));
+      return 0;
+    });
+  }
+
+  /**
+   * Lists from {@code offset} (0 at the start, else a cookie a previous call passed to the
+   * filler) until the filler is full or the listing ends; "." and ".." come first. Entries come
+   * a page of the namespace's listing at a time.
+   */
+  public int readdir(Requester who, String path, long fh, long offset, DirectoryFiller filler) {
+    return call("readdir", path, () -> {
+      DirectoryCursor c = files.handle(fh, DirectoryCursor.class);
+      if (c == null) {
+        c = new DirectoryCursor(path, pageSize);
+      }
+      Namespace ns = ns(who);
+      synchronized (c) {
+        if (offset < 1 && !filler.add(".", null, 1)) {
+          return 0;
+        }
+        if (offset < 2 && !filler.add("..", null, 2)) {
+          return 0;
+        }
+        for (long i = Math.max(0, offset - 2); ; i++) {
+          FileStatus e = c.at(i, ns);
+          if (e == null || !filler.add(name(e.path()), attributes(e), i + 3)) {
+            return 0;
+          }
+        }
+      }
+    });
+  }
+
+  public int releasedir(long fh) {
+    files.remove(fh, DirectoryCursor.class);
+    return 0;
+  }
+
+  // ------------------------------------------------------------------ files
+
+  /** Creates a file open for writing (O_CREAT); {@code fh[0]} receives its handle. */
+  public int create(Requester who, String path, int mode, int flags, long[] fh) {
+    return call("create", path, () -> {
+      CreateOptions options = CreateOptions.file().withCreateParents(false)
+          .withPermission(mode & 07777);
+      moves.readLock().lock();
+      try {
+        Caller mine = client.namespace().caller();
+        PfsFileWriter w;
+        if (who == Requester.MOUNT || (mine.umask() == 0 && mine.user().equals(caller(who).user()))) {
+          w = client.createWriter(path, options); // one multi: entry and lease
+        } else {
+          ns(who).create(path, options.withLease(false)); // owned by the requester
+          w = client.openWriter(path);
+        }
+        OpenFile f = files.acquire(path);
+        f.lock.lock();
+        try {
+          if (f.writer != null) { // cannot happen: the name was free; keep the first writer
+            w.close();
+          } else {
+            f.writer = w;
+          }
+          f.writers++;
+          f.detached = false;
+        } finally {
+          f.lock.unlock();
+        }
+        fh[0] = files.register(new FileHandle(f, true, (flags & O_APPEND) != 0));
+        return 0;
+      } finally {
+        moves.readLock().unlock();
+      }
+    });
+  }
+
+  /** Opens an existing file with {@code open(2)} flags; {@code fh[0]} receives its handle. */
+  public int open(Requester who, String path, int flags, long[] fh) {
+    return call("open", path, () -> {
+      boolean write = (flags & O_ACCMODE) != O_RDONLY;
+      moves.readLock().lock();
+      try {
+        FileStatus st = ns(who).getStatus(path);
+        if (st.isDirectory()) {
+          return -Errno.EISDIR;
+        }
+        OpenFile f = files.acquire(path);
+        boolean ok = false;
+        try {
+          if (write) {
+            f.lock.lock();
+            try {
+              f.writers++;
+              try {
+                writer(f);
+              } catch (IOException | RuntimeException e) {
+                f.writers--;
+                throw e;
+              }
+              if ((flags & O_TRUNC) != 0 && f.writer.length() > 0) {
+                f.writer.truncate(0);
+              }
+            } finally {
+              f.lock.unlock();
+            }
+          }
+          fh[0] = files.register(new FileHandle(f, write, (flags & O_APPEND) != 0));
+          ok = true;
+          return 0;
+        } finally {
+          if (!ok) {
+            files.release(f);
+          }
+        }
+      } finally {
+        moves.readLock().unlock();
+      }
+    });
+  }
+
+  /**
+   * Reads into {@code dst} at {@code offset} until it is full or the file ends (a short read is
+   * the end of the file to the kernel); returns the bytes read, 0 at the end.
+   */
+  public int read(String path, long fh, long offset, ByteBuffer dst) {
+    return call("read", path, () -> {
+      FileHandle h = files.handle(fh, FileHandle.class);
+      if (h == null) {
+        return -Errno.EBADF;
+      }
+      int start = dst.position();
+      OpenFile f = h.file;
+      f.lock.lock();
+      try {
+        PfsFileWriter w = f.writers > 0 && !f.detached ? writer(f) : null;
+        if (w != null) {
+          while (dst.hasRemaining()) {
+            int n = w.read(offset + dst.position() - start, dst);
+            if (n <= 0) {
+              break;
+            }
+          }
+          return dst.position() - start;
+        }
+      } finally {
+        f.lock.unlock();
+      }
+      synchronized (h) {
+        if (h.in == null) {
+          h.in = client.open(f.path);
+        }
+        PfsInputStream in = h.in;
+        if (in.getPos() != offset) {
+          in.seek(offset);
+        }
+        while (dst.hasRemaining()) {
+          if (in.read(dst) < 0) {
+            break;
+          }
+        }
+        return dst.position() - start;
+      }
+    });
+  }
+
+  /** Writes all of {@code src} at {@code offset} (at the end for O_APPEND); returns its size. */
+  public int write(String path, long fh, long offset, ByteBuffer src) {
+    return call("write", path, () -> {
+      FileHandle h = files.handle(fh, FileHandle.class);
+      if (h == null || !h.write) {
+        return -Errno.EBADF;
+      }
+      int n = src.remaining();
+      OpenFile f = h.file;
+      f.lock.lock();
+      try {
+        if (f.detached) {
+          return -Errno.ESTALE;
+        }
+        PfsFileWriter w = writer(f);
+        w.write(h.append ? w.length() : offset, src);
+        return n;
+      } finally {
+        f.lock.unlock();
+      }
+    });
+  }
+
+  /** Sets a file's length: through its writer when this mount writes it, else on its own. */
+  public int truncate(Requester who, String path, long size) {
+    return call("truncate", path, () -> {
+      moves.readLock().lock();
+      try {
+        OpenFile f = files.get(path);
+        if (f != null) {
+          f.lock.lock();
+          try {
+            if (f.writers > 0 && !f.detached) {
+              writer(f).truncate(size);
+              return 0;
+            }
+          } finally {
+            f.lock.unlock();
+          }
+        }
+        FileStatus st = ns(who).getStatus(path);
+        if (st.isDirectory()) {
+          return -Errno.EISDIR;
+        }
+        client.truncate(path, size);
+        return 0;
+      } finally {
+        moves.readLock().unlock();
+      }
+    });
+  }
+
+  public int ftruncate(Requester who, String path, long fh, long size) {
+    FileHandle h = files.handle(fh, FileHandle.class);
+    return truncate(who, h == null ? path : h.file.path, size);
+  }
+
+  /** Each close(2) of a descriptor: commits what the file's writer holds (hflush). */
+  public int flush(String path, long fh) {
+    return call("flush", path, () -> {
+      FileHandle h = files.handle(fh, FileHandle.class);
+      if (h == null || !h.write) {
+        return 0;
+      }
+      h.file.lock.lock();
+      try {
+        PfsFileWriter w = h.file.writer;
+        if (w != null) {
+          w.flush();
+        }
+        return 0;
+      } finally {
+        h.file.lock.unlock();
+      }
+    });
+  }
+
+  /** fsync(2): hsync of the file's writer. */
+  public int fsync(String path, long fh) {
+    return call("fsync", path, () -> {
+      FileHandle h = files.handle(fh, FileHandle.class);
+      if (h == null || !h.write) {
+        return 0;
+      }
+      h.file.lock.lock();
+      try {
+        PfsFileWriter w = h.file.writer;
+        if (w != null) {
+          w.sync();
+        }
+        return 0;
+      } finally {
+        h.file.lock.unlock();
+      }
+    });
+  }
+
+  /** The last close of a handle: the last write handle of a file closes its writer. */
+  public int release(String path, long fh) {
+    return call("release", path, () -> {
+      FileHandle h = files.remove(fh, FileHandle.class);
+      if (h == null) {
+        return 0;
+      }
+      OpenFile f = h.file;
+      try {
+        if (h.write) {
+          f.lock.lock();
+          try {
+            if (--f.writers == 0) {
+              closeWriter(f);
+            }
+          } finally {
+            f.lock.unlock();
+          }
+        }
+      } finally {
+        synchronized (h) {
+          if (h.in != null) {
+            h.in.close();
+          }
+        }
+        files.release(f);
+      }
+      return 0;
+    });
+  }
+
+  public int unlink(Requester who, String path) {
+    return call("unlink", path, () -> {
+      Namespace ns = ns(who);
+      FileStatus st = ns.getStatus(path);
+      if (st.isDirectory()) {
+        return -Errno.EISDIR;
+      }
+      moves.writeLock().lock();
+      try {
+        OpenFile f = files.get(st.path());
+        if (f != null) {
+          detach(f);
+        }
+        return ns.delete(path, false) ? 0 : -Errno.ENOENT;
+      } finally {
+        moves.writeLock().unlock();
+      }
+    });
+  }
+
+  /**
+   * POSIX rename: replaces an existing destination file, or an existing empty directory when
+   * the source is a directory (deleted first, then the source renamed); never moves the source
+   * into an existing directory (what the namespace's own rename does).
+   */
+  public int rename(Requester who, String from, String to) {
+    return call("rename", from, () -> {
+      Namespace ns = ns(who);
+      FileStatus src = ns.getStatus(from);
+      if (to.startsWith(src.path().endsWith("/") ? src.path() : src.path() + "/")) {
+        return -Errno.EINVAL; // into itself; checked before a destination is deleted
+      }
+      FileStatus dst = statusOrNull(ns, to);
+      if (dst != null) {
+        if (dst.id() == src.id()) {
+          return 0;
+        }
+        if (dst.isDirectory()) {
+          if (!src.isDirectory()) {
+            return -Errno.EISDIR;
+          }
+          if (!ns.list(to, null, 1).entries().isEmpty()) {
+            return -Errno.ENOTEMPTY;
+          }
+        } else if (src.isDirectory()) {
+          return -Errno.ENOTDIR;
+        }
+      }
+      moves.writeLock().lock();
+      List<OpenFile> moving = files.under(src.path());
+      for (OpenFile f : moving) {
+        f.lock.lock();
+      }
+      try {
+        for (OpenFile f : moving) {
+          closeWriter(f); // committed; the next write reopens it at the new path
+        }
+        if (dst != null) {
+          OpenFile old = files.get(dst.path());
+          if (old != null) {
+            detach(old);
+          }
+        }
+        // one multi: observers see the old destination or the source under its name
+        String moved = ns.renameReplacing(src.path(), to);
+        files.move(src.path(), moved);
+        return 0;
+      } finally {
+        for (OpenFile f : moving) {
+          f.lock.unlock();
+        }
+        moves.writeLock().unlock();
+      }
+    });
+  }
+
+  /** Symbolic links: the namespace has none. */
+  public int symlink(String target, String path) {
+    return -Errno.EPERM;
+  }
+
+  /** Hard links: the namespace has none. */
+  public int link(String from, String to) {
+    return -Errno.EPERM;
+  }
+
+  /** Device files, FIFOs and sockets: not supported (regular files come through create). */
+  public int mknod(String path, int mode) {
+    return -Errno.EPERM;
+  }
+
+  // ------------------------------------------------------------------ extended attributes
+
+  /**
+   * One attribute's value into {@code dst}; with {@code dst} of no remaining space, only its
+   * size. {@value #LAYOUT_XATTR} is the layout, read-only, as text:
+   * {@code chunk_size=262144 stripe_count=2 protection=raid6:4+2 pool=default mirror_count=0
+   * targets=t1,t2}. Returns the size, -ENODATA when absent, -ERANGE when {@code dst} is short.
+   */
+  public int getxattr(Requester who, String path, String name, ByteBuffer dst) {
+    return call("getxattr", path, () -> {
+      Namespace ns = ns(who);
+      byte[] v;
+      if (name.equals(LAYOUT_XATTR)) {
+        v = layoutText(ns.getStatus(path).layout()).getBytes(StandardCharsets.UTF_8);
+      } else {
+        v = ns.getXAttrs(path).get(name);
+        if (v == null) {
+          return -Errno.ENODATA;
+        }
+      }
+      if (dst.remaining() == 0) {
+        return v.length;
+      }
+      if (v.length > dst.remaining()) {
+        return -Errno.ERANGE;
+      }
+      dst.put(v);
+      return v.length;
+    });
+  }
+
+  /** Flags: XATTR_CREATE (1), XATTR_REPLACE (2), else create or replace. */
+  public int setxattr(Requester who, String path, String name, byte[] value, int flags) {
+    return call("setxattr", path, () -> {
+      if (name.startsWith("parityfs.")) {
+        return -Errno.EPERM;
+      }
+      if (name.startsWith("system.")) {
+        return -Errno.EOPNOTSUPP;
+      }
+      XAttrMode mode = (flags & XATTR_CREATE) != 0 ? XAttrMode.CREATE
+          : (flags & XATTR_REPLACE) != 0 ? XAttrMode.REPLACE : XAttrMode.UPSERT;
+      Namespace ns = ns(who);
+      try {
+        ns.setXAttr(path, name, value, mode);
+      } catch (NamespaceException e) {
+        if (e.status() == NamespaceStatus.NOT_FOUND && ns.exists(path)) {
+          return -Errno.ENODATA;
+        }
+        throw e;
+      } catch (IllegalArgumentException e) {
+        return -Errno.EOPNOTSUPP;
+      }
+      return 0;
+    });
+  }
+
+  /** The names (user-visible ones), each NUL-terminated, into {@code dst}; as getxattr. */
+  public int listxattr(Requester who, String path, ByteBuffer dst) {
+    return call("listxattr", path, () -> {
+      ByteArrayOutputStream names = new ByteArrayOutputStream();
+      for (String n : ns(who).getXAttrs(path).keySet()) {
+        names.writeBytes(n.getBytes(StandardCharsets.UTF_8));
+        names.write(0);
+      }
+      if (dst.remaining() == 0) {
+        return names.size();
+      }
+      if (names.size() > dst.remaining()) {
+        return -Errno.ERANGE;
+      }
+      dst.put(names.toByteArray());
+      return names.size();
+    });
+  }
+
+  public int removexattr(Requester who, String path, String name) {
+    return call("removexattr", path, () -> {
+      if (name.startsWith("parityfs.")) {
+        return -Errno.EPERM;
+      }
+      Namespace ns = ns(who);
+      try {
+        ns.removeXAttr(path, name);
+      } catch (NamespaceException e) {
+        if (e.status() == NamespaceStatus.NOT_FOUND && ns.exists(path)) {
+          return -Errno.ENODATA;
+        }
+        throw e;
+      } catch (IllegalArgumentException e) {
+        return -Errno.EOPNOTSUPP;
+      }
+      return 0;
+    });
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Open files (those with at least one handle), for tests and the unmount's report. */
+  public int openFiles() {
+    return files.all().size();
+  }
+
+  /**
+   * Closes every writer still open (committing its data), as at unmount. Handles stay
+   * registered; a write through them reopens the file.
+   */
+  @Override
+  public void close() {
+    for (OpenFile f : files.all()) {
+      f.lock.lock();
+      try {
+        closeWriter(f);
+      } finally {
+        f.lock.unlock();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private int call(String op, String path, Body body) {
+    return call(op, path, body, 0);
+  }
+
+  /** Runs an operation; {@code denied}, when not 0, replaces EACCES (chmod, chown: EPERM). */
+  private int call(String op, String path, Body body, int denied) {
+    try {
+      return body.run();
+    } catch (IOException | RuntimeException e) {
+      int errno = Errno.of(e);
+      if (errno == Errno.EIO) {
+        LOG.log(System.Logger.Level.WARNING, "{0} {1}: EIO: {2}", op, path, e.toString());
+      }
+      return -(errno == Errno.EACCES && denied != 0 ? denied : errno);
+    }
+  }
+
+  /** The namespace acting for {@code who}. */
+  private Namespace ns(Requester who) {
+    if (who == Requester.MOUNT) {
+      return client.namespace();
+    }
+    return views.computeIfAbsent(who.uid() << 32 | (who.gid() & 0xffffffffL),
+        k -> client.namespace().as(caller(who)));
+  }
+
+  private Caller caller(Requester who) {
+    String user = ids.userName(who.uid());
+    return new Caller(user, ids.groups(user, who.gid()), 0);
+  }
+
+  /** The file's writer, reopened when a rename or an earlier close left none (lock held). */
+  private PfsFileWriter writer(OpenFile f) throws IOException {
+    PfsFileWriter w = f.writer;
+    if (w == null) {
+      if (f.detached) {
+        throw new IOException(f.path + ": unlinked while open");
+      }
+      w = client.openWriter(f.path);
+      f.writer = w;
+    }
+    return w;
+  }
+
+  /** Closes the file's writer, if any, committing (lock held); failures are logged. */
+  private void closeWriter(OpenFile f) {
+    PfsFileWriter w = f.writer;
+    if (w == null) {
+      return;
+    }
+    f.writer = null;
+    try {
+      w.close();
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "closing {0}: {1}", f.path, e.toString());
+    }
+  }
+
+  /** An open file being unlinked: its writer closed, its handles stale, its path free. */
+  private void detach(OpenFile f) {
+    f.lock.lock();
+    try {
+      closeWriter(f);
+      f.detached = true;
+      files.detach(f);
+    } finally {
+      f.lock.unlock();
+    }
+  }
+
+  private FileAttributes attributes(FileStatus s) {
+    long size = s.length();
+    if (!s.isDirectory()) {
+      OpenFile f = files.get(s.path());
+      PfsFileWriter w = f == null ? null : f.writer;
+      if (w != null && w.file().id() == s.id()) {
+        size = w.length();
+      }
+    }
+    int type = s.isDirectory() ? FileAttributes.S_IFDIR : FileAttributes.S_IFREG;
+    return new FileAttributes(s.id(), type | (s.permission() & 07777), 1, ids.uid(s.owner()),
+        ids.gid(s.group()), size, BLOCK_SIZE, s.accessTime(), s.modificationTime());
+  }
+
+  private static FileStatus statusOrNull(Namespace ns, String path) throws NamespaceException {
+    try {
+      return ns.getStatus(path);
+    } catch (NamespaceException e) {
+      if (e.status() == NamespaceStatus.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private static boolean unset(long id) {
+    return id < 0 || id == 0xffffffffL;
+  }
+
+  private static String name(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /** The text of {@value #LAYOUT_XATTR}. */
+  static String layoutText(Layout l) {
+    List<String> parts = new ArrayList<>();
+    parts.add("chunk_size=" + l.chunkSize());
+    parts.add("stripe_count=" + l.stripeCount());
+    parts.add("protection=" + l.protection());
+    parts.add("pool=" + l.pool());
+    parts.add("mirror_count=" + l.mirrorCount());
+    parts.add("targets=" + String.join(",", l.targets()));
+    return String.join(" ", parts);
+  }
+}

@@ -1,0 +1,147 @@
+package io.parityfs.fuse;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsFileWriter;
+import io.parityfs.client.PfsInputStream;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.testing.SharedMiniCluster;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mount process ({@code parityfs mount} in a child JVM) killed with SIGKILL in the middle of
+ * a write: the file keeps what was fsynced, exactly, and its lease can be recovered.
+ */
+class FuseMountKillTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void killedMountKeepsWhatWasFsyncedAndTheLeaseIsRecoverable() throws Exception {
+    FuseAvailable.assume();
+    String base = "/fuse-kill-" + Long.toHexString(System.nanoTime());
+    Path mnt = Files.createDirectories(dir.resolve("mnt"));
+    Path log = dir.resolve("mount.log");
+    Process child = startMount(mnt, log);
+    try (ParityClient client = SharedMiniCluster.get().client(Caller.of("root"))) {
+      client.namespace().mkdirs(base);
+      awaitMount(child, mnt, log);
+      byte[] synced = new byte[1 << 20]; // four 256 KiB chunks
+      new Random(7).nextBytes(synced);
+      Path file = mnt.resolve(base.substring(1)).resolve("ckpt.bin");
+      FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE);
+      try {
+        ch.write(ByteBuffer.wrap(synced));
+        ch.force(true); // fsync: committed
+        byte[] more = new byte[600_000];
+        new Random(8).nextBytes(more);
+        ch.write(ByteBuffer.wrap(more)); // in the mount's buffers only
+        child.destroyForcibly(); // SIGKILL
+        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+      } finally {
+        try {
+          ch.close();
+        } catch (IOException e) {
+          // the mount is dead: ENOTCONN
+        }
+      }
+      PfsMount.unmount(mnt); // the dead mount point ("Transport endpoint is not connected")
+      assertFalse(PfsMount.isMounted(mnt));
+
+      String path = base + "/ckpt.bin";
+      FileStatus open = client.namespace().getStatus(path);
+      assertTrue(open.isOpenForWrite(), "the dead mount's lease is still on the file");
+      assertEquals(synced.length, open.length());
+      assertTrue(client.recoverLease(path));
+      FileStatus closed = client.namespace().getStatus(path);
+      assertFalse(closed.isOpenForWrite());
+      assertEquals(synced.length, closed.length(), "the length is what was fsynced");
+      byte[] got = new byte[synced.length];
+      try (PfsInputStream in = client.open(path)) {
+        in.readFully(0, ByteBuffer.wrap(got));
+      }
+      assertArrayEquals(synced, got);
+      try (PfsFileWriter w = client.openWriter(path)) { // writable again
+        w.write(w.length(), "tail".getBytes(StandardCharsets.UTF_8), 0, 4);
+      }
+      assertEquals(synced.length + 4, client.namespace().getStatus(path).length());
+    } finally {
+      child.destroyForcibly();
+      if (PfsMount.isMounted(mnt)) {
+        PfsMount.unmount(mnt);
+      }
+    }
+  }
+
+  @Test
+  void sigtermUnmountsAndCommitsOpenFiles() throws Exception {
+    FuseAvailable.assume();
+    String base = "/fuse-term-" + Long.toHexString(System.nanoTime());
+    Path mnt = Files.createDirectories(dir.resolve("mnt2"));
+    Path log = dir.resolve("mount2.log");
+    Process child = startMount(mnt, log);
+    try (ParityClient client = SharedMiniCluster.get().client(Caller.of("root"))) {
+      client.namespace().mkdirs(base);
+      awaitMount(child, mnt, log);
+      Path file = mnt.resolve(base.substring(1)).resolve("open.bin");
+      FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE);
+      try {
+        ch.write(ByteBuffer.wrap(new byte[100_000]));
+        child.destroy(); // SIGTERM while the file is open: unmounted lazily, the file committed
+        Thread.sleep(1000);
+      } finally {
+        try {
+          ch.close();
+        } catch (IOException e) {
+          // ENOTCONN if the mount went first
+        }
+      }
+      assertTrue(child.waitFor(30, TimeUnit.SECONDS), Files.readString(log));
+      assertFalse(PfsMount.isMounted(mnt));
+      FileStatus st = client.namespace().getStatus(base + "/open.bin");
+      assertFalse(st.isOpenForWrite(), st.toString());
+      assertEquals(100_000, st.length());
+    } finally {
+      child.destroyForcibly();
+      if (PfsMount.isMounted(mnt)) {
+        PfsMount.unmount(mnt);
+      }
+    }
+  }
+
+  static Process startMount(Path mnt, Path log) throws IOException {
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx512m", "-cp", System.getProperty("java.class.path"), "io.parityfs.cli.Main",
+        "--zookeeper", SharedMiniCluster.get().connectString(), "--user", "root", "--groups",
+        "root", "mount", mnt.toString());
+    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+        .start();
+  }
+
+  static void awaitMount(Process child, Path mnt, Path log) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!PfsMount.isMounted(mnt)) {
+      assertTrue(child.isAlive(), "the mount exited: " + Files.readString(log));
+      assertTrue(System.nanoTime() < deadline, "no mount in 60 s: " + Files.readString(log));
+      Thread.sleep(50);
+    }
+  }
+}
