@@ -53,8 +53,11 @@ public final class PfsFileWriter implements Closeable {
   private final int maxBuffers;
   /** Chunks being changed, oldest first (the eviction order). */
   private final LinkedHashMap<Integer, Chunk> dirty = new LinkedHashMap<>();
-  /** Buffers being stored in the background, by chunk. */
-  private final Map<Integer, CompletableFuture<Void>> storing = new HashMap<>();
+  /** Buffers being stored in the background, by chunk, oldest first. */
+  private final LinkedHashMap<Integer, CompletableFuture<Void>> storing = new LinkedHashMap<>();
+  /** Buffers whose store completed, for the next chunks (no 8 MiB allocation per chunk). */
+  private final java.util.concurrent.ConcurrentLinkedDeque<ByteBuffer> free =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
   /** Bytes stored per chunk by evictions since the last commit (beyond {@link #committed}). */
   private final Map<Integer, Integer> storedSinceCommit = new HashMap<>();
   private long length;
@@ -67,8 +70,8 @@ public final class PfsFileWriter implements Closeable {
     final ByteBuffer buf;
     int valid;
 
-    Chunk(int size) {
-      this.buf = ByteBuffer.allocate(size);
+    Chunk(ByteBuffer buf) {
+      this.buf = buf;
     }
   }
 
@@ -308,7 +311,8 @@ public final class PfsFileWriter implements Closeable {
     if (c != null) {
       return c;
     }
-    c = new Chunk(chunkSize);
+    ByteBuffer recycled = free.poll();
+    c = new Chunk(recycled != null ? recycled : ByteBuffer.allocate(chunkSize));
     int stored = storedLength(index);
     if (stored > 0) {
       ByteBuffer in = c.buf.duplicate();
@@ -316,6 +320,9 @@ public final class PfsFileWriter implements Closeable {
       readStored(index, 0, in);
     } else {
       awaitStoring(index);
+    }
+    if (recycled != null) {
+      java.util.Arrays.fill(c.buf.array(), stored, chunkSize, (byte) 0);
     }
     long start = (long) index * chunkSize;
     c.valid = (int) Math.max(stored, Math.max(0, Math.min(chunkSize, length - start)));
@@ -352,9 +359,15 @@ public final class PfsFileWriter implements Closeable {
     }
   }
 
-  /** Stores one chunk's buffer in the background. */
+  /**
+   * Stores one chunk's buffer in the background; first waits for the oldest stores while as
+   * many as the buffer budget are in flight (so at most twice writeBufferBytes are held).
+   */
   private void store(int index, Chunk c) throws IOException {
     awaitStoring(index);
+    while (storing.size() >= maxBuffers) {
+      awaitStoring(storing.keySet().iterator().next());
+    }
     ByteBuffer data = c.buf.duplicate();
     data.position(0).limit(c.valid);
     storedSinceCommit.put(index, c.valid);
@@ -374,11 +387,11 @@ public final class PfsFileWriter implements Closeable {
       if (e != null && failure == null) {
         failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
       }
+      if (free.size() < maxBuffers) {
+        free.push(c.buf);
+      }
     });
     storing.put(index, f);
-    if (storing.size() > 2 * maxBuffers) {
-      storing.values().removeIf(CompletableFuture::isDone);
-    }
   }
 
   /** Stores every buffer and waits for every store; throws the first failure. */

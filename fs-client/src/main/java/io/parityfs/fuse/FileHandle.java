@@ -12,6 +12,8 @@ final class FileHandle {
   final boolean write;
   final boolean append;
   PfsInputStream in;
+  /** Where the last read through this handle ended (-1: none): equal offsets are sequential. */
+  long lastEnd = -1;
 
   FileHandle(OpenFile file, boolean write, boolean append) {
     this.file = file;

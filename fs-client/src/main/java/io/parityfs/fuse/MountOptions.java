@@ -58,8 +58,8 @@ public record MountOptions(Path mountPoint, boolean allowOther, boolean debug,
   /** The libfuse arguments: {@code -o a,b,c}. */
   List<String> fuseArguments() {
     List<String> o = new ArrayList<>(List.of("default_permissions", "use_ino", "hard_remove",
-        "big_writes", "max_write=131072", "attr_timeout=0", "entry_timeout=1",
-        "subtype=parityfs"));
+        "big_writes", "max_write=131072", "max_readahead=4194304", "attr_timeout=0",
+        "entry_timeout=1", "subtype=parityfs"));
     if (allowOther) {
       o.add("allow_other");
     }

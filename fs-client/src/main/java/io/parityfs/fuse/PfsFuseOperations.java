@@ -304,9 +304,13 @@ public final class PfsFuseOperations implements AutoCloseable {
     });
   }
 
+  /** How far ahead of a handle's stream position a read still continues its stream. */
+  private static final long SEQUENTIAL_SLACK = 1L << 20;
+
   /**
    * Reads into {@code dst} at {@code offset} until it is full or the file ends (a short read is
-   * the end of the file to the kernel); returns the bytes read, 0 at the end.
+   * the end of the file to the kernel); returns the bytes read, 0 at the end. Sequential reads
+   * go through the handle's stream and its read-ahead; a read elsewhere reads just its range.
    */
   public int read(String path, long fh, long offset, ByteBuffer dst) {
     return call("read", path, () -> {
@@ -333,9 +337,28 @@ public final class PfsFuseOperations implements AutoCloseable {
       }
       synchronized (h) {
         if (h.in == null) {
-          h.in = client.open(f.path);
+          h.in = client.open(f.path, 2 * client.config().readAheadBytes());
         }
         PfsInputStream in = h.in;
+        // The stream serves reads at or a little ahead of its position (the kernel's
+        // read-ahead requests reach the mount's threads slightly out of order; a forward seek
+        // keeps the stream's read-ahead), and a read continuing the previous one (a sequential
+        // reader elsewhere in the file: the stream moves there). Any other read, one behind the
+        // stream included, reads just its range and leaves the stream's read-ahead alone.
+        long pos = in.getPos();
+        boolean sequential = (offset >= pos && offset - pos <= SEQUENTIAL_SLACK)
+            || offset == h.lastEnd;
+        h.lastEnd = offset + dst.remaining();
+        if (!sequential && dst.hasArray()) {
+          // a jump: read just this range (the stream's read-ahead is for sequential readers,
+          // and a seek would throw it away and start another for every random read)
+          int n = in.read(offset, dst.array(), dst.arrayOffset() + dst.position(),
+              dst.remaining());
+          if (n > 0) {
+            dst.position(dst.position() + n);
+          }
+          return dst.position() - start;
+        }
         if (in.getPos() != offset) {
           in.seek(offset);
         }

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -103,14 +101,14 @@ public final class ClientBenchmark {
 
   private void run() throws Exception {
     dir = dir.toAbsolutePath();
-    String loadBefore = loadAverage();
-    log("load %s; %d writers x %d MiB, %d small files by %d threads; sides %s", loadBefore,
+    String loadBefore = BenchReport.loadAverage();
+    BenchReport.log("load %s; %d writers x %d MiB, %d small files by %d threads; sides %s", loadBefore,
         writers, fileMiB, smallFiles, threads, sides);
     checkSpace();
     Map<String, String> described = new LinkedHashMap<>();
     for (String name : sides) {
       Path home = dir.resolve(name);
-      deleteTree(home);
+      BenchReport.deleteTree(home);
       Files.createDirectories(home);
       BenchSide side = switch (name) {
         case "parityfs" -> new ParityFsSide(home, chunkMiB << 20);
@@ -124,10 +122,10 @@ public final class ClientBenchmark {
         small(side);
       } finally {
         side.close();
-        deleteTree(home);
+        BenchReport.deleteTree(home);
       }
     }
-    String loadAfter = loadAverage();
+    String loadAfter = BenchReport.loadAverage();
     write(described, loadBefore, loadAfter);
   }
 
@@ -228,14 +226,14 @@ public final class ClientBenchmark {
       });
       delete.end(0, side);
       String s = side.name() + "_small_";
-      metrics.put(s + "create_per_s", round(smallFiles / create.seconds));
-      metrics.put(s + "read_per_s", round(smallFiles / read.seconds));
-      metrics.put(s + "delete_per_s", round(smallFiles / delete.seconds));
+      metrics.put(s + "create_per_s", BenchReport.round(smallFiles / create.seconds));
+      metrics.put(s + "read_per_s", BenchReport.round(smallFiles / read.seconds));
+      metrics.put(s + "delete_per_s", BenchReport.round(smallFiles / delete.seconds));
       metrics.put(s + "files_per_s",
-          round(smallFiles / (create.seconds + read.seconds + delete.seconds)));
+          BenchReport.round(smallFiles / (create.seconds + read.seconds + delete.seconds)));
       metrics.put(s + "create_disk_kib_per_file",
-          round(create.diskWritten / 1024.0 / Math.max(1, smallFiles)));
-      metrics.put(s + "cpu_cores", round((create.cpu + read.cpu + delete.cpu)
+          BenchReport.round(create.diskWritten / 1024.0 / Math.max(1, smallFiles)));
+      metrics.put(s + "cpu_cores", BenchReport.round((create.cpu + read.cpu + delete.cpu)
           / (create.seconds + read.seconds + delete.seconds)));
     } finally {
       pool.shutdownNow();
@@ -306,7 +304,7 @@ public final class ClientBenchmark {
       long[] d = diskSectors();
       diskRead = (d[0] - disk0[0]) * 512;
       diskWritten = (d[1] - disk0[1]) * 512;
-      log("%s: %.2f s%s, %.2f cores, disk %,d MB written, %,d MB read", name, seconds,
+      BenchReport.log("%s: %.2f s%s, %.2f cores, disk %,d MB written, %,d MB read", name, seconds,
           bytes > 0 ? String.format(" (%.0f MB/s)", bytes / seconds / 1e6) : "",
           cpu / seconds, diskWritten / 1_000_000, diskRead / 1_000_000);
     }
@@ -314,9 +312,9 @@ public final class ClientBenchmark {
 
   private void record(BenchSide side, String what, Phase p, long bytes) {
     String s = side.name() + "_" + what;
-    metrics.put(s + "_mbps", round(bytes / p.seconds / 1e6));
-    metrics.put(s + "_cpu_cores", round(p.cpu / p.seconds));
-    metrics.put(s + "_disk_mbps", round((what.endsWith("write") ? p.diskWritten : p.diskRead)
+    metrics.put(s + "_mbps", BenchReport.round(bytes / p.seconds / 1e6));
+    metrics.put(s + "_cpu_cores", BenchReport.round(p.cpu / p.seconds));
+    metrics.put(s + "_disk_mbps", BenchReport.round((what.endsWith("write") ? p.diskWritten : p.diskRead)
         / p.seconds / 1e6));
   }
 
@@ -368,7 +366,7 @@ public final class ClientBenchmark {
     Files.createDirectories(dir);
     long free = Files.getFileStore(dir).getUsableSpace();
     long need = (long) (1.5 * writers * ((long) fileMiB << 20)) + (2L << 30);
-    log("free space at %s: %.1f GiB, largest side needs ~%.1f GiB", dir,
+    BenchReport.log("free space at %s: %.1f GiB, largest side needs ~%.1f GiB", dir,
         free / (double) (1L << 30), need / (double) (1L << 30));
     if (free < need) {
       throw new IllegalStateException("not enough free space in " + dir + ": " + free
@@ -380,31 +378,13 @@ public final class ClientBenchmark {
 
   private void write(Map<String, String> described, String loadBefore, String loadAfter)
       throws IOException {
-    Map<String, Object> ratios = new LinkedHashMap<>();
-    ratio(ratios, "ckpt_write_vs_local", "parityfs_ckpt_write_mbps", "local_ckpt_write_mbps");
-    ratio(ratios, "ckpt_read_vs_local", "parityfs_ckpt_read_mbps", "local_ckpt_read_mbps");
-    ratio(ratios, "ckpt_write_vs_hdfs", "parityfs_ckpt_write_mbps", "hdfs_ckpt_write_mbps");
-    ratio(ratios, "ckpt_read_vs_hdfs", "parityfs_ckpt_read_mbps", "hdfs_ckpt_read_mbps");
-    ratio(ratios, "smallfiles_vs_hdfs", "parityfs_small_files_per_s", "hdfs_small_files_per_s");
-    ratio(ratios, "smallfiles_vs_local", "parityfs_small_files_per_s",
-        "local_small_files_per_s");
-    if (metrics.get("parityfs_ckpt_write_disk_mbps") instanceof Number) {
-      ratio(ratios, "ckpt_write_disk_vs_local", "parityfs_ckpt_write_disk_mbps",
-          "local_ckpt_write_disk_mbps");
-    }
-    StringBuilder json = new StringBuilder("{\n");
-    field(json, "benchmark", "client", 1);
-    field(json, "command", command, 1);
-    field(json, "date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(), 1);
-    field(json, "jdk", System.getProperty("java.vm.name") + " "
-        + System.getProperty("java.vm.version"), 1);
-    field(json, "machine", machine(), 1);
-    field(json, "load_average", loadBefore + " before, " + loadAfter + " after", 1);
+    BenchReport r = new BenchReport("client", command);
+    r.describe("load_average", loadBefore + " before, " + loadAfter + " after");
     for (var e : described.entrySet()) {
-      field(json, e.getKey(), e.getValue(), 1);
+      r.describe(e.getKey(), e.getValue());
     }
-    field(json, "cold_reads", coldRead, 1);
-    field(json, "method", String.format(Locale.ROOT, "each side alone in turn (%s), started "
+    r.describe("cold_reads", coldRead);
+    r.describe("method", String.format(Locale.ROOT, "each side alone in turn (%s), started "
         + "before and stopped after its phases, all through the Hadoop FileSystem API: "
         + "checkpoint = %d threads each writing one %d MiB file in 4 MiB writes, durable at "
         + "close (baselines hsync first), timed to the last close; page cache dropped; the "
@@ -414,93 +394,16 @@ public final class ClientBenchmark {
         + "phases' time); disk_mbps from /sys/block/*/stat over the phase (includes the "
         + "RAID parity and the file systems' journals); cpu_cores = this JVM's CPU time / wall "
         + "time (servers included: all sides run in this JVM)", String.join(", ", sides),
-        writers, fileMiB, writers, smallFiles, threads), 1);
-    json.append("  \"metrics\" : {\n");
-    map(json, metrics);
-    json.append("  },\n  \"ratios\" : {\n");
-    map(json, ratios);
-    json.append("  }\n}\n");
-    System.out.print(json);
-    if (out != null) {
-      Files.createDirectories(out.toAbsolutePath().getParent());
-      Files.writeString(out, json);
-      log("wrote %s", out);
-    }
-  }
-
-  private void ratio(Map<String, Object> ratios, String name, String a, String b) {
-    if (metrics.get(a) instanceof Number x && metrics.get(b) instanceof Number y
-        && y.doubleValue() > 0) {
-      ratios.put(name, Math.round(x.doubleValue() / y.doubleValue() * 1000) / 1000.0);
-    }
-  }
-
-  private static void field(StringBuilder json, String k, String v, int indent) {
-    json.append("  ".repeat(indent)).append(quote(k)).append(" : ").append(quote(v))
-        .append(",\n");
-  }
-
-  private static void map(StringBuilder json, Map<String, Object> m) {
-    int i = 0;
-    for (var e : m.entrySet()) {
-      json.append("    ").append(quote(e.getKey())).append(" : ").append(e.getValue())
-          .append(++i < m.size() ? ",\n" : "\n");
-    }
-  }
-
-  private static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        default -> b.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-      }
-    }
-    return b.append('"').toString();
-  }
-
-  private static double round(double v) {
-    return v >= 100 ? Math.round(v) : Math.round(v * 1000) / 1000.0;
-  }
-
-  private static String machine() {
-    String cpu = "unknown CPU";
-    try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-      cpu = lines.filter(l -> l.startsWith("model name")).findFirst()
-          .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
-    } catch (IOException e) {
-      // keep "unknown"
-    }
-    long mem = ((com.sun.management.OperatingSystemMXBean) ManagementFactory
-        .getOperatingSystemMXBean()).getTotalMemorySize();
-    return String.format(Locale.ROOT, "%s, %d cores, %.1f GiB RAM", cpu,
-        Runtime.getRuntime().availableProcessors(), mem / (double) (1L << 30));
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      return "unknown";
-    }
-  }
-
-  private static void log(String fmt, Object... args) {
-    System.out.printf(Locale.ROOT, "[%s] %s%n", Instant.now().truncatedTo(ChronoUnit.SECONDS),
-        String.format(Locale.ROOT, fmt, args));
-  }
-
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path q : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(q);
-      }
-    }
+        writers, fileMiB, writers, smallFiles, threads));
+    r.metrics.putAll(metrics);
+    r.ratio("ckpt_write_vs_local", "parityfs_ckpt_write_mbps", "local_ckpt_write_mbps");
+    r.ratio("ckpt_read_vs_local", "parityfs_ckpt_read_mbps", "local_ckpt_read_mbps");
+    r.ratio("ckpt_write_vs_hdfs", "parityfs_ckpt_write_mbps", "hdfs_ckpt_write_mbps");
+    r.ratio("ckpt_read_vs_hdfs", "parityfs_ckpt_read_mbps", "hdfs_ckpt_read_mbps");
+    r.ratio("smallfiles_vs_hdfs", "parityfs_small_files_per_s", "hdfs_small_files_per_s");
+    r.ratio("smallfiles_vs_local", "parityfs_small_files_per_s", "local_small_files_per_s");
+    r.ratio("ckpt_write_disk_vs_local", "parityfs_ckpt_write_disk_mbps",
+        "local_ckpt_write_disk_mbps");
+    r.write(out);
   }
 }

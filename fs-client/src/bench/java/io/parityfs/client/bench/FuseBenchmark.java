@@ -1,0 +1,210 @@
+package io.parityfs.client.bench;
+
+import static io.parityfs.client.bench.BenchReport.log;
+
+import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsInputStream;
+import io.parityfs.client.PfsOutputStream;
+import io.parityfs.fuse.MountOptions;
+import io.parityfs.fuse.PfsMount;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.Layout;
+import io.parityfs.testing.MiniCluster;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * The FUSE mount against the Java client and the local disk (issue 9), in one run: a 3-node
+ * in-process cluster (RAID-6 4+2 nodes over folders of this disk, files striped over the three
+ * targets in 8 MiB chunks); for each side in turn, a sequential write of {@code size} MiB in
+ * 1 MiB calls, durable at the end (the client's close; {@code dd conv=fsync} then close through
+ * the mount and on the local disk), the page cache dropped, a sequential read in 1 MiB calls,
+ * and {@code ops} 4 KiB reads at random 4 KiB-aligned offsets (the client with read-ahead off;
+ * a FileChannel on the mounted and the local file). The mount is served by this JVM, like the
+ * nodes and the client.
+ *
+ * <p>{@code mvn -q -pl fs-client -Pbench test-compile exec:exec
+ * -Dbench.main=io.parityfs.client.bench.FuseBenchmark} writes {@code docs/benchmarks/fuse.json};
+ * {@code -Dbench.args="--mib 256 --ops 2000 --out none"} for a quick look.
+ */
+public final class FuseBenchmark {
+  private static final int MIB = 1 << 20;
+  private static final int PAGE = 4096;
+
+  private final Path dir = Path.of("fs-client/target/bench/fuse").toAbsolutePath();
+  private final BenchReport report;
+  private final int mib;
+  private final int ops;
+
+  private FuseBenchmark(int mib, int ops, String command) {
+    this.mib = mib;
+    this.ops = ops;
+    this.report = new BenchReport("fuse", command);
+  }
+
+  public static void main(String[] args) throws Exception {
+    int mib = 1024;
+    int ops = 4000;
+    Path out = Path.of("docs/benchmarks/fuse.json");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--mib" -> mib = Integer.parseInt(args[++i]);
+        case "--ops" -> ops = Integer.parseInt(args[++i]);
+        case "--out" -> out = args[++i].equals("none") ? null : Path.of(args[i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    String command = "mvn -q -pl fs-client -Pbench test-compile exec:exec"
+        + " -Dbench.main=io.parityfs.client.bench.FuseBenchmark";
+    FuseBenchmark b = new FuseBenchmark(mib, ops, command);
+    String loadBefore = BenchReport.loadAverage();
+    b.run();
+    b.report.describe("load_average", loadBefore + " before, " + BenchReport.loadAverage()
+        + " after");
+    b.report.ratio("seq_write_vs_client", "fuse_seq_write_mbps", "client_seq_write_mbps");
+    b.report.ratio("seq_read_vs_client", "fuse_seq_read_mbps", "client_seq_read_mbps");
+    b.report.ratio("rand4k_read_vs_client", "fuse_rand4k_read_iops", "client_rand4k_read_iops");
+    b.report.ratio("seq_write_vs_local", "fuse_seq_write_mbps", "local_seq_write_mbps");
+    b.report.ratio("seq_read_vs_local", "fuse_seq_read_mbps", "local_seq_read_mbps");
+    b.report.write(out);
+    System.exit(0);
+  }
+
+  private void run() throws Exception {
+    BenchReport.deleteTree(dir);
+    Files.createDirectories(dir);
+    boolean cold = BenchReport.dropCaches();
+    report.describe("parityfs", "ParityFS in this JVM: embedded ZooKeeper, 3 storage nodes, each"
+        + " one RAID-6 4+2 target over 6 folders of the same disk (64 KiB cells, CPU codec),"
+        + " files in 8 MiB chunks striped over the 3 targets");
+    report.describe("sides", "client: ParityClient streams (PfsOutputStream, PfsInputStream)"
+        + " in this JVM; fuse: the jnr-fuse mount served by this JVM (parityfs mount's"
+        + " default options), driven by dd and a FileChannel; local: the same disk (ext4) by dd"
+        + " and a FileChannel");
+    report.describe("method", String.format(Locale.ROOT, "each side in turn: sequential write"
+        + " of %d MiB of zeros in 1 MiB calls, durable at the end (client close; dd"
+        + " conv=fsync, then close); page cache dropped%s; sequential read in 1 MiB calls;"
+        + " %d reads of 4 KiB at random 4 KiB-aligned offsets (seeded, the same offsets on"
+        + " every side; the client with read-ahead 0)", mib, cold ? "" : " (could not: not"
+        + " root)", ops));
+    try (MiniCluster cluster = MiniCluster.start(dir.resolve("cluster"), 3, "raid6:4+2", 6);
+        ParityClient client = cluster.client(Caller.of("root"))) {
+      client.namespace().setLayout("/", new Layout(8L << 20, 3, List.of(), "raid6:4+2", 0));
+      clientSide(client);
+      fuseSide(client);
+    }
+    localSide();
+    BenchReport.deleteTree(dir);
+  }
+
+  private void clientSide(ParityClient client) throws IOException {
+    byte[] block = new byte[MIB];
+    long t = System.nanoTime();
+    try (PfsOutputStream out = client.create("/client.bin", CreateOptions.file())) {
+      for (int i = 0; i < mib; i++) {
+        out.write(block, 0, MIB);
+      }
+    }
+    mbps("client_seq_write_mbps", t);
+    BenchReport.dropCaches();
+    t = System.nanoTime();
+    long read = 0;
+    try (PfsInputStream in = client.open("/client.bin")) {
+      int n;
+      while ((n = in.read(block, 0, MIB)) > 0) {
+        read += n;
+      }
+    }
+    check(read, "client read");
+    mbps("client_seq_read_mbps", t);
+    BenchReport.dropCaches();
+    byte[] page = new byte[PAGE];
+    Random r = new Random(42);
+    t = System.nanoTime();
+    try (PfsInputStream in = client.open("/client.bin", 0)) {
+      for (int i = 0; i < ops; i++) {
+        long at = (long) r.nextInt(mib * (MIB / PAGE)) * PAGE;
+        in.readFully(at, ByteBuffer.wrap(page));
+      }
+    }
+    iops("client_rand4k_read_iops", t);
+  }
+
+  private void fuseSide(ParityClient client) throws Exception {
+    Path mnt = dir.resolve("mnt");
+    Files.createDirectories(mnt);
+    try (PfsMount mount = PfsMount.start(client, MountOptions.of(mnt))) {
+      sequentialAndRandom("fuse", mnt.resolve("fuse.bin"));
+    }
+  }
+
+  private void localSide() throws Exception {
+    sequentialAndRandom("local", dir.resolve("local.bin"));
+  }
+
+  /** dd writes and reads {@code file}, then a FileChannel reads 4 KiB pages at random. */
+  private void sequentialAndRandom(String side, Path file) throws Exception {
+    long t = System.nanoTime();
+    dd("if=/dev/zero", "of=" + file, "bs=1M", "count=" + mib, "conv=fsync");
+    mbps(side + "_seq_write_mbps", t);
+    check(Files.size(file), side + " write");
+    BenchReport.dropCaches();
+    t = System.nanoTime();
+    dd("if=" + file, "of=/dev/null", "bs=1M");
+    mbps(side + "_seq_read_mbps", t);
+    BenchReport.dropCaches();
+    Random r = new Random(42);
+    ByteBuffer page = ByteBuffer.allocateDirect(PAGE);
+    t = System.nanoTime();
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      for (int i = 0; i < ops; i++) {
+        long at = (long) r.nextInt(mib * (MIB / PAGE)) * PAGE;
+        page.clear();
+        while (page.hasRemaining()) {
+          if (ch.read(page, at + page.position()) < 0) {
+            throw new IOException(side + ": end of file at " + at);
+          }
+        }
+      }
+    }
+    iops(side + "_rand4k_read_iops", t);
+  }
+
+  private static void dd(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new java.util.ArrayList<>(List.of("dd", "status=none"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      throw new IOException(String.join(" ", cmd) + " failed: " + out);
+    }
+  }
+
+  private void check(long bytes, String what) throws IOException {
+    if (bytes != (long) mib * MIB) {
+      throw new IOException(what + ": " + bytes + " bytes, expected " + (long) mib * MIB);
+    }
+  }
+
+  private void mbps(String metric, long startNanos) {
+    double s = (System.nanoTime() - startNanos) / 1e9;
+    double v = (double) mib * MIB / 1e6 / s;
+    report.metric(metric, v);
+    log("%s: %.0f MB/s (%.1f s)", metric, v, s);
+  }
+
+  private void iops(String metric, long startNanos) {
+    double s = (System.nanoTime() - startNanos) / 1e9;
+    double v = ops / s;
+    report.metric(metric, v);
+    log("%s: %.0f/s (%.1f s)", metric, v, s);
+  }
+}
