@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The mount process ({@code parityfs mount} in a child JVM) killed with SIGKILL in the middle of
- * a write: the file keeps what was fsynced, exactly, and its lease can be recovered.
+ * a write: the file keeps what was fsynced, exactly, and its lease can be recovered; stopped
+ * with SIGTERM: unmounted and its open file committed; and two mounts in two processes.
  */
 class FuseMountKillTest {
   @TempDir
@@ -123,6 +124,44 @@ class FuseMountKillTest {
       child.destroyForcibly();
       if (PfsMount.isMounted(mnt)) {
         PfsMount.unmount(mnt);
+      }
+    }
+  }
+
+  /**
+   * Two mounts in two processes (a child JVM's `parityfs mount` and this JVM's): what one
+   * closes or fsyncs, the other reads (close-to-open consistency, docs/fuse.md).
+   */
+  @Test
+  void mountsInTwoProcessesSeeEachOthersClosedAndFsyncedWrites() throws Exception {
+    FuseAvailable.assume();
+    String base = "/fuse-two-" + Long.toHexString(System.nanoTime());
+    Path theirs = Files.createDirectories(dir.resolve("child-mnt"));
+    Path mine = Files.createDirectories(dir.resolve("my-mnt"));
+    Path log = dir.resolve("mount3.log");
+    Process child = startMount(theirs, log);
+    try (ParityClient client = SharedMiniCluster.get().client(
+        new Caller("root", List.of("root"), 0));
+        PfsMount mount = PfsMount.start(client, MountOptions.of(mine))) {
+      client.namespace().mkdirs(base);
+      awaitMount(child, theirs, log);
+      Path there = theirs.resolve(base.substring(1)).resolve("shared.txt");
+      Path here = mine.resolve(base.substring(1)).resolve("shared.txt");
+      Files.writeString(there, "written by the child process");
+      assertEquals("written by the child process", Files.readString(here));
+      try (FileChannel ch = FileChannel.open(here, StandardOpenOption.WRITE)) {
+        ch.write(ByteBuffer.wrap("WRITTEN".getBytes(StandardCharsets.UTF_8)), 0);
+        ch.force(true); // fsync: visible to the other process before the close
+        assertEquals("WRITTEN by the child process", Files.readString(there));
+      }
+      Files.delete(there);
+      assertFalse(Files.exists(here));
+    } finally {
+      child.destroy();
+      child.waitFor(30, TimeUnit.SECONDS);
+      child.destroyForcibly();
+      if (PfsMount.isMounted(theirs)) {
+        PfsMount.unmount(theirs);
       }
     }
   }
