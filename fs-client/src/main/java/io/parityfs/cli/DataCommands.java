@@ -93,7 +93,7 @@ final class DataCommands {
               "IS_A_DIRECTORY: put copies files, not directories");
         }
         String target = remote;
-        FileStatus st = NamespaceCommands.statusOrNull(c.namespace(), remote);
+        FileStatus st = c.namespace().statusOrNull(remote);
         if (st != null && st.isDirectory()) {
           if (stdin) {
             throw new CliException(ExitStatus.FAILED, remote,

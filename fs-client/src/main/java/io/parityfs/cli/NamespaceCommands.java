@@ -4,7 +4,6 @@ import io.parityfs.meta.DirectoryPage;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
-import io.parityfs.meta.NamespaceStatus;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -26,17 +25,6 @@ final class NamespaceCommands {
 
   private NamespaceCommands() {}
 
-  /** The status of {@code path}, or null when it does not exist. */
-  static FileStatus statusOrNull(Namespace ns, String path) throws NamespaceException {
-    try {
-      return ns.getStatus(path);
-    } catch (NamespaceException e) {
-      if (e.status() == NamespaceStatus.NOT_FOUND) {
-        return null;
-      }
-      throw e;
-    }
-  }
 
   /** {@code dir/name} without doubling the slash of the root. */
   static String child(String dir, String name) {
@@ -198,12 +186,12 @@ final class NamespaceCommands {
       for (String path : paths) {
         each(s, path, () -> {
           if (!parents) {
-            if (statusOrNull(ns, path) != null) {
+            if (ns.statusOrNull(path) != null) {
               throw new CliException(ExitStatus.EXISTS, path, "ALREADY_EXISTS: file exists");
             }
             int slash = path.lastIndexOf('/');
             String parent = slash <= 0 ? "/" : path.substring(0, slash);
-            FileStatus p = statusOrNull(ns, parent);
+            FileStatus p = ns.statusOrNull(parent);
             if (p == null) {
               throw new CliException(ExitStatus.NOT_FOUND, path,
                   "NOT_FOUND: parent " + parent + " does not exist (use -p)");
@@ -236,7 +224,7 @@ final class NamespaceCommands {
       Namespace ns = s.client().namespace();
       for (String path : paths) {
         each(s, path, () -> {
-          FileStatus f = statusOrNull(ns, path);
+          FileStatus f = ns.statusOrNull(path);
           if (f == null) {
             if (!force) {
               throw new CliException(ExitStatus.NOT_FOUND, path,
@@ -276,7 +264,7 @@ final class NamespaceCommands {
       String dst = all.get(all.size() - 1);
       List<String> sources = all.subList(0, all.size() - 1);
       if (sources.size() > 1) {
-        FileStatus d = statusOrNull(ns, dst);
+        FileStatus d = ns.statusOrNull(dst);
         if (d == null || !d.isDirectory()) {
           throw new CliException(ExitStatus.FAILED, dst,
               "NOT_A_DIRECTORY: moving several sources needs an existing directory");

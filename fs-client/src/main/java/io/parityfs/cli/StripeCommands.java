@@ -72,12 +72,12 @@ final class StripeCommands {
     void run(Session s) throws CliException {
       Namespace ns = s.client().namespace();
       each(s, path, () -> {
-        FileStatus f = NamespaceCommands.statusOrNull(ns, path);
+        FileStatus f = ns.statusOrNull(path);
         Layout base = f != null && f.layout() != null ? f.layout() : Layout.DEFAULT;
         if (f == null) {
           // the parent's default is what a new file would get: start from it
           int slash = path.lastIndexOf('/');
-          FileStatus parent = NamespaceCommands.statusOrNull(ns,
+          FileStatus parent = ns.statusOrNull(
               slash <= 0 ? "/" : path.substring(0, slash));
           if (parent != null && parent.layout() != null) {
             base = parent.layout();

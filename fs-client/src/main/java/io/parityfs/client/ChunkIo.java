@@ -32,6 +32,15 @@ final class ChunkIo implements ChunkService {
     this.locator = locator;
   }
 
+  /** The chunk size of {@code layout} as a client buffer's size; IOException when too large. */
+  static int bufferSize(Layout layout, String path) throws IOException {
+    if (layout.chunkSize() > Integer.MAX_VALUE - 8) {
+      throw new IOException("chunk size " + layout.chunkSize() + " of " + path
+          + " is too large for a client buffer");
+    }
+    return (int) layout.chunkSize();
+  }
+
   static String targetOf(Layout layout, long index) {
     if (layout.targets().size() < layout.stripeCount()) {
       throw new IllegalStateException("layout has " + layout.targets().size()

@@ -80,11 +80,7 @@ public final class PfsFileWriter implements Closeable {
     this.path = file.path();
     this.file = file;
     this.layout = file.layout();
-    if (layout.chunkSize() > Integer.MAX_VALUE - 8) {
-      throw new IOException("chunk size " + layout.chunkSize() + " of " + path
-          + " is too large for a client buffer");
-    }
-    this.chunkSize = (int) layout.chunkSize();
+    this.chunkSize = ChunkIo.bufferSize(layout, path);
     this.maxBuffers = (int) Math.max(2, Math.min(1024,
         client.config().writeBufferBytes() / chunkSize));
     this.length = file.length();

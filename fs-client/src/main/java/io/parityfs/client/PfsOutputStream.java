@@ -2,7 +2,6 @@ package io.parityfs.client;
 
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
-import io.parityfs.meta.Namespace;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
@@ -57,11 +56,7 @@ public final class PfsOutputStream extends OutputStream {
     this.path = path;
     this.file = file;
     this.layout = file.layout();
-    if (layout.chunkSize() > Integer.MAX_VALUE - 8) {
-      throw new IOException("chunk size " + layout.chunkSize() + " of " + path
-          + " is too large for a client buffer");
-    }
-    this.chunkSize = (int) layout.chunkSize();
+    this.chunkSize = ChunkIo.bufferSize(layout, path);
     ClientConfig c = client.config();
     int count = (int) Math.max(2, Math.min(1024, c.writeBufferBytes() / chunkSize));
     this.buffers = new Semaphore(count);

@@ -154,7 +154,7 @@ public final class PfsFuseOperations implements AutoCloseable {
   public int mkdir(Requester who, String path, int mode) {
     return call("mkdir", path, () -> {
       Namespace ns = ns(who);
-      if (statusOrNull(ns, path) != null) {
+      if (ns.statusOrNull(path) != null) {
         return -Errno.EEXIST;
       }
       ns.mkdirs(path, CreateOptions.directory().withPermission(mode & 07777));
@@ -431,27 +431,16 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   /** Each close(2) of a descriptor: commits what the file's writer holds (hflush). */
   public int flush(String path, long fh) {
-    return call("flush", path, () -> {
-      FileHandle h = files.handle(fh, FileHandle.class);
-      if (h == null || !h.write) {
-        return 0;
-      }
-      h.file.lock.lock();
-      try {
-        PfsFileWriter w = h.file.writer;
-        if (w != null) {
-          w.flush();
-        }
-        return 0;
-      } finally {
-        h.file.lock.unlock();
-      }
-    });
+    return commit("flush", path, fh);
   }
 
-  /** fsync(2): hsync of the file's writer. */
+  /** fsync(2): hsync of the file's writer (the same as hflush: stores are durable). */
   public int fsync(String path, long fh) {
-    return call("fsync", path, () -> {
+    return commit("fsync", path, fh);
+  }
+
+  private int commit(String op, String path, long fh) {
+    return call(op, path, () -> {
       FileHandle h = files.handle(fh, FileHandle.class);
       if (h == null || !h.write) {
         return 0;
@@ -532,7 +521,7 @@ public final class PfsFuseOperations implements AutoCloseable {
       if (to.startsWith(src.path().endsWith("/") ? src.path() : src.path() + "/")) {
         return -Errno.EINVAL; // into itself; checked before a destination is deleted
       }
-      FileStatus dst = statusOrNull(ns, to);
+      FileStatus dst = ns.statusOrNull(to);
       if (dst != null) {
         if (dst.id() == src.id()) {
           return 0;
@@ -796,16 +785,6 @@ public final class PfsFuseOperations implements AutoCloseable {
         ids.gid(s.group()), size, BLOCK_SIZE, s.accessTime(), s.modificationTime());
   }
 
-  private static FileStatus statusOrNull(Namespace ns, String path) throws NamespaceException {
-    try {
-      return ns.getStatus(path);
-    } catch (NamespaceException e) {
-      if (e.status() == NamespaceStatus.NOT_FOUND) {
-        return null;
-      }
-      throw e;
-    }
-  }
 
   private static boolean unset(long id) {
     return id < 0 || id == 0xffffffffL;

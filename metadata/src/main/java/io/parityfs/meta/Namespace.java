@@ -217,6 +217,18 @@ public final class Namespace implements Closeable {
 
   // ---------------------------------------------------------------- reads
 
+  /** {@link #getStatus}, or null where the path does not exist (other failures throw). */
+  public FileStatus statusOrNull(String path) throws NamespaceException {
+    try {
+      return getStatus(path);
+    } catch (NamespaceException e) {
+      if (e.status() == NamespaceStatus.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
   /** The status of a path (EXECUTE on the directories above it). */
   public FileStatus getStatus(String path) throws NamespaceException {
     List<String> comps = Names.split(path);

@@ -32,15 +32,7 @@ final class BenchDir {
   }
 
   static boolean exists(Namespace ns, String dir) throws NamespaceException {
-    try {
-      ns.getStatus(dir);
-      return true;
-    } catch (NamespaceException e) {
-      if (e.status() == NamespaceStatus.NOT_FOUND) {
-        return false;
-      }
-      throw e;
-    }
+    return ns.statusOrNull(dir) != null;
   }
 
   /** Deletes {@code dir} recursively after a failure; the failure, not this, is reported. */
