@@ -47,8 +47,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * directory being renamed) is closed first, committing, and reopened at the new path by the
  * next write. Unlinking an open file closes its writer; later writes on its handles fail with
  * ESTALE (the file is gone; POSIX would keep it until the last close). Rename onto an existing
- * file or empty directory deletes the destination, then renames: two namespace operations, not
- * one (the namespace's rename refuses an existing destination).
+ * file or empty directory replaces it in one namespace transaction ({@link
+ * Namespace#renameReplacing}).
  *
  * <p>Not supported: symbolic and hard links (EPERM), special files (EPERM), POSIX ACLs
  * ({@code system.*} xattrs: EOPNOTSUPP). Thread-safe: the binding calls from many threads.
