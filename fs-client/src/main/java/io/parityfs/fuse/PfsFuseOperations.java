@@ -153,11 +153,8 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   public int mkdir(Requester who, String path, int mode) {
     return call("mkdir", path, () -> {
-      Namespace ns = ns(who);
-      if (ns.statusOrNull(path) != null) {
-        return -Errno.EEXIST;
-      }
-      ns.mkdirs(path, CreateOptions.directory().withPermission(mode & 07777));
+      // one multi: of two mounts making the same directory, exactly one succeeds
+      ns(who).mkdir(path, CreateOptions.directory().withPermission(mode & 07777));
       return 0;
     });
   }

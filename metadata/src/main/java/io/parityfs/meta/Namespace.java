@@ -411,6 +411,52 @@ public final class Namespace implements Closeable {
   }
 
   /**
+   * POSIX {@code mkdir(2)}: makes one directory whose parent exists, in one {@code multi}.
+   * ALREADY_EXISTS when the name is taken, also by a concurrent {@code mkdir} of the same path
+   * (exactly one of them succeeds, so it can serve as a lock between machines); NOT_FOUND when
+   * the parent is missing; PARENT_NOT_DIRECTORY when an ancestor is a file. The default layout is
+   * {@code options.layout()} or the parent's.
+   */
+  public FileStatus mkdir(String path, CreateOptions options) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    if (comps.isEmpty()) {
+      throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, "the root exists");
+    }
+    for (int attempt = 0; attempt < config.maxRetries(); attempt++) {
+      List<Entry> walk = walk(comps);
+      Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
+      if (walk.size() == comps.size()) {
+        access.traverse(rootForChecks(), walk, walk.size() - 1);
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, "exists");
+      }
+      if (lastFound != null && !lastFound.isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, lastFound.path(),
+            "is a file");
+      }
+      if (walk.size() < comps.size() - 1) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND,
+            Names.join(comps.subList(0, comps.size() - 1)), "parent directory not found");
+      }
+      Entry parent = lastFound == null ? readRoot() : lastFound;
+      access.traverse(rootForChecks(), walk, walk.size());
+      access.check(parent, AccessChecker.WRITE | AccessChecker.EXECUTE);
+      String childPath = Names.child(parent.path(), comps.get(comps.size() - 1));
+      CreateOptions resolved = access.resolve(options, parent, childPath);
+      Layout layout = options.layout() != null ? options.layout() : parent.inode().layout();
+      Inode made = createChild(parent, comps.get(comps.size() - 1), childPath,
+          id -> Inode.newDirectory(id, System.currentTimeMillis(), resolved, layout,
+              config.bucketsPerDirectory()), null);
+      if (made != null) {
+        return made.status(childPath);
+      }
+      // the multi was refused: the name was taken meanwhile (the next walk says so), or the
+      // parent changed; look again
+    }
+    throw conflict(p);
+  }
+
+  /**
    * Creates a file (one {@code multi}: check the parent's container, create the entry; with
    * overwrite of an existing file also delete the old entry in the same {@code multi}, giving
    * the new file a new id). ALREADY_EXISTS when the path is a directory, or a file and not

@@ -365,4 +365,68 @@ class NamespaceTest extends ZkFixture {
     }
     return n;
   }
+
+  @Test
+  void mkdirMakesOneLevelAndRefusesATakenName() throws Exception {
+    FileStatus d = ns.mkdir("/m", CreateOptions.directory().withPermission(0750));
+    assertTrue(d.isDirectory());
+    assertEquals(0750, ns.getStatus("/m").permission());
+    assertEquals(NamespaceStatus.ALREADY_EXISTS, fails(() -> ns.mkdir("/m",
+        CreateOptions.directory())));
+    assertEquals(NamespaceStatus.NOT_FOUND, fails(() -> ns.mkdir("/none/x",
+        CreateOptions.directory())));
+    assertFalse(ns.exists("/none"));
+    ns.create("/m/f", CreateOptions.file().withLease(false));
+    assertEquals(NamespaceStatus.ALREADY_EXISTS, fails(() -> ns.mkdir("/m/f",
+        CreateOptions.directory())));
+    assertEquals(NamespaceStatus.PARENT_NOT_DIRECTORY, fails(() -> ns.mkdir("/m/f/x",
+        CreateOptions.directory())));
+    assertEquals(NamespaceStatus.ALREADY_EXISTS, fails(() -> ns.mkdir("/",
+        CreateOptions.directory())));
+    assertTrue(ns.mkdir("/m/sub", CreateOptions.directory()).isDirectory());
+  }
+
+  @Test
+  void ofConcurrentMkdirsOfOnePathExactlyOneSucceeds() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      String path = "/race" + round;
+      int n = 6;
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(n);
+      java.util.concurrent.atomic.AtomicInteger won =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger taken =
+          new java.util.concurrent.atomic.AtomicInteger();
+      List<Thread> threads = new java.util.ArrayList<>();
+      java.util.concurrent.ConcurrentLinkedQueue<Throwable> other =
+          new java.util.concurrent.ConcurrentLinkedQueue<>();
+      for (int i = 0; i < n; i++) {
+        // each its own namespace object (own cache), as separate clients would be
+        Namespace mine = Namespace.open(client, ns.config());
+        Thread t = new Thread(() -> {
+          try {
+            start.await();
+            mine.mkdir(path, CreateOptions.directory());
+            won.incrementAndGet();
+          } catch (NamespaceException e) {
+            if (e.status() == NamespaceStatus.ALREADY_EXISTS) {
+              taken.incrementAndGet();
+            } else {
+              other.add(e);
+            }
+          } catch (Exception e) {
+            other.add(e);
+          }
+        });
+        threads.add(t);
+        t.start();
+      }
+      for (Thread t : threads) {
+        t.join();
+      }
+      assertTrue(other.isEmpty(), other.toString());
+      assertEquals(1, won.get(), "round " + round);
+      assertEquals(n - 1, taken.get(), "round " + round);
+    }
+  }
 }
+
