@@ -19,7 +19,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -36,9 +35,6 @@ final class BenchCommands {
       + " many small files.", mixinStandardHelpOptions = true,
       subcommands = {Checkpoint.class, SmallFiles.class})
   static final class Bench implements Callable<Integer> {
-    @ParentCommand
-    ParityFsCommand root;
-
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -53,40 +49,23 @@ final class BenchCommands {
    * A bench subcommand. As {@link CliCommand} (a session, one error line, its exit code), which
    * cannot be used here: its {@code @ParentCommand} must be {@code parityfs} itself.
    */
-  abstract static class BenchCommand implements Callable<Integer> {
-    @ParentCommand
-    Bench bench;
-
-    @Spec
-    CommandLine.Model.CommandSpec spec;
-
+  /**
+   * A bench subcommand: {@link CliCommand}'s session and error lines, with a workload's failure
+   * (a corrupt or failed file) and the directory's namespace errors named as such.
+   */
+  abstract static class BenchCommand extends CliCommand {
     @Override
-    public final Integer call() {
-      try (Session s = bench.root.open(spec.commandLine())) {
-        try {
-          run(s);
-          return ExitStatus.OK.code();
-        } catch (BenchException e) {
-          return report(s, failure(e));
-        } catch (CliException e) {
-          return report(s, e);
-        } catch (NamespaceException e) { // the directory: exists, cannot be made
-          return report(s, CliException.of(e.path(), e));
-        } catch (IOException | IllegalArgumentException e) {
-          return report(s, CliException.of(null, e));
-        }
+    final void run(Session s) throws CliException, IOException {
+      try {
+        bench(s);
+      } catch (BenchException e) {
+        throw failure(e);
+      } catch (NamespaceException e) { // the directory: exists, cannot be made
+        throw CliException.of(e.path(), e);
       }
     }
 
-    abstract void run(Session s) throws CliException, IOException;
-
-    private int report(Session s, CliException e) {
-      s.out().flush();
-      s.err().println("parityfs: bench " + spec.name() + ": "
-          + (e.subject() == null ? "" : e.subject() + ": ") + e.getMessage());
-      s.err().flush();
-      return e.status().code();
-    }
+    abstract void bench(Session s) throws CliException, IOException;
 
     /** Progress on stdout (none with --json): redrawn on a terminal, else a line a second. */
     static Progress progress(Session s) {
@@ -162,7 +141,7 @@ final class BenchCommands {
     boolean restoreOnly;
 
     @Override
-    void run(Session s) throws CliException, IOException {
+    void bench(Session s) throws CliException, IOException {
       CheckpointWorkload.Options o = CheckpointWorkload.Options.DEFAULT.withWriters(writers)
           .withBytesPerWriter(Sizes.parse(size)).withBlockBytes(intSize("--block", block))
           .withDir(dir).withVerify(!noVerify).withKeep(keep).withRestoreOnly(restoreOnly)
@@ -219,7 +198,7 @@ final class BenchCommands {
     boolean noVerify;
 
     @Override
-    void run(Session s) throws CliException, IOException {
+    void bench(Session s) throws CliException, IOException {
       SmallFilesWorkload.Options o = SmallFilesWorkload.Options.DEFAULT.withFiles(files)
           .withThreads(threads).withSizes(intSize("--min-size", minSize),
               intSize("--max-size", maxSize)).withDir(dir).withVerify(!noVerify).withKeep(keep)

@@ -3,7 +3,6 @@ package io.parityfs.cli;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -12,9 +11,6 @@ import picocli.CommandLine.Spec;
  * ({@link #each}); it exits with the first failure's code.
  */
 abstract class CliCommand implements Callable<Integer> {
-  @ParentCommand
-  ParityFsCommand root;
-
   @Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -27,6 +23,8 @@ abstract class CliCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() {
+    // the top command holds the global options, however deep this command is (bench checkpoint)
+    ParityFsCommand root = (ParityFsCommand) spec.root().userObject();
     try (Session s = root.open(spec.commandLine())) {
       try {
         run(s);
@@ -54,7 +52,7 @@ abstract class CliCommand implements Callable<Integer> {
 
   final void report(Session s, CliException e) {
     s.out().flush();
-    s.err().println("parityfs: " + spec.name() + ": "
+    s.err().println("parityfs: " + Main.typedName(spec) + ": "
         + (e.subject() == null ? "" : e.subject() + ": ") + e.getMessage());
     s.err().flush();
     if (first == ExitStatus.OK) {

@@ -57,6 +57,11 @@ public final class Main {
     return cl;
   }
 
+  /** The command as typed after "parityfs": "ls", "bench checkpoint", or "" for the top. */
+  static String typedName(CommandLine.Model.CommandSpec spec) {
+    return spec.qualifiedName(" ").substring(spec.root().name().length()).trim();
+  }
+
   /**
    * {@code --help} (and {@code -h}, {@code -V}, {@code --version} where {@code -h} is free: ls,
    * du and df use it for human-readable sizes) on every command, as the error lines suggest.
@@ -75,9 +80,7 @@ public final class Main {
   private static int usageError(CommandLine.ParameterException e, String[] args) {
     CommandLine c = e.getCommandLine();
     PrintWriter err = c.getErr();
-    // the command as typed after "parityfs": "ls", "bench checkpoint", or "" for the top
-    String sub = c.getCommandSpec().qualifiedName(" ")
-        .substring(c.getCommandSpec().root().name().length()).trim();
+    String sub = typedName(c.getCommandSpec());
     err.println("parityfs: " + (sub.isEmpty() ? "" : sub + ": ") + e.getMessage());
     CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
     err.println("Try 'parityfs " + (sub.isEmpty() ? "" : sub + " ") + "--help'.");

@@ -1,9 +1,11 @@
 package io.parityfs.cli;
 
+import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.DirectoryPage;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -185,23 +187,20 @@ final class NamespaceCommands {
       Namespace ns = s.client().namespace();
       for (String path : paths) {
         each(s, path, () -> {
-          if (!parents) {
-            if (ns.statusOrNull(path) != null) {
-              throw new CliException(ExitStatus.EXISTS, path, "ALREADY_EXISTS: file exists");
-            }
-            int slash = path.lastIndexOf('/');
-            String parent = slash <= 0 ? "/" : path.substring(0, slash);
-            FileStatus p = ns.statusOrNull(parent);
-            if (p == null) {
-              throw new CliException(ExitStatus.NOT_FOUND, path,
-                  "NOT_FOUND: parent " + parent + " does not exist (use -p)");
-            }
-            if (!p.isDirectory()) {
-              throw new CliException(ExitStatus.FAILED, path,
-                  "PARENT_NOT_DIRECTORY: " + parent + " is a file");
-            }
+          if (parents) {
+            ns.mkdirs(path);
+            return;
           }
-          ns.mkdirs(path);
+          try {
+            // one level in one multi: ALREADY_EXISTS also when another client just made it
+            ns.mkdir(path, CreateOptions.directory());
+          } catch (NamespaceException e) {
+            if (e.status() == NamespaceStatus.NOT_FOUND) {
+              throw new CliException(ExitStatus.NOT_FOUND, path,
+                  "NOT_FOUND: parent " + e.path() + " does not exist (use -p)");
+            }
+            throw e;
+          }
         });
       }
     }
