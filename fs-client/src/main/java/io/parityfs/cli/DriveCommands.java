@@ -137,13 +137,18 @@ final class DriveCommands {
    * {@code interval} seconds. Ctrl-C ends the watching only: the task runs on in the node.
    *
    * <p>A rebuild that completes leaves the node's list (its slot goes ONLINE): one seen before
-   * and gone now, or the {@code replaced} slot never seen but ONLINE, is reported DONE.
+   * and gone now, or the {@code replaced} slot never seen but ONLINE, is reported DONE. While
+   * the {@code replaced} slot is REBUILDING with no task listed for it (not yet, or no longer),
+   * the watch goes on (up to a minute).
    *
    * @param justStarted a scrub this command started: wait up to a grace period for it to show
    *     as running before taking "not running" as "finished"
    * @param replaced the slot a replace-drive just gave a new drive, or null
    * @return OK when every task ended DONE, FAILED otherwise
    */
+  /** How long a replaced slot may stay REBUILDING with no rebuild task listed for it. */
+  private static final long SLOT_WAIT_NANOS = 60_000_000_000L;
+
   static ExitStatus watch(Session s, NodeTarget t, String kind, double interval,
       boolean justStarted, Integer replaced) throws IOException, CliException {
     ProgressLine line = new ProgressLine(s.out(), s.terminal());
@@ -158,6 +163,7 @@ final class DriveCommands {
     }
     try {
       long graceEnd = System.nanoTime() + (long) (Math.max(2, 3 * interval) * 1e9);
+      long slotWaitEnd = System.nanoTime() + SLOT_WAIT_NANOS;
       boolean seen = false;
       Map<Integer, JsonNode> lastSeen = new TreeMap<>();
       while (true) {
@@ -175,6 +181,13 @@ final class DriveCommands {
           seen = true;
         }
         boolean waitForStart = justStarted && !seen && System.nanoTime() < graceEnd;
+        if (allEnded && !waitForStart && replaced != null && !lastSeen.containsKey(replaced)
+            && System.nanoTime() < slotWaitEnd) {
+          // no task listed for the new drive yet (or no longer), but its slot is still being
+          // rebuilt: the slot's state, not the task list, says when it is over
+          waitForStart = arrayStatus(s, t).path("drives").path(replaced).path("state")
+              .asText().equals("REBUILDING");
+        }
         if (!s.json() && !tasks.isEmpty() && !(allEnded && !s.terminal())) {
           show(line, kind, tasks);
         }
