@@ -48,12 +48,32 @@ final class TestCluster implements AutoCloseable {
    * names the folder its logs are kept in.
    */
   static TestCluster start(Path dir, Class<?> test) throws IOException {
+    return start(dir, test, 1);
+  }
+
+  /** {@link #start(Path, Class)} with {@code zooKeeperServers} (1, or 3: an ensemble). */
+  static TestCluster start(Path dir, Class<?> test, int zooKeeperServers) throws IOException {
+    return start(dir, test, zooKeeperServers, c -> { });
+  }
+
+  /** The configuration hook of {@link #start(Path, Class, int, Configure)}. */
+  interface Configure {
+    void apply(LocalCluster created) throws IOException;
+  }
+
+  /**
+   * {@link #start(Path, Class, int)}, with {@code configure} run on the new cluster's
+   * configuration before anything starts (proxies, node config changes).
+   */
+  static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, Configure configure)
+      throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     LocalCluster c = LocalCluster.createOrOpen(dir,
-        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g"));
+        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g", zooKeeperServers));
+    configure.apply(c);
     TestCluster t = new TestCluster(c, test.getSimpleName());
     long begin = System.nanoTime();
     try {
