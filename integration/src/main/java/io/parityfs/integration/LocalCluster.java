@@ -27,13 +27,14 @@ import java.util.Properties;
 import java.util.function.Consumer;
 
 /**
- * A ParityFS cluster on this machine, kept in one folder: a ZooKeeper server and {@code n}
- * storage nodes, each a child JVM of its own, each node serving one RAID target over {@code m}
+ * A ParityFS cluster on this machine, kept in one folder: a ZooKeeper server (or an ensemble of
+ * three, {@link Shape#zooKeeperServers}) and {@code n} storage nodes, each a child JVM of its own, each node serving one RAID target over {@code m}
  * drive folders. It is what {@code parityfs local} runs and what the crash tests kill pieces of.
  *
  * <p>Everything lives under the cluster's folder, so the cluster survives restarts of its
  * processes and of the machine: {@code cluster.properties} (the shape chosen at creation),
- * {@code zookeeper/} (its configuration and data), {@code node<i>/} (a node's configuration,
+ * {@code zookeeper/} (its configuration and data; {@code zookeeper<s>/} for server s of an
+ * ensemble, with its {@code myid}), {@code node<i>/} (a node's configuration,
  * its id file and its drive folders {@code drive<d>}), {@code logs/} (every process's output)
  * and {@code run/} (the pid files of the processes now running).
  *
@@ -50,6 +51,7 @@ public final class LocalCluster {
   private static final String SHAPE_FILE = "cluster.properties";
   private static final String NODE_MAIN = "io.parityfs.node.NodeCommand";
   private static final String ZOOKEEPER_MAIN = "org.apache.zookeeper.server.ZooKeeperServerMain";
+  private static final String QUORUM_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
   private static final String ZOOKEEPER = "zookeeper";
 
   /**
@@ -61,10 +63,18 @@ public final class LocalCluster {
    * @param zooKeeperPort the ZooKeeper server's port on 127.0.0.1 (0 at creation: 2181 when free,
    *     else any free port)
    * @param nodeHeap the {@code -Xmx} of a node's JVM, e.g. {@code 2g}
+   * @param zooKeeperServers 1 (a standalone server, the default) or 3 (an ensemble, each server
+   *     a child JVM with its own {@code zoo.cfg}, {@code myid} and loopback ports; server 1
+   *     takes {@code zooKeeperPort}, the others and the quorum and election ports are chosen
+   *     free at creation)
    */
   public record Shape(int nodes, int drives, String geometry, int zooKeeperPort,
-      String nodeHeap) {
+      String nodeHeap, int zooKeeperServers) {
     public Shape {
+      if (zooKeeperServers != 1 && zooKeeperServers != 3) {
+        throw new IllegalArgumentException("ZooKeeper servers must be 1 or 3: "
+            + zooKeeperServers);
+      }
       if (nodes < 1 || nodes > 16) {
         throw new IllegalArgumentException("nodes must be 1..16: " + nodes);
       }
@@ -76,28 +86,39 @@ public final class LocalCluster {
       }
     }
 
+    /** A shape with a standalone ZooKeeper server. */
+    public Shape(int nodes, int drives, String geometry, int zooKeeperPort, String nodeHeap) {
+      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, 1);
+    }
+
     /** 3 nodes, each a RAID-6 4+2 target over 6 drives. */
     public static Shape defaults() {
       return new Shape(3, 6, "raid6:4+2", 0, "2g");
     }
 
     public Shape withNodes(int n) {
-      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap);
+      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers);
     }
 
     public Shape withDrives(int d, String g) {
-      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap);
+      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap, zooKeeperServers);
     }
 
     public Shape withZooKeeperPort(int port) {
-      return new Shape(nodes, drives, geometry, port, nodeHeap);
+      return new Shape(nodes, drives, geometry, port, nodeHeap, zooKeeperServers);
+    }
+
+    /** This shape with a ZooKeeper ensemble of {@code servers} (1 or 3). */
+    public Shape withZooKeeperServers(int servers) {
+      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, servers);
     }
   }
 
   /**
    * One process of the cluster as this moment sees it.
    *
-   * @param name {@code zookeeper} or {@code node<i>}
+   * @param name {@code zookeeper} (of an ensemble: {@code zookeeper<s>}, s from 1) or {@code
+   *     node<i>}
    * @param pid its pid while running, else -1
    * @param log where its output goes
    */
@@ -109,10 +130,13 @@ public final class LocalCluster {
 
   private final Path dir;
   private final Shape shape;
+  /** Of an ensemble: per server (index s - 1) its client, quorum and election port; else empty. */
+  private final List<int[]> ensemblePorts;
 
-  private LocalCluster(Path dir, Shape shape) {
+  private LocalCluster(Path dir, Shape shape, List<int[]> ensemblePorts) {
     this.dir = dir;
     this.shape = shape;
+    this.ensemblePorts = ensemblePorts;
   }
 
   /** Whether {@code dir} holds a cluster. */
@@ -132,7 +156,15 @@ public final class LocalCluster {
     Files.createDirectories(dir);
     int port = shape.zooKeeperPort() != 0 ? shape.zooKeeperPort() : choosePort();
     Shape s = shape.withZooKeeperPort(port);
-    LocalCluster c = new LocalCluster(dir, s);
+    List<int[]> ensemble = new ArrayList<>();
+    if (s.zooKeeperServers() > 1) {
+      List<Integer> free = freePorts(3 * s.zooKeeperServers() - 1, port);
+      ensemble.add(new int[] {port, free.get(0), free.get(1)});
+      for (int k = 1; k < s.zooKeeperServers(); k++) {
+        ensemble.add(new int[] {free.get(3 * k - 1), free.get(3 * k), free.get(3 * k + 1)});
+      }
+    }
+    LocalCluster c = new LocalCluster(dir, s, ensemble);
     c.writeConfiguration();
     Properties p = new Properties();
     p.setProperty("nodes", Integer.toString(s.nodes()));
@@ -140,6 +172,11 @@ public final class LocalCluster {
     p.setProperty("geometry", s.geometry());
     p.setProperty("zookeeper.port", Integer.toString(s.zooKeeperPort()));
     p.setProperty("node.heap", s.nodeHeap());
+    if (!ensemble.isEmpty()) {
+      p.setProperty("zookeeper.servers", Integer.toString(s.zooKeeperServers()));
+      p.setProperty("zookeeper.ensemble.ports", ensemble.stream()
+          .map(e -> e[0] + ":" + e[1] + ":" + e[2]).collect(java.util.stream.Collectors.joining(",")));
+    }
     // written last: a folder with this file is a complete cluster
     writeProperties(dir.resolve(SHAPE_FILE), p, "ParityFS local cluster (parityfs local)");
     return c;
@@ -159,8 +196,21 @@ public final class LocalCluster {
     try {
       Shape s = new Shape(Integer.parseInt(p.getProperty("nodes")),
           Integer.parseInt(p.getProperty("drives")), p.getProperty("geometry"),
-          Integer.parseInt(p.getProperty("zookeeper.port")), p.getProperty("node.heap", "2g"));
-      return new LocalCluster(dir, s);
+          Integer.parseInt(p.getProperty("zookeeper.port")), p.getProperty("node.heap", "2g"),
+          Integer.parseInt(p.getProperty("zookeeper.servers", "1")));
+      List<int[]> ensemble = new ArrayList<>();
+      if (s.zooKeeperServers() > 1) {
+        for (String e : p.getProperty("zookeeper.ensemble.ports").split(",")) {
+          String[] ports = e.split(":");
+          ensemble.add(new int[] {Integer.parseInt(ports[0]), Integer.parseInt(ports[1]),
+              Integer.parseInt(ports[2])});
+        }
+        if (ensemble.size() != s.zooKeeperServers()) {
+          throw new IllegalArgumentException("zookeeper.ensemble.ports lists " + ensemble.size()
+              + " servers, not " + s.zooKeeperServers());
+        }
+      }
+      return new LocalCluster(dir, s, ensemble);
     } catch (RuntimeException e) {
       throw new IOException(f + " is damaged: " + e.getMessage(), e);
     }
@@ -174,9 +224,19 @@ public final class LocalCluster {
     return shape;
   }
 
-  /** The ZooKeeper connect string of the cluster. */
+  /** The ZooKeeper connect string of the cluster (every server of an ensemble). */
   public String connectString() {
-    return "127.0.0.1:" + shape.zooKeeperPort();
+    if (ensemblePorts.isEmpty()) {
+      return "127.0.0.1:" + shape.zooKeeperPort();
+    }
+    return ensemblePorts.stream().map(e -> "127.0.0.1:" + e[0])
+        .collect(java.util.stream.Collectors.joining(","));
+  }
+
+  /** The client port of ZooKeeper server {@code s} (1-based; 1 for a standalone server). */
+  public int zooKeeperClientPort(int s) {
+    checkServer(s);
+    return ensemblePorts.isEmpty() ? shape.zooKeeperPort() : ensemblePorts.get(s - 1)[0];
   }
 
   public ZooKeeperSettings zooKeeper() {
@@ -193,6 +253,34 @@ public final class LocalCluster {
     return nodeDir(i).resolve("node.properties");
   }
 
+  /**
+   * Sets keys of node {@code i}'s configuration (a null value removes the key), for its next
+   * start: how tests route a node through a proxy ({@code node.listen.*}, {@code
+   * node.advertise.host}, {@code zookeeper.connect}) or change its drives ({@code
+   * target.t.drives}). The keys are those of {@code conf/storage-node.properties}.
+   */
+  public void updateNodeConfig(int i, java.util.Map<String, String> changes) throws IOException {
+    Properties p = nodeProperties(i);
+    changes.forEach((k, v) -> {
+      if (v == null) {
+        p.remove(k);
+      } else {
+        p.setProperty(k, v);
+      }
+    });
+    writeProperties(nodeConfig(i), p, "storage node " + nodeName(i)
+        + " of the ParityFS local cluster (keys: conf/storage-node.properties)");
+  }
+
+  /** Node {@code i}'s configuration as it is now on disk. */
+  public Properties nodeProperties(int i) throws IOException {
+    Properties p = new Properties();
+    try (InputStream in = Files.newInputStream(nodeConfig(i))) {
+      p.load(in);
+    }
+    return p;
+  }
+
   /** Drive folder {@code d} of node {@code i}. */
   public Path drive(int i, int d) {
     return nodeDir(i).resolve("drive" + d);
@@ -203,18 +291,53 @@ public final class LocalCluster {
     return "node" + i;
   }
 
+  /** The ZooKeeper server (of an ensemble: server 1). */
   public ProcessState zooKeeperProcess() {
-    return state(ZOOKEEPER);
+    return state(zooKeeperName(1));
+  }
+
+  /** ZooKeeper server {@code s} (1-based). */
+  public ProcessState zooKeeperProcess(int s) {
+    return state(zooKeeperName(checkServer(s)));
+  }
+
+  /** The process name (and folder) of ZooKeeper server {@code s}. */
+  public String zooKeeperName(int s) {
+    return shape.zooKeeperServers() == 1 ? ZOOKEEPER : ZOOKEEPER + s;
+  }
+
+  private int checkServer(int s) {
+    if (s < 1 || s > shape.zooKeeperServers()) {
+      throw new IllegalArgumentException("no ZooKeeper server " + s + " (the cluster has "
+          + shape.zooKeeperServers() + ")");
+    }
+    return s;
+  }
+
+  /**
+   * The server that answers {@code srvr} with {@code Mode: leader} (of a standalone server:
+   * 1 when it serves), or empty when none does now.
+   */
+  public Optional<Integer> zooKeeperLeader() {
+    for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+      String mode = zooKeeperMode(zooKeeperClientPort(s));
+      if (mode.equals("leader") || mode.equals("standalone")) {
+        return Optional.of(s);
+      }
+    }
+    return Optional.empty();
   }
 
   public ProcessState nodeProcess(int i) {
     return state(nodeName(checkNode(i)));
   }
 
-  /** Every process: ZooKeeper, then the nodes. */
+  /** Every process: ZooKeeper (each server of an ensemble), then the nodes. */
   public List<ProcessState> processes() {
     List<ProcessState> all = new ArrayList<>();
-    all.add(zooKeeperProcess());
+    for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+      all.add(zooKeeperProcess(s));
+    }
     for (int i = 0; i < shape.nodes(); i++) {
       all.add(nodeProcess(i));
     }
@@ -259,10 +382,29 @@ public final class LocalCluster {
     }
   }
 
-  /** Starts the ZooKeeper server if it is not running and waits until it accepts connections. */
+  /**
+   * Starts the ZooKeeper servers that are not running and waits until they serve (an ensemble:
+   * until every server is a leader or a follower).
+   */
   public void startZooKeeper(Duration timeout) throws IOException {
     try (Lock ignored = lock()) {
       startZooKeeper(System.nanoTime() + timeout.toNanos(), m -> { });
+    }
+  }
+
+  /**
+   * Starts ZooKeeper server {@code s} of an ensemble if it is not running; waits until it
+   * serves when {@code await} (it cannot while no quorum is up: start the others first).
+   */
+  public void startZooKeeper(int s, boolean await, Duration timeout) throws IOException {
+    checkServer(s);
+    try (Lock ignored = lock()) {
+      if (!zooKeeperProcess(s).running()) {
+        spawnZooKeeper(s, m -> { });
+      }
+    }
+    if (await) {
+      awaitServing(s, System.nanoTime() + timeout.toNanos());
     }
   }
 
@@ -286,7 +428,15 @@ public final class LocalCluster {
         nodes.add(nodeName(i));
       }
       terminate(nodes, timeout, progress);
-      terminate(List.of(ZOOKEEPER), timeout, progress);
+      List<String> servers = new ArrayList<>();
+      for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+        servers.add(zooKeeperName(s));
+        resume(zooKeeperName(s)); // a stopped (SIGSTOP) process does not act on SIGTERM
+      }
+      for (int i = 0; i < shape.nodes(); i++) {
+        resume(nodeName(i));
+      }
+      terminate(servers, timeout, progress);
     }
   }
 
@@ -300,9 +450,30 @@ public final class LocalCluster {
     kill(nodeName(checkNode(i)));
   }
 
-  /** Kills the ZooKeeper server with SIGKILL and waits until it is gone. */
+  /** Kills the ZooKeeper server (every server of an ensemble) with SIGKILL, waiting for each. */
   public void killZooKeeper() throws IOException {
-    kill(ZOOKEEPER);
+    for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+      kill(zooKeeperName(s));
+    }
+  }
+
+  /** Kills ZooKeeper server {@code s} with SIGKILL and waits until it is gone. */
+  public void killZooKeeper(int s) throws IOException {
+    kill(zooKeeperName(checkServer(s)));
+  }
+
+  /**
+   * Freezes ({@code SIGSTOP}) or thaws ({@code SIGCONT}) ZooKeeper server {@code s}: a frozen
+   * server keeps its sockets open and answers nothing, as a server cut off by a partition or
+   * stalled by a long pause does.
+   */
+  public void freezeZooKeeper(int s, boolean frozen) throws IOException {
+    signal(zooKeeperName(checkServer(s)), frozen ? "STOP" : "CONT");
+  }
+
+  /** {@link #freezeZooKeeper} for node {@code i}. */
+  public void freezeNode(int i, boolean frozen) throws IOException {
+    signal(nodeName(checkNode(i)), frozen ? "STOP" : "CONT");
   }
 
   /**
@@ -355,10 +526,53 @@ public final class LocalCluster {
   }
 
   private void writeConfiguration() throws IOException {
-    Path zk = dir.resolve(ZOOKEEPER);
-    Files.createDirectories(zk.resolve("data"));
     Files.createDirectories(dir.resolve("logs"));
     Files.createDirectories(dir.resolve("run"));
+    if (shape.zooKeeperServers() == 1) {
+      writeStandaloneZooKeeper();
+    } else {
+      for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+        writeEnsembleServer(s);
+      }
+    }
+    writeNodes();
+  }
+
+  /**
+   * Server {@code s} of an ensemble: its {@code zoo.cfg} lists every server on loopback, and
+   * ticks are short (500 ms; sessions 1..10 s; a follower cut off for 5 s leaves the quorum) so
+   * that elections and a lost quorum show within a test's time.
+   */
+  private void writeEnsembleServer(int s) throws IOException {
+    Path zk = dir.resolve(zooKeeperName(s));
+    Files.createDirectories(zk.resolve("data"));
+    Files.writeString(zk.resolve("data").resolve("myid"), s + "\n", StandardCharsets.US_ASCII);
+    Properties z = new Properties();
+    z.setProperty("tickTime", "500");
+    z.setProperty("initLimit", "20");
+    z.setProperty("syncLimit", "10");
+    z.setProperty("maxSessionTimeout", "30000");
+    z.setProperty("dataDir", zk.resolve("data").toString());
+    z.setProperty("clientPort", Integer.toString(ensemblePorts.get(s - 1)[0]));
+    z.setProperty("clientPortAddress", "127.0.0.1");
+    z.setProperty("maxClientCnxns", "0");
+    z.setProperty("admin.enableServer", "false");
+    z.setProperty("4lw.commands.whitelist", "ruok,srvr");
+    z.setProperty("autopurge.snapRetainCount", "3");
+    z.setProperty("autopurge.purgeInterval", "1");
+    z.setProperty("standaloneEnabled", "false");
+    z.setProperty("reconfigEnabled", "false");
+    for (int k = 1; k <= shape.zooKeeperServers(); k++) {
+      int[] e = ensemblePorts.get(k - 1);
+      z.setProperty("server." + k, "127.0.0.1:" + e[1] + ":" + e[2]);
+    }
+    writeProperties(zk.resolve("zoo.cfg"), z, "ZooKeeper server " + s
+        + " of the ensemble of the ParityFS local cluster");
+  }
+
+  private void writeStandaloneZooKeeper() throws IOException {
+    Path zk = dir.resolve(ZOOKEEPER);
+    Files.createDirectories(zk.resolve("data"));
     Properties z = new Properties();
     z.setProperty("tickTime", "2000");
     z.setProperty("dataDir", zk.resolve("data").toString());
@@ -370,6 +584,9 @@ public final class LocalCluster {
     z.setProperty("autopurge.snapRetainCount", "3");
     z.setProperty("autopurge.purgeInterval", "1");
     writeProperties(zk.resolve("zoo.cfg"), z, "ZooKeeper of the ParityFS local cluster");
+  }
+
+  private void writeNodes() throws IOException {
     for (int i = 0; i < shape.nodes(); i++) {
       Path home = nodeDir(i);
       List<String> drives = new ArrayList<>();
@@ -416,6 +633,26 @@ public final class LocalCluster {
     Files.write(tmp, out, StandardCharsets.ISO_8859_1);
     Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** {@code n} distinct free loopback ports, none of them {@code except}. */
+  private static List<Integer> freePorts(int n, int except) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      List<Integer> ports = new ArrayList<>();
+      while (ports.size() < n) {
+        ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        held.add(s);
+        if (s.getLocalPort() != except) {
+          ports.add(s.getLocalPort());
+        }
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
+    }
   }
 
   /** 2181 when nothing listens there, else a free port. */
@@ -467,6 +704,17 @@ public final class LocalCluster {
   }
 
   private void startZooKeeper(long deadlineNanos, Consumer<String> progress) throws IOException {
+    if (shape.zooKeeperServers() > 1) {
+      for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+        if (!zooKeeperProcess(s).running()) {
+          spawnZooKeeper(s, progress);
+        }
+      }
+      for (int s = 1; s <= shape.zooKeeperServers(); s++) {
+        awaitServing(s, deadlineNanos);
+      }
+      return;
+    }
     int port = shape.zooKeeperPort();
     if (!zooKeeperProcess().running()) {
       if (!free(port)) {
@@ -490,6 +738,59 @@ public final class LocalCluster {
         throw new IOException("ZooKeeper does not answer on " + connectString() + tail(p.log()));
       }
       sleep(100);
+    }
+  }
+
+  /** Starts server {@code s} of the ensemble (QuorumPeerMain on its zoo.cfg). */
+  private void spawnZooKeeper(int s, Consumer<String> progress) throws IOException {
+    int port = zooKeeperClientPort(s);
+    if (!free(port)) {
+      throw new IOException("port " + port + " on 127.0.0.1 is taken by another process");
+    }
+    progress.accept("starting ZooKeeper server " + s + " on 127.0.0.1:" + port);
+    spawn(zooKeeperName(s), javaCommand(zooKeeperName(s), "512m",
+        List.of("-Dzookeeper.admin.enableServer=false"),
+        List.of(QUORUM_MAIN, dir.resolve(zooKeeperName(s)).resolve("zoo.cfg").toString())));
+  }
+
+  /** Waits until server {@code s} of the ensemble is a leader or a follower. */
+  private void awaitServing(int s, long deadlineNanos) throws IOException {
+    while (true) {
+      String mode = zooKeeperMode(zooKeeperClientPort(s));
+      if (mode.equals("leader") || mode.equals("follower")) {
+        return;
+      }
+      ProcessState p = zooKeeperProcess(s);
+      if (!p.running()) {
+        throw new IOException(p.name() + " exited at start" + tail(p.log()));
+      }
+      if (System.nanoTime() > deadlineNanos) {
+        throw new IOException(p.name() + " does not serve on 127.0.0.1:"
+            + zooKeeperClientPort(s) + " (mode: " + mode + ")" + tail(p.log()));
+      }
+      sleep(100);
+    }
+  }
+
+  /**
+   * The {@code Mode:} that the server on {@code port} reports to {@code srvr} (leader, follower,
+   * standalone), or {@code none} when it does not answer or does not serve.
+   */
+  static String zooKeeperMode(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+      s.setSoTimeout(2000);
+      s.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      for (String line : answer.split("\n")) {
+        if (line.startsWith("Mode: ")) {
+          return line.substring(6).trim();
+        }
+      }
+      return "none";
+    } catch (IOException e) {
+      return "none";
     }
   }
 
@@ -590,6 +891,32 @@ public final class LocalCluster {
       sleep(50);
     }
     return true;
+  }
+
+  /** Sends {@code SIG<sig>} to {@code name}'s process (kill -s). */
+  private void signal(String name, String sig) throws IOException {
+    Optional<ProcessHandle> h = handle(name);
+    if (h.isEmpty()) {
+      throw new IOException(name + " is not running");
+    }
+    try {
+      Process k = new ProcessBuilder("kill", "-s", sig, Long.toString(h.get().pid()))
+          .redirectErrorStream(true).start();
+      String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (k.waitFor() != 0) {
+        throw new IOException("kill -s " + sig + " " + h.get().pid() + " failed: " + out);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted signalling " + name, e);
+    }
+  }
+
+  /** Thaws {@code name} if it runs (a no-op on a process that is not stopped). */
+  private void resume(String name) throws IOException {
+    if (handle(name).isPresent()) {
+      signal(name, "CONT");
+    }
   }
 
   private Path pidFile(String name) {

@@ -114,13 +114,17 @@ class ClientKillTest {
           + closed.length() + " not in [" + last + ", " + size + "]");
       System.out.printf("[test] %s: acknowledged %d, recovered %d%n", path, last,
           closed.length());
-      TestFiles.verify(cluster.root(), path, path, closed.length());
-      // the recovered file is a consistent base for the next writer
+      TestFiles.Content crashed = TestFiles.Content.of(ExpectedBytes.key(path,
+          CrashingWriter.WRITER));
+      TestFiles.verify(cluster.root(), path, crashed, closed.length());
+      // the recovered file is a consistent base for the next writer, whose bytes differ from
+      // the dead one's: a chunk of the dead writer past the recovered end must not come back
+      String appender = ExpectedBytes.key(path, "appender");
       long grown = closed.length() + 3 * HSYNC;
       try (PfsOutputStream out = cluster.root().append(path)) {
-        TestFiles.writeTo(out, path, grown, 0, n -> { });
+        TestFiles.writeTo(out, appender, grown, 0, n -> { });
       }
-      TestFiles.verify(cluster.root(), path, path, grown);
+      TestFiles.verify(cluster.root(), path, crashed.then(closed.length(), appender), grown);
     }
   }
 
@@ -155,6 +159,7 @@ class ClientKillTest {
         });
     long length = TestFiles.status(cluster.root(), path).length();
     assertTrue(length >= last, "recovered " + length + " < acknowledged " + last);
-    assertEquals(length, TestFiles.verify(cluster.root(), path, path, length));
+    assertEquals(length, TestFiles.verify(cluster.root(), path,
+        ExpectedBytes.key(path, CrashingWriter.WRITER), length));
   }
 }

@@ -10,12 +10,15 @@ import java.time.Duration;
 
 /**
  * A client process for {@link ClientKillTest} to kill: writes {@link ExpectedBytes} of the
- * path into a new file, hsyncing every {@code hsyncEvery} bytes, and prints {@code ACK <length>}
+ * path and {@link #WRITER} into a new file, hsyncing every {@code hsyncEvery} bytes, and prints {@code ACK <length>}
  * after each hsync returned (then {@code DONE} and waits to be killed).
  *
  * <p>Arguments: {@code <zookeeper connect> <path> <size> <hsyncEvery>}.
  */
 final class CrashingWriter {
+  /** The writer name of its bytes' key ({@link ExpectedBytes#key}). */
+  static final String WRITER = "crashing-writer";
+
   private CrashingWriter() {}
 
   public static void main(String[] args) throws Exception {
@@ -26,7 +29,7 @@ final class CrashingWriter {
     long hsyncEvery = Long.parseLong(args[3]);
     try (ParityClient c = ParityClient.connect(config, Caller.of("root"));
         PfsOutputStream out = c.create(path, CreateOptions.file())) {
-      TestFiles.writeTo(out, path, size, hsyncEvery, n -> {
+      TestFiles.writeTo(out, ExpectedBytes.key(path, WRITER), size, hsyncEvery, n -> {
         System.out.println("ACK " + n);
         System.out.flush();
       });

@@ -3,16 +3,30 @@ package io.parityfs.integration;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The bytes a test file holds: a pure function of the file's name and the offset, so any byte
- * read back anywhere, by any process, is checked without keeping a copy of what was written.
- * Each aligned 8-byte word is {@code splitmix64(seed(name) + word index)}, so a byte shifted by
- * any distance, a chunk of another file, a stale version of a chunk of an earlier file with
- * another name, or zeros all read as wrong.
+ * The bytes a test file holds: a pure function of a key and the file offset, so any byte read
+ * back anywhere, by any process, is checked without keeping a copy of what was written. Each
+ * aligned 8-byte word is {@code splitmix64(seed(key) + word index)}, so a byte shifted by any
+ * distance, a chunk of another file, a stale version of a chunk of an earlier file, or zeros all
+ * read as wrong.
+ *
+ * <p>The key names the path <em>and the writer</em> ({@link #key}): two writers of one path at
+ * one offset write different bytes, so a chunk of an earlier writer (a fenced zombie, the
+ * writer before a lease recovery or a truncate) brought back under a later one reads as wrong,
+ * not as a valid copy. {@link TestFiles.Content} says which writer's key each range of a file
+ * holds.
  */
 final class ExpectedBytes {
   private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
   private ExpectedBytes() {}
+
+  /**
+   * The key of what {@code writer} (any name the test gives one open-for-write of the file: a
+   * thread, a process, a round) writes into {@code path}.
+   */
+  static String key(String path, String writer) {
+    return path + "#" + writer;
+  }
 
   /** FNV-1a 64 of the name's UTF-8 bytes. */
   static long seed(String name) {

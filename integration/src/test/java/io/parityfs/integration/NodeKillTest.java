@@ -68,6 +68,7 @@ class NodeKillTest {
   /** One writer thread's file and how it ended. */
   private static final class Writer {
     final String path;
+    final String key;
     final AtomicLong acked = new AtomicLong();
     volatile boolean closed;
     volatile IOException failure;
@@ -75,11 +76,12 @@ class NodeKillTest {
 
     Writer(ParityClient c, String path) {
       this.path = path;
+      this.key = ExpectedBytes.key(path, "writer");
       this.thread = new Thread(() -> {
         try {
           PfsOutputStream out = c.create(path, CreateOptions.file());
           try {
-            TestFiles.writeTo(out, path, FILE, HSYNC, acked::set);
+            TestFiles.writeTo(out, key, FILE, HSYNC, acked::set);
           } finally {
             out.close(); // throws when an upload failed; closes nothing then
           }
@@ -134,7 +136,7 @@ class NodeKillTest {
           assertTrue(length >= w.acked.get() && length <= FILE, w.path + ": recovered length "
               + length + " not in [" + w.acked.get() + ", " + FILE + "]");
         }
-        TestFiles.verify(cluster.root(), w.path, w.path, length);
+        TestFiles.verify(cluster.root(), w.path, w.key, length);
       }
     }
   }

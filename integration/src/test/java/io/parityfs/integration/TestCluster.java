@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -48,12 +49,32 @@ final class TestCluster implements AutoCloseable {
    * names the folder its logs are kept in.
    */
   static TestCluster start(Path dir, Class<?> test) throws IOException {
+    return start(dir, test, 1);
+  }
+
+  /** {@link #start(Path, Class)} with {@code zooKeeperServers} (1, or 3: an ensemble). */
+  static TestCluster start(Path dir, Class<?> test, int zooKeeperServers) throws IOException {
+    return start(dir, test, zooKeeperServers, c -> { });
+  }
+
+  /** The configuration hook of {@link #start(Path, Class, int, Configure)}. */
+  interface Configure {
+    void apply(LocalCluster created) throws IOException;
+  }
+
+  /**
+   * {@link #start(Path, Class, int)}, with {@code configure} run on the new cluster's
+   * configuration before anything starts (proxies, node config changes).
+   */
+  static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, Configure configure)
+      throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     LocalCluster c = LocalCluster.createOrOpen(dir,
-        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g"));
+        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g", zooKeeperServers));
+    configure.apply(c);
     TestCluster t = new TestCluster(c, test.getSimpleName());
     long begin = System.nanoTime();
     try {
@@ -202,6 +223,42 @@ final class TestCluster implements AutoCloseable {
         (System.nanoTime() - begin) / 1e9, m));
     root = local.client(Caller.of("root"));
     awaitHealthy(false, START);
+  }
+
+  /**
+   * The cluster-manager lines ("elected leader", "stopped acting", "closed") that node {@code
+   * i}'s current process logged: those after the log's last start line. A process stopped
+   * (SIGTERM) logs nothing while it shuts down, so only a running node's lines say whether it
+   * acts.
+   */
+  List<String> managerLines(int i) {
+    try {
+      List<String> all = Files.readAllLines(local.nodeProcess(i).log(), StandardCharsets.UTF_8);
+      int start = 0;
+      for (int k = 0; k < all.size(); k++) {
+        if (all.get(k).startsWith("---- ")) {
+          start = k;
+        }
+      }
+      return all.subList(start, all.size()).stream().filter(l -> l.contains("cluster manager ")
+          && (l.contains("elected leader") || l.contains("stopped acting")
+              || l.contains(": closed"))).toList();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The running nodes whose current process's last cluster-manager line says it acts. */
+  List<Integer> actingManagers() {
+    List<Integer> acting = new ArrayList<>();
+    for (int i = 0; i < local.shape().nodes(); i++) {
+      List<String> l = managerLines(i);
+      if (local.nodeProcess(i).running() && !l.isEmpty()
+          && l.get(l.size() - 1).contains("elected leader")) {
+        acting.add(i);
+      }
+    }
+    return acting;
   }
 
   /** The end of every process's log, for a failure message. */

@@ -80,11 +80,12 @@ class ZooKeeperFaultTest {
   void aWriterWhoseSessionExpiredGetsALeaseErrorAndLosesNothingAcknowledged()
       throws Exception {
     String path = "/zk/expired";
+    String key = ExpectedBytes.key(path, "expired-writer");
     long acked;
     try (ParityClient writer = cluster.client()) {
       PfsOutputStream out = writer.create(path, CreateOptions.file());
       AtomicLong ack = new AtomicLong();
-      TestFiles.writeTo(out, path, 3 * HSYNC + 12345, HSYNC, ack::set);
+      TestFiles.writeTo(out, key, 3 * HSYNC + 12345, HSYNC, ack::set);
       out.hsync();
       acked = out.position();
       long session = expireSession(writer);
@@ -96,7 +97,7 @@ class ZooKeeperFaultTest {
       long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (lease == null) {
         try {
-          TestFiles.writeTo(out, path, out.position() + HSYNC, 0, n -> { });
+          TestFiles.writeTo(out, key, out.position() + HSYNC, 0, n -> { });
           out.hsync();
           committedAfterExpiry++;
           fail("an hsync succeeded after session " + Long.toHexString(session) + " was closed");
@@ -124,7 +125,7 @@ class ZooKeeperFaultTest {
     FileStatus s = TestFiles.status(cluster.root(), path);
     assertFalse(s.isOpenForWrite());
     assertTrue(s.length() >= acked, "recovered " + s.length() + " < acknowledged " + acked);
-    TestFiles.verify(cluster.root(), path, path, s.length());
+    TestFiles.verify(cluster.root(), path, key, s.length());
   }
 
   @Test
