@@ -2,11 +2,11 @@ package io.parityfs.raid.codec.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.ReconstructionPlan;
+import io.parityfs.raid.codec.SystemDeps;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.gpu.HostShimRunner.Kernel;
 import io.parityfs.raid.codec.gpu.HostShimRunner.Launch;
@@ -43,7 +43,7 @@ class KernelHostShimTest {
   @BeforeAll
   static void compileRunner() throws Exception {
     Optional<Path> found = Executables.onPath("gcc");
-    assumeTrue(found.isPresent(),
+    SystemDeps.assume("gcc", found.isPresent(),
         "gcc is not on the PATH: the CUDA kernels cannot be compiled through the host shim, "
             + "so KernelHostShimTest is skipped");
     gcc = found.get();
