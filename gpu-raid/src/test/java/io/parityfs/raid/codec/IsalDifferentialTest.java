@@ -24,6 +24,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,12 +52,17 @@ class IsalDifferentialTest {
   private static OutputStream toHelper;
   private static DataInputStream fromHelper;
   private static Path helperErrors;
+  /** Why every test skips (a missing system dependency), or null. */
+  private static String skipped;
 
   @BeforeAll
   static void compileAndStart() throws Exception {
     Path gcc = Executables.onPath("gcc").orElse(null);
-    SystemDeps.assume("gcc", gcc != null, "gcc is not on the PATH: ISA-L's reference helper"
-        + " cannot be built, so IsalDifferentialTest is skipped");
+    skipped = SystemDeps.missing("gcc", gcc != null, "gcc is not on the PATH: ISA-L's"
+        + " reference helper cannot be built, so IsalDifferentialTest is skipped");
+    if (skipped != null) {
+      return;
+    }
     Files.createDirectories(BUILD_DIR);
     Path binary = BUILD_DIR.resolve("isal_ref");
     Path tmp = BUILD_DIR.resolve("isal_ref." + ProcessHandle.current().pid() + ".tmp");
@@ -71,8 +77,12 @@ class IsalDifferentialTest {
     }
     boolean isalMissing = out.contains("isa-l/") && out.contains("No such file")
         || out.contains("cannot find -lisal");
-    SystemDeps.assume("isal", p.exitValue() == 0 || !isalMissing, "ISA-L's headers or library"
-        + " are not installed (apt-get install libisal-dev), so IsalDifferentialTest is skipped");
+    skipped = SystemDeps.missing("isal", p.exitValue() == 0 || !isalMissing, "ISA-L's headers"
+        + " or library are not installed (apt-get install libisal-dev), so IsalDifferentialTest"
+        + " is skipped");
+    if (skipped != null) {
+      return;
+    }
     if (p.exitValue() != 0) {
       throw new AssertionError("gcc failed on " + SOURCE + ":\n" + String.join(" ", cmd)
           + "\n" + out);
@@ -83,6 +93,11 @@ class IsalDifferentialTest {
         .redirectError(helperErrors.toFile()).start();
     toHelper = helper.getOutputStream();
     fromHelper = new DataInputStream(helper.getInputStream());
+  }
+
+  @BeforeEach
+  void skipWithoutIsal() {
+    SystemDeps.skipIf(skipped);
   }
 
   @AfterAll

@@ -15,9 +15,10 @@ import org.opentest4j.TestAbortedException;
  * looks for among the skipped tests of the surefire reports.
  *
  * <p>{@code -Dparityfs.test.pretendMissing=gcc,isal} (or {@code PARITYFS_TEST_PRETEND_MISSING};
- * {@code all} for everything) makes the named dependencies count as missing, to check the skip
- * and the CI failure on a machine that has them. The twin of this class in fs-client's tests
- * ({@code io.parityfs.testing.SystemDeps}) reads the same switches.
+ * a comma-separated list, {@code all} for everything) makes the named dependencies count as
+ * missing, to check the skip and the CI failure on a machine that has them. fs-client's tests
+ * have the same class ({@code io.parityfs.testing.SystemDeps}, for FUSE; the modules share no
+ * test code), reading the same switches.
  */
 public final class SystemDeps {
   /** How every skip (and CI failure) for a missing system dependency begins. */
@@ -31,11 +32,29 @@ public final class SystemDeps {
 
   /**
    * Returns when {@code name} is {@code available} (and not pretended missing); otherwise skips
-   * the calling test (or test class, from {@code @BeforeAll}) with {@code reason}, or fails it
-   * where dependencies are required.
+   * the calling test with {@code reason}, or fails it where dependencies are required. From
+   * {@code @BeforeAll}, use {@link #missing} and {@link #skipIf} instead: surefire reports a
+   * class skipped in {@code @BeforeAll} as zero tests and drops the reason, so skip each test.
    */
   public static void assume(String name, boolean available, String reason) {
-    check(name, available, reason, required(), pretended());
+    skipIf(missing(name, available, reason));
+  }
+
+  /**
+   * Null when {@code name} is {@code available} (and not pretended missing); otherwise the
+   * one-line skip reason, starting with {@link #MARKER}, or, where dependencies are required,
+   * an {@link AssertionError} with it. A test class keeps it from {@code @BeforeAll} and passes
+   * it to {@link #skipIf} in {@code @BeforeEach}.
+   */
+  public static String missing(String name, boolean available, String reason) {
+    return missing(name, available, reason, required(), pretended());
+  }
+
+  /** Skips the calling test with {@code message} unless it is null. */
+  public static void skipIf(String message) {
+    if (message != null) {
+      throw new TestAbortedException(message);
+    }
   }
 
   /** Whether {@code name} counts as missing through the pretend switch. */
@@ -44,19 +63,20 @@ public final class SystemDeps {
     return p.contains(name) || p.contains("all");
   }
 
-  /** {@link #assume}, with the switches passed in (for the tests of this class). */
-  static void check(String name, boolean available, String reason, boolean required,
+  /** {@link #missing}, with the switches passed in (for the tests of this class). */
+  static String missing(String name, boolean available, String reason, boolean required,
       Set<String> pretend) {
     boolean pretended = pretend.contains(name) || pretend.contains("all");
     if (available && !pretended) {
-      return;
+      return null;
     }
     String message = MARKER + name + ": " + reason
         + (pretended ? " (pretended: " + PRETEND_PROPERTY + ")" : "");
     if (required) {
-      throw new AssertionError(message + "; required here (" + REQUIRE_PROPERTY + "=true)");
+      throw new AssertionError(message + "; but required here (" + REQUIRE_PROPERTY
+          + "=true), so this fails instead");
     }
-    throw new TestAbortedException(message);
+    return message;
   }
 
   static boolean required() {
