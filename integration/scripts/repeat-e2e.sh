@@ -59,8 +59,12 @@ for ((i = 1; i <= runs; i++)); do
   rc=$?
   set -e
   secs=$(($(date +%s) - start))
-  [ -d integration/target/surefire-reports ] && cp -r integration/target/surefire-reports "$run/"
-  [ -d integration/target/cluster-logs ] && mv integration/target/cluster-logs "$run/"
+  if [ -d integration/target/surefire-reports ]; then
+    cp -r integration/target/surefire-reports "$run/"
+  fi
+  if [ -d integration/target/cluster-logs ]; then
+    mv integration/target/cluster-logs "$run/"
+  fi
   # Failing tests: every <testcase> with a <failure> or an <error> in this run's reports.
   failed=$( (cat "$run"/surefire-reports/TEST-*.xml 2>/dev/null || true) | awk '
     /<testcase / {
@@ -68,17 +72,17 @@ for ((i = 1; i <= runs; i++)); do
       if (match($0, /classname="[^"]*"/)) cls = substr($0, RSTART + 11, RLENGTH - 12);
       if (match($0, / name="[^"]*"/)) name = substr($0, RSTART + 7, RLENGTH - 8);
     }
-    /<failure|<error/ { print cls "#" name }' | sort -u)
+    /<failure|<error/ { print cls "#" name }' | sort -u) || failed="(cannot read the reports)"
   ran=$( (cat "$run"/surefire-reports/TEST-*.xml 2>/dev/null || true) \
     | grep -o '<testsuite [^>]*' | grep -o ' tests="[0-9]*"' | grep -o '[0-9]*' \
-    | awk '{ s += $1 } END { print s + 0 }')
+    | awk '{ s += $1 } END { print s + 0 }') || ran=0
   if [ "$rc" -eq 0 ] && [ -z "$failed" ] && [ "$ran" -gt 0 ]; then
     passes=$((passes + 1))
     printf 'run %02d: PASS (%d tests, %d s)\n' "$i" "$ran" "$secs"
   else
     failures=$((failures + 1))
-    [ -n "$failed" ] || failed="(no failing test in the reports: mvn exit $rc, $ran tests; see $run/mvn.log)"
-    printf 'run %02d: FAIL (%d tests, %d s, mvn exit %d)\n' "$i" "$ran" "$secs" "$rc"
+    printf 'run %02d: FAIL (%d tests, %d s, mvn exit %d; %s)\n' "$i" "$ran" "$secs" "$rc" "$run/mvn.log"
+    [ -n "$failed" ] || failed="(a failed run with no failing test in its reports)"
     echo "$failed" | sed 's/^/  /'
     echo "$failed" >>"$out/failing-tests.txt"
   fi
