@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.testing.SharedMiniCluster;
+import io.parityfs.testing.SystemDeps;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,13 +37,18 @@ class FuseMountTest {
   static PfsMount mount;
   static Path mnt;
   static Path root;
+  /** Why every test skips (no FUSE here), or null. */
+  static String skipped;
 
   @TempDir
   static Path local;
 
   @BeforeAll
   static void mount() throws Exception {
-    FuseAvailable.assume();
+    skipped = FuseAvailable.missing();
+    if (skipped != null) {
+      return;
+    }
     client = SharedMiniCluster.get().client(new Caller("root", List.of("root"), 0));
     client.namespace().mkdirs(BASE);
     mnt = Files.createTempDirectory("pfs-mnt");
@@ -49,6 +56,11 @@ class FuseMountTest {
     mount = PfsMount.start(client, MountOptions.of(mnt));
     System.out.printf("mounted in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     root = mnt.resolve(BASE.substring(1));
+  }
+
+  @BeforeEach
+  void skipWithoutFuse() {
+    SystemDeps.skipIf(skipped);
   }
 
   @AfterAll

@@ -272,16 +272,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Copies the processes' logs to {@code target/cluster-logs/<test class>/} (the cluster's
-   * folder is a temporary one that JUnit deletes), for the post-mortem of a failed run.
+   * Copies the processes' logs to {@code target/cluster-logs/<test class>-<UTC time>/} (the
+   * cluster's folder is a temporary one that JUnit deletes), for the post-mortem of a failed run.
+   * Each cluster gets its own folder, so a later cluster of the same class, or another run
+   * into the same target folder, never overwrites the logs of an earlier one.
    */
   private void keepLogs() throws IOException {
-    Path to = Path.of("target", "cluster-logs", name);
+    String stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss.SSS")
+        .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.now());
+    Path to = Path.of("target", "cluster-logs", name + "-" + stamp);
+    for (int n = 2; Files.exists(to); n++) {
+      to = Path.of("target", "cluster-logs", name + "-" + stamp + "-" + n);
+    }
     Files.createDirectories(to);
     try (var logs = Files.list(local.dir().resolve("logs"))) {
       for (Path log : logs.toList()) {
-        Files.copy(log, to.resolve(log.getFileName()),
-            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(log, to.resolve(log.getFileName()));
       }
     }
   }

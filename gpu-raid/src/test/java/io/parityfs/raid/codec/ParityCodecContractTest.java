@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.parityfs.raid.codec.Stripe.Memory;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,30 +40,32 @@ public abstract class ParityCodecContractTest {
   /** One ISA-L vector file: geometry and the k+m blocks it holds. */
   record IsalVector(String file, CodecGeometry geometry, byte[][] blocks) {}
 
+  /** Where the vectors live on the test class path (gpu-raid/src/test/resources). */
+  static final String VECTORS_RESOURCE = "/vectors/isal/";
+
+  /**
+   * The 22 vectors listed in manifest.tsv, read from the test class path, or from the folder
+   * {@code -Dparityfs.vectors.dir} names when that is set (another copy, e.g. CI's).
+   */
   static List<IsalVector> isalVectors() throws IOException {
-    String dir = System.getProperty("parityfs.vectors.dir", "../../shared/vectors/isal");
-    Path root = Path.of(dir);
-    Path manifest = root.resolve("manifest.tsv");
-    if (!Files.exists(manifest)) {
-      fail("ISA-L vectors not found at " + root.toAbsolutePath()
-          + " (../shared/vectors/isal beside the repository; set -Dparityfs.vectors.dir)");
-    }
+    String dir = System.getProperty("parityfs.vectors.dir", "");
     List<IsalVector> out = new ArrayList<>();
-    for (String line : Files.readAllLines(manifest)) {
+    for (String line : new String(vectorFile(dir, "manifest.tsv"), StandardCharsets.UTF_8)
+        .split("\n")) {
       String[] f = line.split("\t");
-      if (f[0].equals("file")) {
+      if (f[0].isBlank() || f[0].equals("file")) {
         continue;
       }
       int k = Integer.parseInt(f[2]);
       int m = Integer.parseInt(f[3]);
-      int len = Integer.parseInt(f[4]);
+      int len = Integer.parseInt(f[4].trim());
       CodecGeometry g = switch (f[1]) {
         case "xor" -> CodecGeometry.raid5(k);
         case "pq" -> CodecGeometry.raid6(k);
         case "cauchy" -> CodecGeometry.reedSolomon(k, m);
         default -> throw new AssertionError("unknown scheme in manifest: " + f[1]);
       };
-      byte[] all = Files.readAllBytes(root.resolve(f[0]));
+      byte[] all = vectorFile(dir, f[0]);
       assertEquals((k + m) * len, all.length, f[0] + " size");
       byte[][] blocks = new byte[k + m][];
       for (int i = 0; i < k + m; i++) {
@@ -71,6 +75,26 @@ public abstract class ParityCodecContractTest {
     }
     assertEquals(22, out.size(), "vectors listed in manifest.tsv");
     return out;
+  }
+
+  /** One file of the vectors: from {@code dir} when not empty, else from the class path. */
+  private static byte[] vectorFile(String dir, String name) throws IOException {
+    if (!dir.isEmpty()) {
+      Path file = Path.of(dir).resolve(name);
+      if (!Files.isRegularFile(file)) {
+        fail("ISA-L vector file " + file.toAbsolutePath() + " not found (-Dparityfs.vectors.dir="
+            + dir + ")");
+      }
+      return Files.readAllBytes(file);
+    }
+    try (InputStream in = ParityCodecContractTest.class.getResourceAsStream(
+        VECTORS_RESOURCE + name)) {
+      if (in == null) {
+        fail("ISA-L vector " + VECTORS_RESOURCE + name + " is not on the test class path"
+            + " (gpu-raid/src/test/resources" + VECTORS_RESOURCE + ")");
+      }
+      return in.readAllBytes();
+    }
   }
 
   @Test

@@ -6,11 +6,11 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** Finds the build tools (gcc, nvcc) that the kernel tests call, the way a shell would. */
-final class Executables {
+public final class Executables {
   private Executables() {}
 
   /** The first executable file called {@code name} in a directory of {@code PATH}. */
-  static Optional<Path> onPath(String name) {
+  public static Optional<Path> onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null) {
       return Optional.empty();

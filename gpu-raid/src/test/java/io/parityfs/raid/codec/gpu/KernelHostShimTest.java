@@ -2,11 +2,11 @@ package io.parityfs.raid.codec.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.ReconstructionPlan;
+import io.parityfs.raid.codec.SystemDeps;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.gpu.HostShimRunner.Kernel;
 import io.parityfs.raid.codec.gpu.HostShimRunner.Launch;
@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,15 +40,25 @@ class KernelHostShimTest {
 
   private static Path gcc;
   private static HostShimRunner runner;
+  /** Why every test skips (no gcc), or null. */
+  private static String skipped;
 
   @BeforeAll
   static void compileRunner() throws Exception {
     Optional<Path> found = Executables.onPath("gcc");
-    assumeTrue(found.isPresent(),
+    skipped = SystemDeps.missing("gcc", found.isPresent(),
         "gcc is not on the PATH: the CUDA kernels cannot be compiled through the host shim, "
             + "so KernelHostShimTest is skipped");
+    if (skipped != null) {
+      return;
+    }
     gcc = found.get();
     runner = HostShimRunner.compile(gcc, MODULE_DIR, BUILD_DIR);
+  }
+
+  @BeforeEach
+  void skipWithoutGcc() {
+    SystemDeps.skipIf(skipped);
   }
 
   @Test
