@@ -46,10 +46,17 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class Namespace implements Closeable {
   private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  /** The most rounds {@link #recoverExpiredLeases} skips a file whose recovery keeps failing. */
+  private static final int MAX_RECOVERY_SKIP = 8;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> XATTR_NAMESPACES =
       Set.of("user.", "trusted.", "security.", "system.", "raw.");
 
+  /**
+   * Files whose recovery failed: {rounds still to skip, last skip}; doubled per failure up to
+   * {@link #MAX_RECOVERY_SKIP} rounds, gone on success or when the file is no longer open.
+   */
+  private final Map<Long, int[]> recoveryBackoff = new java.util.HashMap<>();
   private final NamespaceConfig config;
   private final Zk zk;
   private final CuratorFramework client;
@@ -1171,13 +1178,17 @@ public final class Namespace implements Closeable {
   /**
    * Recovers every file whose writer's session has ended (what the cluster manager runs
    * periodically); live leases are left alone. Open records whose file no longer carries the
-   * lease are dropped.
+   * lease are dropped. A file whose recovery fails (a target that cannot answer: UNAVAILABLE;
+   * missing data: DATA_MISSING) is logged and skipped, then retried after 1, 2, 4 … up to
+   * {@value #MAX_RECOVERY_SKIP} rounds; the other files are recovered regardless.
    *
    * @return how many files were recovered
    */
-  public int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
+  public synchronized int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
     int recovered = 0;
+    java.util.Set<Long> open = new java.util.HashSet<>();
     for (Leases.OpenFile f : leases.openFiles()) {
+      open.add(f.id());
       Stat stat = new Stat();
       Inode inode;
       try {
@@ -1200,12 +1211,38 @@ public final class Namespace implements Closeable {
       if (leases.alive(inode.lease())) {
         continue;
       }
+      if (backingOff(f.id())) {
+        continue;
+      }
       Entry e = new Entry(f.path(), 0, f.entry(), inode, stat.getVersion());
-      if (recover(e, f.path(), probe)) {
-        recovered++;
+      try {
+        if (recover(e, f.path(), probe)) {
+          recovered++;
+        }
+        recoveryBackoff.remove(f.id());
+      } catch (NamespaceException ex) {
+        // one file whose targets cannot answer (or whose data is missing) must not keep every
+        // file after it open: note it, back off for that file only, go on with the others
+        int[] b = recoveryBackoff.computeIfAbsent(f.id(), k -> new int[2]);
+        b[1] = Math.min(MAX_RECOVERY_SKIP, Math.max(1, b[1] * 2));
+        b[0] = b[1];
+        LOG.log(System.Logger.Level.WARNING, "lease recovery of {0} (file {1}) failed ({2}: {3});"
+            + " retrying it after {4} rounds", f.path(), ZNodes.hexId(f.id()), ex.status(),
+            ex.getMessage(), b[1]);
       }
     }
+    recoveryBackoff.keySet().retainAll(open);
     return recovered;
+  }
+
+  /** Whether recovery of {@code fileId} failed lately and waits this round out (counts down). */
+  private boolean backingOff(long fileId) {
+    int[] b = recoveryBackoff.get(fileId);
+    if (b == null || b[0] == 0) {
+      return false;
+    }
+    b[0]--;
+    return true;
   }
 
   /** One attempt at recovering the file of {@code e}; false when its record changed meanwhile. */
@@ -1219,7 +1256,19 @@ public final class Namespace implements Closeable {
           "lease recovery could not read the file's length from its targets: " + ex.getMessage(),
           ex);
     }
-    long length = Math.max(stored, i.length());
+    if (stored < i.length()) {
+      // the committed length promises bytes no target holds: closing the file there would
+      // hide the hole from every reader until one trips on it; closing it at the stored length
+      // would silently drop acknowledged bytes. Leave it open and say so.
+      LOG.log(System.Logger.Level.ERROR, "lease recovery of {0} (file {1}, writer {2}) refused:"
+          + " the targets hold {3} bytes but {4} are committed; acknowledged data is missing,"
+          + " the file stays open", p, ZNodes.hexId(i.id()), i.lease().client(), stored,
+          i.length());
+      throw new NamespaceException(NamespaceStatus.DATA_MISSING, p, "lease recovery refused: "
+          + "the targets hold " + stored + " bytes of file " + ZNodes.hexId(i.id())
+          + " but its committed length is " + i.length() + "; the file stays open");
+    }
+    long length = stored;
     Inode next = i.withLength(length).withLease(null);
     if (!write(e, next, List.of(leases.deleteRecord(i.id())), p)) {
       return false;

@@ -130,8 +130,8 @@ class LeaseTest extends ZkFixture {
     assertEquals(NamespaceStatus.LEASE_EXPIRED, e.status(), e.getMessage());
     // nobody else may write until the lease is recovered
     assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> ns.append("/ckpt")));
-    // recovery keeps at least the synced length, even if the probe says less
-    assertTrue(ns.recoverLease("/ckpt", file -> 100));
+    // recovery never hides a hole under the synced length (see the DATA_MISSING test)
+    assertTrue(ns.recoverLease("/ckpt", file -> 1 << 20));
     FileStatus r = ns.getStatus("/ckpt");
     assertEquals(1 << 20, r.length());
     assertFalse(r.isOpenForWrite());
@@ -168,6 +168,74 @@ class LeaseTest extends ZkFixture {
     assertTrue(e.getMessage().contains("t1 unreachable"), e.getMessage());
     assertTrue(ns.getStatus("/p").isOpenForWrite());
     assertEquals(1, openRecords());
+  }
+
+  /**
+   * Item 3 of issue 15: a committed length the targets do not hold (probe < committed) is
+   * refused with DATA_MISSING, loudly, and the file stays open with its record, neither closed
+   * at the committed length (a hole readers would trip on) nor at the stored one (acknowledged
+   * bytes silently dropped). Once the chunks are back (a node returns) recovery succeeds.
+   */
+  @Test
+  void recoveryRefusesACommittedLengthTheTargetsDoNotHold() throws Exception {
+    FileStatus f = writer.create("/hole", CreateOptions.file());
+    writer.setLength("/hole", f.id(), -1, 3 << 20);
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> ns.recoverLease("/hole", file -> 1 << 20));
+    assertEquals(NamespaceStatus.DATA_MISSING, e.status(), e.getMessage());
+    assertTrue(e.getMessage().contains(String.valueOf(1 << 20))
+        && e.getMessage().contains(String.valueOf(3 << 20)), e.getMessage());
+    assertEquals(0, ns.recoverExpiredLeases(file -> 1 << 20), "the chore refuses it too");
+    FileStatus still = ns.getStatus("/hole");
+    assertTrue(still.isOpenForWrite(), "the file stays open");
+    assertEquals(3 << 20, still.length(), "the committed length is kept");
+    assertEquals(1, openRecords());
+    assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> ns.append("/hole")));
+    assertTrue(ns.recoverLease("/hole", file -> 3 << 20), "recovers once the bytes are there");
+    assertFalse(ns.getStatus("/hole").isOpenForWrite());
+    assertEquals(3 << 20, ns.getStatus("/hole").length());
+  }
+
+  /**
+   * D10: one dead writer's file whose targets cannot answer must not keep the others open; it
+   * is skipped with a backoff (1 round, then 2) and recovered once its targets answer.
+   */
+  @Test
+  void oneUnprobeableFileDoesNotStopTheRecoveryOfTheOthers() throws Exception {
+    FileStatus stuck = writer.create("/stuck", CreateOptions.file());
+    FileStatus fine = writer.create("/fine", CreateOptions.file());
+    writer.setLength("/fine", fine.id(), -1, 7);
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    AtomicInteger stuckProbes = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean down =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    LengthProbe probe = file -> {
+      if (file.id() == stuck.id()) {
+        stuckProbes.incrementAndGet();
+        if (down.get()) {
+          throw new java.io.IOException("target t9 unreachable");
+        }
+        return 0;
+      }
+      return 7;
+    };
+    assertEquals(1, ns.recoverExpiredLeases(probe), "the other file is recovered");
+    assertFalse(ns.getStatus("/fine").isOpenForWrite());
+    assertEquals(7, ns.getStatus("/fine").length());
+    assertTrue(ns.getStatus("/stuck").isOpenForWrite());
+    assertEquals(1, stuckProbes.get());
+    assertEquals(0, ns.recoverExpiredLeases(probe), "backing off: round skipped");
+    assertEquals(1, stuckProbes.get());
+    assertEquals(0, ns.recoverExpiredLeases(probe), "tried again, fails again");
+    assertEquals(2, stuckProbes.get());
+    down.set(false);
+    assertEquals(0, ns.recoverExpiredLeases(probe)); // skip 1 of 2
+    assertEquals(0, ns.recoverExpiredLeases(probe)); // skip 2 of 2
+    assertEquals(1, ns.recoverExpiredLeases(probe), "recovered once its targets answer");
+    assertFalse(ns.getStatus("/stuck").isOpenForWrite());
   }
 
   /** Waits until the writer's old session marker is gone (the server expired the session). */
