@@ -143,22 +143,33 @@ public final class NodeClient implements Closeable {
   }
 
   /**
-   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone). Retried
-   * for REPLACE and OVERWRITE, which are idempotent.
+   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone) as writer
+   * generation 0. Retried for REPLACE and OVERWRITE, which are idempotent.
    */
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, ByteBuffer... data) throws IOException {
+    return writeChunk(node, target, chunk, offset, mode, writeFlags, 0L, data);
+  }
+
+  /**
+   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone) as writer
+   * {@code generation} of the chunk's file (see {@link WriteRequest#generation()}): a target that
+   * has seen a newer generation of the file refuses it with STALE_GENERATION (not retried).
+   * Retried for REPLACE and OVERWRITE, which are idempotent.
+   */
+  public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      WriteMode mode, int writeFlags, long generation, ByteBuffer... data) throws IOException {
     long total = 0;
     for (ByteBuffer b : data) {
       total += b.remaining();
     }
     long length = total;
-    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length);
+    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length, generation);
     boolean idempotent = mode == WriteMode.REPLACE || mode == WriteMode.OVERWRITE;
     for (int attempt = 1; ; attempt++) {
       try {
         return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
-            length), new BuffersChannel(data), length);
+            length, generation), new BuffersChannel(data), length);
       } catch (NodeException e) {
         if (!idempotent || !shouldRetry(e, attempt)) {
           throw e;
@@ -261,16 +272,34 @@ public final class NodeClient implements Closeable {
     return join(statAsync(node, target, chunk));
   }
 
-  /** Returns whether the chunk existed. */
+  /**
+   * Deletes a chunk outside any writer generation ({@link DeleteRequest#ANY}: the deletes of a
+   * removed file's chunks); returns whether the chunk existed.
+   */
   public CompletableFuture<Boolean> deleteAsync(
       InetSocketAddress node, TargetId target, ChunkId chunk) {
-    new DeleteRequest(1, target, chunk);
-    return call(node, id -> new DeleteRequest(id, target, chunk), true,
+    return deleteAsync(node, target, chunk, DeleteRequest.ANY);
+  }
+
+  /**
+   * Deletes a chunk as writer {@code generation} of its file (see {@link DeleteRequest}): raises
+   * the file's fence on the target to it, also when the chunk does not exist; STALE_GENERATION
+   * when the target has seen a newer one. Returns whether the chunk existed.
+   */
+  public CompletableFuture<Boolean> deleteAsync(
+      InetSocketAddress node, TargetId target, ChunkId chunk, long generation) {
+    new DeleteRequest(1, target, chunk, generation);
+    return call(node, id -> new DeleteRequest(id, target, chunk, generation), true,
         r -> expect(r, DeleteResponse.class).existed());
   }
 
   public boolean delete(InetSocketAddress node, TargetId target, ChunkId chunk) throws IOException {
     return join(deleteAsync(node, target, chunk));
+  }
+
+  public boolean delete(InetSocketAddress node, TargetId target, ChunkId chunk, long generation)
+      throws IOException {
+    return join(deleteAsync(node, target, chunk, generation));
   }
 
   /**
