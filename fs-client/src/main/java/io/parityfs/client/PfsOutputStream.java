@@ -242,7 +242,7 @@ public final class PfsOutputStream extends OutputStream {
     try {
       f = CompletableFuture.runAsync(() -> {
         try {
-          client.chunks().write(file.id(), layout, index, data);
+          client.chunks().write(file.id(), file.generation(), layout, index, data);
         } catch (IOException e) {
           // recorded here, before the future completes: whoever sees the future done (join,
           // isDone) sees the failure too (a whenComplete callback may run after join returns)

@@ -1129,7 +1129,8 @@ public final class Namespace implements Closeable {
             ? "open for writing by " + i.lease().client()
             : "its writer " + i.lease().client() + " died; recover the lease first");
       }
-      Inode next = i.withLease(leases.grant());
+      // a new lease epoch: a new writer generation, which the targets fence older writers by
+      Inode next = i.withLease(leases.grant()).withNextGeneration();
       if (write(e, next, List.of(leases.createRecord(i.id(), e.znode(), p, next.lease())), p)) {
         writing.put(i.id(), new Entry(p, e.parentId(), e.znode(), next, e.zkVersion() + 1));
         return next.status(p);
@@ -1245,37 +1246,66 @@ public final class Namespace implements Closeable {
     return true;
   }
 
-  /** One attempt at recovering the file of {@code e}; false when its record changed meanwhile. */
+  /**
+   * One attempt at recovering the file of {@code e}; false when its record changed meanwhile.
+   *
+   * <ol>
+   *   <li>Probe: the stored prefix. Less than the committed length: refused (DATA_MISSING).
+   *   <li>Fence at the next generation ({@link LengthProbe#fence}): every target of the file
+   *       refuses the old writer from then on, and the chunks at or past the prefix's end are
+   *       deleted (stale chunks of this writer, of an earlier one, of an interrupted truncate,
+   *       which a later writer's prefix would otherwise bring back). The fence answers the
+   *       prefix again, as stored once no old writer can add to it.
+   *   <li>Commit that length, the new generation, no lease, in one versioned write.
+   * </ol>
+   */
   private boolean recover(Entry e, String p, LengthProbe probe) throws NamespaceException {
     Inode i = e.inode();
     long stored;
+    Inode fenced = i.withNextGeneration();
     try {
       stored = probe.length(i.status(p));
     } catch (java.io.IOException ex) {
-      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, p,
-          "lease recovery could not read the file's length from its targets: " + ex.getMessage(),
-          ex);
+      throw unprobed(p, ex);
     }
-    if (stored < i.length()) {
-      // the committed length promises bytes no target holds: closing the file there would
-      // hide the hole from every reader until one trips on it; closing it at the stored length
-      // would silently drop acknowledged bytes. Leave it open and say so.
-      LOG.log(System.Logger.Level.ERROR, "lease recovery of {0} (file {1}, writer {2}) refused:"
-          + " the targets hold {3} bytes but {4} are committed; acknowledged data is missing,"
-          + " the file stays open", p, ZNodes.hexId(i.id()), i.lease().client(), stored,
-          i.length());
-      throw new NamespaceException(NamespaceStatus.DATA_MISSING, p, "lease recovery refused: "
-          + "the targets hold " + stored + " bytes of file " + ZNodes.hexId(i.id())
-          + " but its committed length is " + i.length() + "; the file stays open");
+    refuseHole(i, p, stored);
+    try {
+      stored = probe.fence(fenced.status(p), stored);
+    } catch (java.io.IOException ex) {
+      throw unprobed(p, ex);
     }
+    refuseHole(i, p, stored);
     long length = stored;
-    Inode next = i.withLength(length).withLease(null);
+    Inode next = fenced.withLength(length).withLease(null);
     if (!write(e, next, List.of(leases.deleteRecord(i.id())), p)) {
       return false;
     }
     LOG.log(System.Logger.Level.INFO, "recovered the lease of {0} (file {1}, writer {2}): "
-        + "length {3}", p, ZNodes.hexId(i.id()), i.lease().client(), length);
+        + "length {3}, writer generation {4}", p, ZNodes.hexId(i.id()), i.lease().client(),
+        length, next.generation());
     return true;
+  }
+
+  private static NamespaceException unprobed(String p, java.io.IOException ex) {
+    return new NamespaceException(NamespaceStatus.UNAVAILABLE, p, "lease recovery could not"
+        + " read or fence the file's chunks on its targets: " + ex.getMessage(), ex);
+  }
+
+  /** DATA_MISSING, loudly, when the targets hold less than the committed length. */
+  private static void refuseHole(Inode i, String p, long stored) throws NamespaceException {
+    if (stored >= i.length()) {
+      return;
+    }
+    // the committed length promises bytes no target holds: closing the file there would hide
+    // the hole from every reader until one trips on it; closing it at the stored length would
+    // silently drop acknowledged bytes. Leave it open and say so.
+    LOG.log(System.Logger.Level.ERROR, "lease recovery of {0} (file {1}, writer {2}) refused:"
+        + " the targets hold {3} bytes but {4} are committed; acknowledged data is missing,"
+        + " the file stays open", p, ZNodes.hexId(i.id()), i.lease().client(), stored,
+        i.length());
+    throw new NamespaceException(NamespaceStatus.DATA_MISSING, p, "lease recovery refused: "
+        + "the targets hold " + stored + " bytes of file " + ZNodes.hexId(i.id())
+        + " but its committed length is " + i.length() + "; the file stays open");
   }
 
   /** Sets one extended attribute ({@code user.}, {@code trusted.}, ... namespaces). */

@@ -238,6 +238,42 @@ class LeaseTest extends ZkFixture {
     assertFalse(ns.getStatus("/stuck").isOpenForWrite());
   }
 
+  /**
+   * The writer generation (fencing, issue 15 item 2): 0 at create, +1 at every append and every
+   * lease recovery, kept across length commits and close; an inode record of schema 1 (before
+   * generations) reads as generation 0, and every record written is schema 2.
+   */
+  @Test
+  void everyLeaseEpochHasItsOwnWriterGeneration() throws Exception {
+    FileStatus f = writer.create("/gen", CreateOptions.file());
+    assertEquals(0, f.generation());
+    writer.setLength("/gen", f.id(), -1, 10);
+    assertEquals(0, writer.complete("/gen", f.id(), -1, 10).generation());
+    FileStatus a = writer.append("/gen");
+    assertEquals(1, a.generation());
+    assertEquals(1, ns.getStatus("/gen").generation());
+    assertTrue(ns.recoverLease("/gen", file -> {
+      assertEquals(1, file.generation(), "probed at the writer's generation");
+      return 10;
+    }));
+    assertEquals(2, ns.getStatus("/gen").generation(), "recovery fences at a new one");
+    assertEquals(3, ns.append("/gen").generation());
+
+    Inode i = Inode.newFile(5, 1, CreateOptions.file(), new Layout(1 << 20, 1, java.util.List.of(
+        "t1"), "raid6:4+2", 0), null).withNextGeneration();
+    String json = new String(InodeCodec.encode(i), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(json.startsWith("{\"schema\":2,") && json.endsWith(",\"generation\":1}"), json);
+    String old = json.replace("{\"schema\":2,", "{\"schema\":1,")
+        .replace(",\"generation\":1}", "}");
+    Inode read = InodeCodec.decode(old.getBytes(java.nio.charset.StandardCharsets.UTF_8), "/x");
+    assertEquals(0, read.generation());
+    assertEquals(1, read.schema());
+    assertEquals(Inode.SCHEMA, read.withLength(3).schema(), "rewritten as the current schema");
+    assertEquals(NamespaceStatus.CORRUPT, fails(() -> InodeCodec.decode(json.replace(
+        "\"schema\":2", "\"schema\":3").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "/x")));
+  }
+
   /** Waits until the writer's old session marker is gone (the server expired the session). */
   private void awaitDead() throws Exception {
     ZNodes zn = new ZNodes(config.root());
