@@ -182,14 +182,31 @@ public final class NodeClient implements Closeable {
   /**
    * Reads up to {@code length} bytes (-1: to the end) of a chunk from {@code offset} into a
    * blocking {@code dst}, in the caller's thread. Returns the bytes read (fewer at the end of the
-   * chunk). Retried, resuming after the bytes already written to {@code dst}.
+   * chunk). Retried while nothing was written to {@code dst}; a read cut after some bytes is not
+   * resumed (the retry could read a newer version of the chunk after bytes of the older one, a
+   * state that never existed) but fails with the cut's status.
    */
   public long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       long length, WritableByteChannel dst) throws IOException {
+    return readChunk(node, target, chunk, offset, length, dst, null);
+  }
+
+  /**
+   * The read; {@code restart}, when given, undoes what was written to {@code dst} so that a read
+   * cut after some bytes is retried from {@code offset} (one request, one version of the chunk,
+   * whatever attempt succeeds); without it such a read fails.
+   */
+  private long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      long length, WritableByteChannel dst, Runnable restart) throws IOException {
     Objects.requireNonNull(dst, "dst");
     new ReadRequest(1, target, chunk, offset, length);
     long delivered = 0;
     for (int attempt = 1; ; attempt++) {
+      if (delivered > 0) {
+        // a READ pins one version per request only: never resume a cut read at offset + done
+        restart.run();
+        delivered = 0;
+      }
       long done = delivered;
       long want = length < 0 ? -1 : length - done;
       if (want == 0) {
@@ -221,6 +238,11 @@ public final class NodeClient implements Closeable {
         if (!shouldRetry(e, attempt)) {
           throw e;
         }
+        if (delivered > 0 && restart == null) {
+          throw new NodeException(e.status(), "reading " + chunk + " from " + node + ": cut after "
+              + delivered + " bytes (" + e.getMessage() + "); not resumed, since the chunk may"
+              + " have changed meanwhile", e);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted reading " + chunk + " from " + node);
@@ -234,10 +256,15 @@ public final class NodeClient implements Closeable {
     }
   }
 
-  /** Reads {@code dst.remaining()} bytes (fewer at the end of the chunk) into {@code dst}. */
+  /**
+   * Reads {@code dst.remaining()} bytes (fewer at the end of the chunk) into {@code dst}. Retried;
+   * a read cut after some bytes is retried from the start (the bytes of one version, never a
+   * mix of two).
+   */
   public int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       ByteBuffer dst) throws IOException {
     ByteBuffer view = dst.duplicate();
+    int start = view.position();
     long n = readChunk(node, target, chunk, offset, dst.remaining(), new WritableByteChannel() {
       @Override
       public int write(ByteBuffer src) throws IOException {
@@ -256,7 +283,7 @@ public final class NodeClient implements Closeable {
 
       @Override
       public void close() {}
-    });
+    }, () -> view.position(start));
     dst.position(dst.position() + (int) n);
     return (int) n;
   }
