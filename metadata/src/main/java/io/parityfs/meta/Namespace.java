@@ -1185,7 +1185,13 @@ public final class Namespace implements Closeable {
    *
    * @return how many files were recovered
    */
-  public synchronized int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
+  public int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
+    synchronized (recoveryBackoff) { // one round at a time: the backoff counts rounds
+      return recoverExpiredLeasesRound(probe);
+    }
+  }
+
+  private int recoverExpiredLeasesRound(LengthProbe probe) throws NamespaceException {
     int recovered = 0;
     java.util.Set<Long> open = new java.util.HashSet<>();
     for (Leases.OpenFile f : leases.openFiles()) {
