@@ -116,7 +116,8 @@ final class FenceTable {
     ReentrantReadWriteLock.ReadLock lock = lock(fileId).readLock();
     lock.lock();
     try {
-      long current = cache.containsKey(fileId) ? cache.get(fileId) : 0;
+      Long cached = cache.get(fileId);
+      long current = cached != null ? cached : load(fileId); // raises hold the write lock
       if (generation < current) {
         throw stale(fileId, generation, current);
       }
@@ -136,7 +137,7 @@ final class FenceTable {
         + " reopened)");
   }
 
-  /** Reads the fence from the drives (caller holds the file's exclusive lock). */
+  /** Reads the fence from the drives (caller holds the file's lock, shared or exclusive). */
   private long load(long fileId) {
     Long cached = cache.get(fileId);
     if (cached != null) {
