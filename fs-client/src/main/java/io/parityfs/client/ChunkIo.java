@@ -49,15 +49,43 @@ final class ChunkIo implements ChunkService {
     return layout.targets().get((int) (index % layout.stripeCount()));
   }
 
-  /** Stores {@code data} (its remaining bytes, not consumed) as the whole chunk. */
-  void write(long fileId, Layout layout, int index, ByteBuffer data) throws IOException {
+  /**
+   * Stores {@code data} (its remaining bytes, not consumed) as the whole chunk, as writer
+   * {@code generation} of the file.
+   *
+   * @throws FencedException when the target has seen a newer generation of the file: this
+   *     writer's lease was recovered or the file reopened; nothing was stored
+   */
+  void write(long fileId, long generation, Layout layout, int index, ByteBuffer data)
+      throws IOException {
     TargetLocator.Location at = locator.locate(targetOf(layout, index));
     try {
       nodes.writeChunk(at.node(), at.wireId(), new ChunkId(fileId, index), 0, WriteMode.REPLACE,
-          0, data);
+          0, generation, data);
     } catch (NodeException e) {
+      if (e.status() == Status.STALE_GENERATION) {
+        throw new FencedException("writing chunk " + index + " of file " + fileId + " to target "
+            + at.targetId() + ": this writer (generation " + generation + ") was fenced: its"
+            + " lease was recovered or the file was reopened by another writer; nothing after"
+            + " its last hflush is the file's (" + e.getMessage() + ")", e);
+      }
       throw new IOException("writing chunk " + index + " of file " + fileId + " to target "
           + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Deletes chunk {@code index} of the file as writer {@code generation} (fenced as a write). */
+  void delete(long fileId, long generation, Layout layout, int index) throws IOException {
+    String target = targetOf(layout, index);
+    try {
+      delete(target, fileId, index, generation);
+    } catch (NodeException e) {
+      if (e.status() == Status.STALE_GENERATION) {
+        throw new FencedException("deleting chunk " + index + " of file " + fileId + " on target "
+            + target + ": this writer (generation " + generation + ") was fenced ("
+            + e.getMessage() + ")", e);
+      }
+      throw e;
     }
   }
 
@@ -102,5 +130,12 @@ final class ChunkIo implements ChunkService {
   public boolean delete(String targetId, long fileId, int index) throws IOException {
     TargetLocator.Location at = locator.locate(targetId);
     return nodes.delete(at.node(), at.wireId(), new ChunkId(fileId, index));
+  }
+
+  @Override
+  public boolean delete(String targetId, long fileId, int index, long generation)
+      throws IOException {
+    TargetLocator.Location at = locator.locate(targetId);
+    return nodes.delete(at.node(), at.wireId(), new ChunkId(fileId, index), generation);
   }
 }

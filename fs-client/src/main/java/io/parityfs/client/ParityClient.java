@@ -38,7 +38,7 @@ public final class ParityClient implements Closeable {
   private final TargetRegistry registry;
   private final NodeClient nodes;
   private final ChunkIo chunks;
-  private final LengthProbe probe;
+  private final ChunkLengthProbe probe;
   private final ExecutorService transfers;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -135,6 +135,7 @@ public final class ParityClient implements Closeable {
   public PfsOutputStream append(String path) throws IOException {
     FileStatus f = namespace.append(path);
     try {
+      fence(f);
       long tailLength = f.length() % f.layout().chunkSize();
       ByteBuffer tail = null;
       if (tailLength > 0) {
@@ -161,6 +162,7 @@ public final class ParityClient implements Closeable {
   public PfsFileWriter openWriter(String path) throws IOException {
     FileStatus f = namespace.append(path);
     try {
+      fence(f);
       return new PfsFileWriter(this, f);
     } catch (IOException | RuntimeException e) {
       namespace.complete(f.path(), f.id(), -1, f.length()); // give the lease back unchanged
@@ -177,6 +179,16 @@ public final class ParityClient implements Closeable {
       namespace.complete(f.path(), f.id(), -1, f.length());
       throw e;
     }
+  }
+
+  /**
+   * Before a new writer (append, openWriter) writes: fences the file's targets at its new
+   * generation (the previous writers are refused from then on) and deletes any chunk at or past
+   * its length (left by an interrupted truncate or a writer whose bytes were never committed),
+   * which a later lease recovery's stored prefix would otherwise bring back.
+   */
+  private void fence(FileStatus f) throws IOException {
+    probe.fence(f, f.length());
   }
 
   /**

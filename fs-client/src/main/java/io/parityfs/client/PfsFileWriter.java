@@ -40,7 +40,10 @@ import java.util.concurrent.ExecutionException;
  * (stores its kept prefix, or deletes it when the new end is a chunk boundary), commits the new
  * length, and deletes the chunks after it in ascending order. Whatever step a crash interrupts,
  * lease recovery (the stored prefix: full chunks, then the first short one) cannot bring back
- * the truncated bytes.
+ * the truncated bytes: the prefix ends at the short chunk, and recovery deletes every chunk past
+ * it (at a new writer generation) before committing. A delete that fails fails the writer, so
+ * its close cannot close the file over a chunk left past the end; and every append or
+ * openWriter deletes chunks past the length before writing.
  *
  * <p>Thread-safe: every method holds this writer's lock (a FUSE mount calls from many threads).
  */
@@ -190,7 +193,7 @@ public final class PfsFileWriter implements Closeable {
         ByteBuffer kept = ByteBuffer.allocate(inChunk);
         readStored(cut, 0, kept);
         kept.flip();
-        client.chunks().write(file.id(), layout, cut, kept);
+        client.chunks().write(file.id(), file.generation(), layout, cut, kept);
       } else {
         deleteChunk(cut);
       }
@@ -200,8 +203,18 @@ public final class PfsFileWriter implements Closeable {
     committed = newLength;
     storedSinceCommit.clear();
     long lastOld = oldStored == 0 ? -1 : chunkIndex(oldStored - 1);
-    for (long i = cut + 1; i <= lastOld; i++) {
-      deleteChunk((int) i);
+    try {
+      for (long i = cut + 1; i <= lastOld; i++) {
+        deleteChunk((int) i);
+      }
+    } catch (IOException | RuntimeException e) {
+      // a chunk past the new end is left: fail the writer, so that close does not close the
+      // file over it; lease recovery then deletes every chunk past the end (with a new
+      // generation) before anyone writes again
+      if (failure == null) {
+        failure = e;
+      }
+      throw e;
     }
   }
 
@@ -371,7 +384,7 @@ public final class PfsFileWriter implements Closeable {
     try {
       f = CompletableFuture.runAsync(() -> {
         try {
-          client.chunks().write(file.id(), layout, index, data);
+          client.chunks().write(file.id(), file.generation(), layout, index, data);
         } catch (IOException e) {
           throw new CompletionException(e);
         }
@@ -420,6 +433,6 @@ public final class PfsFileWriter implements Closeable {
   }
 
   private void deleteChunk(int index) throws IOException {
-    client.chunks().delete(ChunkIo.targetOf(layout, index), file.id(), index);
+    client.chunks().delete(file.id(), file.generation(), layout, index);
   }
 }

@@ -48,6 +48,7 @@ public final class PfsOutputStream extends OutputStream {
   private long pos;
   private long committed;
   private volatile Throwable failure;
+  private final Object failureLock = new Object();
   private boolean closed;
 
   PfsOutputStream(ParityClient client, String path, FileStatus file, ByteBuffer tail)
@@ -232,15 +233,24 @@ public final class PfsOutputStream extends OutputStream {
       window.acquire();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting to upload a chunk of " + path);
+      // the chunk's bytes are counted in pos but never sent: no later hflush or close may
+      // commit a length covering them
+      throw fail(new InterruptedIOException("interrupted waiting to upload chunk " + index
+          + " of " + path));
     }
     CompletableFuture<Void> f;
     try {
       f = CompletableFuture.runAsync(() -> {
         try {
-          client.chunks().write(file.id(), layout, index, data);
+          client.chunks().write(file.id(), file.generation(), layout, index, data);
         } catch (IOException e) {
-          throw new CompletionException(e);
+          // recorded here, before the future completes: whoever sees the future done (join,
+          // isDone) sees the failure too (a whenComplete callback may run after join returns)
+          throw new CompletionException(fail(e));
+        } catch (RuntimeException e) {
+          throw fail(e);
+        } catch (Error e) {
+          throw fail(e);
         } finally {
           window.release();
           if (release) {
@@ -250,15 +260,41 @@ public final class PfsOutputStream extends OutputStream {
       }, transfers);
     } catch (RuntimeException e) {
       window.release();
-      throw new IOException("cannot schedule an upload of " + path + ": " + e, e);
+      throw fail(new IOException("cannot schedule an upload of chunk " + index + " of " + path
+          + ": " + e, e));
     }
-    f.whenComplete((v, e) -> {
-      if (e != null && failure == null) {
-        failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      }
-    });
-    inflight.removeIf(CompletableFuture::isDone);
+    harvestDone();
     inflight.add(f);
+  }
+
+  /**
+   * Records the stream's first failure (later ones are dropped: the first names the cause);
+   * returns {@code e} for {@code throw}.
+   */
+  private <T extends Throwable> T fail(T e) {
+    synchronized (failureLock) {
+      if (failure == null) {
+        failure = e;
+      }
+    }
+    return e;
+  }
+
+  /** Forgets finished uploads, noting a failed one first (never dropped unseen). */
+  private void harvestDone() {
+    inflight.removeIf(f -> {
+      if (!f.isDone()) {
+        return false;
+      }
+      if (f.isCompletedExceptionally()) {
+        try {
+          f.join();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+          fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+        }
+      }
+      return true;
+    });
   }
 
   private void awaitUploads() throws IOException {
@@ -266,7 +302,9 @@ public final class PfsOutputStream extends OutputStream {
       try {
         f.join();
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
-        // recorded in failure
+        // normally recorded by the task already; recorded here too, so that a failure is
+        // never lost whatever ran first
+        fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
       }
     }
     inflight.clear();

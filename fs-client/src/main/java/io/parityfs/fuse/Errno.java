@@ -52,7 +52,7 @@ public final class Errno {
       case CONFLICT -> EAGAIN;
       case PERMISSION_DENIED -> EACCES;
       case LEASE_CONFLICT -> EBUSY;
-      case UNAVAILABLE, CORRUPT, LEASE_EXPIRED -> EIO;
+      case UNAVAILABLE, CORRUPT, LEASE_EXPIRED, DATA_MISSING -> EIO;
     };
   }
 

@@ -17,10 +17,21 @@ package io.parityfs.meta;
  * @param layout a file's layout; a directory's default layout for new children
  * @param writer the client holding the file's write lease, or null when the file is closed
  *     (its length is then final until the next append)
+ * @param generation the file's writer generation (lease epoch): 0 at create, +1 at every append
+ *     and lease recovery; every chunk write and delete of the file carries it, and the storage
+ *     targets refuse an older one (fencing). 0 for directories
  */
 public record FileStatus(String path, long id, FileType type, long length, long version,
     long modificationTime, long accessTime, String owner, String group, int permission,
-    Layout layout, String writer) {
+    Layout layout, String writer, long generation) {
+
+  /** A status at generation 0. */
+  public FileStatus(String path, long id, FileType type, long length, long version,
+      long modificationTime, long accessTime, String owner, String group, int permission,
+      Layout layout, String writer) {
+    this(path, id, type, length, version, modificationTime, accessTime, owner, group, permission,
+        layout, writer, 0);
+  }
 
   /** Whether the file is open for writing (a lease is held or awaits recovery). */
   public boolean isOpenForWrite() {

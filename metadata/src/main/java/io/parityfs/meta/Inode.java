@@ -12,13 +12,14 @@ import java.util.TreeMap;
  * entry-bucket count for directories; {@code layout} is a file's layout or a directory's default.
  */
 @JsonPropertyOrder({"schema", "id", "type", "length", "version", "mtime", "atime", "owner",
-    "group", "perm", "layout", "buckets", "xattrs", "lease"})
+    "group", "perm", "layout", "buckets", "xattrs", "lease", "generation"})
 record Inode(int schema, long id, FileType type, long length, long version, long mtime,
     long atime, String owner, String group, int perm, Layout layout, int buckets,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, byte[]> xattrs,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Lease lease) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Lease lease, long generation) {
 
-  static final int SCHEMA = 1;
+  /** 2: {@code generation} added (a schema-1 record reads as generation 0). */
+  static final int SCHEMA = 2;
 
   Inode {
     xattrs = xattrs == null || xattrs.isEmpty()
@@ -27,13 +28,13 @@ record Inode(int schema, long id, FileType type, long length, long version, long
 
   static Inode newFile(long id, long now, CreateOptions o, Layout layout, Lease lease) {
     return new Inode(SCHEMA, id, FileType.FILE, 0, 0, now, now, o.owner(), o.group(),
-        o.permission(), layout, 0, Map.of(), lease);
+        o.permission(), layout, 0, Map.of(), lease, 0);
   }
 
   static Inode newDirectory(long id, long now, CreateOptions o, Layout defaultLayout,
       int buckets) {
     return new Inode(SCHEMA, id, FileType.DIRECTORY, 0, 0, now, now, o.owner(), o.group(),
-        o.permission(), defaultLayout, buckets, Map.of(), null);
+        o.permission(), defaultLayout, buckets, Map.of(), null, 0);
   }
 
   boolean isDirectory() {
@@ -42,42 +43,48 @@ record Inode(int schema, long id, FileType type, long length, long version, long
 
   FileStatus status(String path) {
     return new FileStatus(path, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, lease == null ? null : lease.client());
+        layout, lease == null ? null : lease.client(), generation);
   }
 
   Inode withLength(long newLength) {
-    return new Inode(schema, id, type, newLength, version + 1, System.currentTimeMillis(), atime,
-        owner, group, perm, layout, buckets, xattrs, lease);
+    return new Inode(SCHEMA, id, type, newLength, version + 1, System.currentTimeMillis(), atime,
+        owner, group, perm, layout, buckets, xattrs, lease, generation);
   }
 
   /** This file with another lease (null: closed). */
   Inode withLease(Lease newLease) {
-    return new Inode(schema, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, xattrs, newLease);
+    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, newLease, generation);
+  }
+
+  /** This file at the next writer generation (a new lease epoch: append, lease recovery). */
+  Inode withNextGeneration() {
+    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation + 1);
   }
 
   Inode withTimes(long newMtime, long newAtime) {
-    return new Inode(schema, id, type, length, version, newMtime, newAtime, owner, group, perm,
-        layout, buckets, xattrs, lease);
+    return new Inode(SCHEMA, id, type, length, version, newMtime, newAtime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation);
   }
 
   Inode withPermission(int newPerm) {
-    return new Inode(schema, id, type, length, version, mtime, atime, owner, group, newPerm,
-        layout, buckets, xattrs, lease);
+    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, newPerm,
+        layout, buckets, xattrs, lease, generation);
   }
 
   Inode withOwner(String newOwner, String newGroup) {
-    return new Inode(schema, id, type, length, version, mtime, atime, newOwner, newGroup, perm,
-        layout, buckets, xattrs, lease);
+    return new Inode(SCHEMA, id, type, length, version, mtime, atime, newOwner, newGroup, perm,
+        layout, buckets, xattrs, lease, generation);
   }
 
   Inode withLayout(Layout newLayout) {
-    return new Inode(schema, id, type, length, version, mtime, atime, owner, group, perm,
-        newLayout, buckets, xattrs, lease);
+    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
+        newLayout, buckets, xattrs, lease, generation);
   }
 
   Inode withXAttrs(Map<String, byte[]> newXAttrs) {
-    return new Inode(schema, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, newXAttrs, lease);
+    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, newXAttrs, lease, generation);
   }
 }

@@ -15,16 +15,21 @@ import java.util.List;
 
 /**
  * The bytes of an {@link Inode} in a directory-entry znode: UTF-8 JSON, fields in this order,
- * {@code schema} 1 (a larger schema is refused as CORRUPT rather than misread; unknown fields
- * are ignored so that a later minor addition stays readable). Example (a file):
+ * {@code schema} 2 (1 is read too, as writer generation 0; a larger schema is refused as CORRUPT
+ * rather than misread; unknown fields are ignored so that a later minor addition stays
+ * readable). Every record written is schema 2. Example (a file):
  *
  * <pre>
- * {"schema":1,"id":4097,"type":"FILE","length":1048576,"version":3,"mtime":1767225600000,
+ * {"schema":2,"id":4097,"type":"FILE","length":1048576,"version":3,"mtime":1767225600000,
  *  "atime":1767225600000,"owner":"alice","group":"staff","perm":420,
  *  "layout":{"chunkSize":8388608,"stripeCount":4,"targets":["t1","t2","t3","t4"],
  *            "protection":"raid6:4+2","mirrorCount":0,"pool":"default"},
- *  "buckets":0,"xattrs":{"user.tag":"dmFsdWU="}}
+ *  "buckets":0,"xattrs":{"user.tag":"dmFsdWU="},"generation":2}
  * </pre>
+ *
+ * {@code generation} is the file's writer generation: 0 at create, +1 at every append and lease
+ * recovery; every chunk WRITE and DELETE of the file carries it, and the storage targets refuse
+ * older ones (see docs/protocol.md, "Writer fencing").
  *
  * Directories have {@code "type":"DIRECTORY"}, length and version 0, their default layout in
  * {@code layout} and their entry-bucket count in {@code buckets}. xattr values are base64.
@@ -62,7 +67,8 @@ final class InodeCodec {
       throw new NamespaceException(NamespaceStatus.CORRUPT, path,
           "undecodable inode record: " + e.getMessage(), e);
     }
-    if (inode.schema() != Inode.SCHEMA || inode.type() == null || inode.layout() == null) {
+    if (inode.schema() < 1 || inode.schema() > Inode.SCHEMA || inode.type() == null
+        || inode.layout() == null) {
       throw new NamespaceException(NamespaceStatus.CORRUPT, path,
           "inode record of schema " + inode.schema() + " (this code reads " + Inode.SCHEMA + ")");
     }

@@ -13,4 +13,17 @@ import java.io.IOException;
 public interface LengthProbe {
   /** The bytes the storage targets hold for {@code file}; IOException when they can't say. */
   long length(FileStatus file) throws IOException;
+
+  /**
+   * Fences {@code file} at {@code file.generation()} on every one of its targets (from then on
+   * they refuse older writers' writes and deletes), deletes its chunks at or past {@code end}
+   * (rounded up to a chunk boundary) with that generation, and returns the stored prefix as it
+   * is after that ({@link #length}), which no older writer can change any more. What lease
+   * recovery (with the prefix's end) and append (with the file's length) do before a new
+   * writer writes. The default, for probes without targets (tests), fences nothing and answers
+   * {@code end}.
+   */
+  default long fence(FileStatus file, long end) throws IOException {
+    return end;
+  }
 }

@@ -46,10 +46,17 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class Namespace implements Closeable {
   private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  /** The most rounds {@link #recoverExpiredLeases} skips a file whose recovery keeps failing. */
+  private static final int MAX_RECOVERY_SKIP = 8;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> XATTR_NAMESPACES =
       Set.of("user.", "trusted.", "security.", "system.", "raw.");
 
+  /**
+   * Files whose recovery failed: {rounds still to skip, last skip}; doubled per failure up to
+   * {@link #MAX_RECOVERY_SKIP} rounds, gone on success or when the file is no longer open.
+   */
+  private final Map<Long, int[]> recoveryBackoff = new java.util.HashMap<>();
   private final NamespaceConfig config;
   private final Zk zk;
   private final CuratorFramework client;
@@ -1122,7 +1129,8 @@ public final class Namespace implements Closeable {
             ? "open for writing by " + i.lease().client()
             : "its writer " + i.lease().client() + " died; recover the lease first");
       }
-      Inode next = i.withLease(leases.grant());
+      // a new lease epoch: a new writer generation, which the targets fence older writers by
+      Inode next = i.withLease(leases.grant()).withNextGeneration();
       if (write(e, next, List.of(leases.createRecord(i.id(), e.znode(), p, next.lease())), p)) {
         writing.put(i.id(), new Entry(p, e.parentId(), e.znode(), next, e.zkVersion() + 1));
         return next.status(p);
@@ -1171,13 +1179,23 @@ public final class Namespace implements Closeable {
   /**
    * Recovers every file whose writer's session has ended (what the cluster manager runs
    * periodically); live leases are left alone. Open records whose file no longer carries the
-   * lease are dropped.
+   * lease are dropped. A file whose recovery fails (a target that cannot answer: UNAVAILABLE;
+   * missing data: DATA_MISSING) is logged and skipped, then retried after 1, 2, 4 … up to
+   * {@value #MAX_RECOVERY_SKIP} rounds; the other files are recovered regardless.
    *
    * @return how many files were recovered
    */
   public int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
+    synchronized (recoveryBackoff) { // one round at a time: the backoff counts rounds
+      return recoverExpiredLeasesRound(probe);
+    }
+  }
+
+  private int recoverExpiredLeasesRound(LengthProbe probe) throws NamespaceException {
     int recovered = 0;
+    java.util.Set<Long> open = new java.util.HashSet<>();
     for (Leases.OpenFile f : leases.openFiles()) {
+      open.add(f.id());
       Stat stat = new Stat();
       Inode inode;
       try {
@@ -1200,33 +1218,100 @@ public final class Namespace implements Closeable {
       if (leases.alive(inode.lease())) {
         continue;
       }
+      if (backingOff(f.id())) {
+        continue;
+      }
       Entry e = new Entry(f.path(), 0, f.entry(), inode, stat.getVersion());
-      if (recover(e, f.path(), probe)) {
-        recovered++;
+      try {
+        if (recover(e, f.path(), probe)) {
+          recovered++;
+        }
+        recoveryBackoff.remove(f.id());
+      } catch (NamespaceException ex) {
+        // one file whose targets cannot answer (or whose data is missing) must not keep every
+        // file after it open: note it, back off for that file only, go on with the others
+        int[] b = recoveryBackoff.computeIfAbsent(f.id(), k -> new int[2]);
+        b[1] = Math.min(MAX_RECOVERY_SKIP, Math.max(1, b[1] * 2));
+        b[0] = b[1];
+        LOG.log(System.Logger.Level.WARNING, "lease recovery of {0} (file {1}) failed ({2}: {3});"
+            + " retrying it after {4} rounds", f.path(), ZNodes.hexId(f.id()), ex.status(),
+            ex.getMessage(), b[1]);
       }
     }
+    recoveryBackoff.keySet().retainAll(open);
     return recovered;
   }
 
-  /** One attempt at recovering the file of {@code e}; false when its record changed meanwhile. */
+  /** Whether recovery of {@code fileId} failed lately and waits this round out (counts down). */
+  private boolean backingOff(long fileId) {
+    int[] b = recoveryBackoff.get(fileId);
+    if (b == null || b[0] == 0) {
+      return false;
+    }
+    b[0]--;
+    return true;
+  }
+
+  /**
+   * One attempt at recovering the file of {@code e}; false when its record changed meanwhile.
+   *
+   * <ol>
+   *   <li>Probe: the stored prefix. Less than the committed length: refused (DATA_MISSING).
+   *   <li>Fence at the next generation ({@link LengthProbe#fence}): every target of the file
+   *       refuses the old writer from then on, and the chunks at or past the prefix's end are
+   *       deleted (stale chunks of this writer, of an earlier one, of an interrupted truncate,
+   *       which a later writer's prefix would otherwise bring back). The fence answers the
+   *       prefix again, as stored once no old writer can add to it.
+   *   <li>Commit that length, the new generation, no lease, in one versioned write.
+   * </ol>
+   */
   private boolean recover(Entry e, String p, LengthProbe probe) throws NamespaceException {
     Inode i = e.inode();
     long stored;
+    Inode fenced = i.withNextGeneration();
     try {
       stored = probe.length(i.status(p));
     } catch (java.io.IOException ex) {
-      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, p,
-          "lease recovery could not read the file's length from its targets: " + ex.getMessage(),
-          ex);
+      throw unprobed(p, ex);
     }
-    long length = Math.max(stored, i.length());
-    Inode next = i.withLength(length).withLease(null);
+    refuseHole(i, p, stored);
+    try {
+      stored = probe.fence(fenced.status(p), stored);
+    } catch (java.io.IOException ex) {
+      throw unprobed(p, ex);
+    }
+    refuseHole(i, p, stored);
+    long length = stored;
+    Inode next = fenced.withLength(length).withLease(null);
     if (!write(e, next, List.of(leases.deleteRecord(i.id())), p)) {
       return false;
     }
     LOG.log(System.Logger.Level.INFO, "recovered the lease of {0} (file {1}, writer {2}): "
-        + "length {3}", p, ZNodes.hexId(i.id()), i.lease().client(), length);
+        + "length {3}, writer generation {4}", p, ZNodes.hexId(i.id()), i.lease().client(),
+        length, next.generation());
     return true;
+  }
+
+  private static NamespaceException unprobed(String p, java.io.IOException ex) {
+    return new NamespaceException(NamespaceStatus.UNAVAILABLE, p, "lease recovery could not"
+        + " read or fence the file's chunks on its targets: " + ex.getMessage(), ex);
+  }
+
+  /** DATA_MISSING, loudly, when the targets hold less than the committed length. */
+  private static void refuseHole(Inode i, String p, long stored) throws NamespaceException {
+    if (stored >= i.length()) {
+      return;
+    }
+    // the committed length promises bytes no target holds: closing the file there would hide
+    // the hole from every reader until one trips on it; closing it at the stored length would
+    // silently drop acknowledged bytes. Leave it open and say so.
+    LOG.log(System.Logger.Level.ERROR, "lease recovery of {0} (file {1}, writer {2}) refused:"
+        + " the targets hold {3} bytes but {4} are committed; acknowledged data is missing,"
+        + " the file stays open", p, ZNodes.hexId(i.id()), i.lease().client(), stored,
+        i.length());
+    throw new NamespaceException(NamespaceStatus.DATA_MISSING, p, "lease recovery refused: "
+        + "the targets hold " + stored + " bytes of file " + ZNodes.hexId(i.id())
+        + " but its committed length is " + i.length() + "; the file stays open");
   }
 
   /** Sets one extended attribute ({@code user.}, {@code trusted.}, ... namespaces). */

@@ -40,5 +40,11 @@ public enum NamespaceStatus {
    * The caller no longer holds the file's lease: its ZooKeeper session was lost, or the lease
    * was recovered by another client. Data written since the last sync may not be in the file.
    */
-  LEASE_EXPIRED
+  LEASE_EXPIRED,
+  /**
+   * Lease recovery found that the storage targets hold fewer bytes than the file's committed
+   * length: bytes a writer was told are stored (hflush, hsync) are missing. The file is left
+   * open (not recovered, not shortened) for an operator; see {@code docs/metadata.md}.
+   */
+  DATA_MISSING
 }

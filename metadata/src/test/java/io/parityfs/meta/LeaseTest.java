@@ -130,8 +130,8 @@ class LeaseTest extends ZkFixture {
     assertEquals(NamespaceStatus.LEASE_EXPIRED, e.status(), e.getMessage());
     // nobody else may write until the lease is recovered
     assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> ns.append("/ckpt")));
-    // recovery keeps at least the synced length, even if the probe says less
-    assertTrue(ns.recoverLease("/ckpt", file -> 100));
+    // recovery never hides a hole under the synced length (see the DATA_MISSING test)
+    assertTrue(ns.recoverLease("/ckpt", file -> 1 << 20));
     FileStatus r = ns.getStatus("/ckpt");
     assertEquals(1 << 20, r.length());
     assertFalse(r.isOpenForWrite());
@@ -168,6 +168,110 @@ class LeaseTest extends ZkFixture {
     assertTrue(e.getMessage().contains("t1 unreachable"), e.getMessage());
     assertTrue(ns.getStatus("/p").isOpenForWrite());
     assertEquals(1, openRecords());
+  }
+
+  /**
+   * Item 3 of issue 15: a committed length the targets do not hold (probe < committed) is
+   * refused with DATA_MISSING, loudly, and the file stays open with its record, neither closed
+   * at the committed length (a hole readers would trip on) nor at the stored one (acknowledged
+   * bytes silently dropped). Once the chunks are back (a node returns) recovery succeeds.
+   */
+  @Test
+  void recoveryRefusesACommittedLengthTheTargetsDoNotHold() throws Exception {
+    FileStatus f = writer.create("/hole", CreateOptions.file());
+    writer.setLength("/hole", f.id(), -1, 3 << 20);
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> ns.recoverLease("/hole", file -> 1 << 20));
+    assertEquals(NamespaceStatus.DATA_MISSING, e.status(), e.getMessage());
+    assertTrue(e.getMessage().contains(String.valueOf(1 << 20))
+        && e.getMessage().contains(String.valueOf(3 << 20)), e.getMessage());
+    assertEquals(0, ns.recoverExpiredLeases(file -> 1 << 20), "the chore refuses it too");
+    FileStatus still = ns.getStatus("/hole");
+    assertTrue(still.isOpenForWrite(), "the file stays open");
+    assertEquals(3 << 20, still.length(), "the committed length is kept");
+    assertEquals(1, openRecords());
+    assertEquals(NamespaceStatus.LEASE_CONFLICT, fails(() -> ns.append("/hole")));
+    assertTrue(ns.recoverLease("/hole", file -> 3 << 20), "recovers once the bytes are there");
+    assertFalse(ns.getStatus("/hole").isOpenForWrite());
+    assertEquals(3 << 20, ns.getStatus("/hole").length());
+  }
+
+  /**
+   * D10: one dead writer's file whose targets cannot answer must not keep the others open; it
+   * is skipped with a backoff (1 round, then 2) and recovered once its targets answer.
+   */
+  @Test
+  void oneUnprobeableFileDoesNotStopTheRecoveryOfTheOthers() throws Exception {
+    FileStatus stuck = writer.create("/stuck", CreateOptions.file());
+    FileStatus fine = writer.create("/fine", CreateOptions.file());
+    writer.setLength("/fine", fine.id(), -1, 7);
+    KillSession.kill(writerClient.getZookeeperClient().getZooKeeper());
+    awaitDead();
+    AtomicInteger stuckProbes = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean down =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    LengthProbe probe = file -> {
+      if (file.id() == stuck.id()) {
+        stuckProbes.incrementAndGet();
+        if (down.get()) {
+          throw new java.io.IOException("target t9 unreachable");
+        }
+        return 0;
+      }
+      return 7;
+    };
+    assertEquals(1, ns.recoverExpiredLeases(probe), "the other file is recovered");
+    assertFalse(ns.getStatus("/fine").isOpenForWrite());
+    assertEquals(7, ns.getStatus("/fine").length());
+    assertTrue(ns.getStatus("/stuck").isOpenForWrite());
+    assertEquals(1, stuckProbes.get());
+    assertEquals(0, ns.recoverExpiredLeases(probe), "backing off: round skipped");
+    assertEquals(1, stuckProbes.get());
+    assertEquals(0, ns.recoverExpiredLeases(probe), "tried again, fails again");
+    assertEquals(2, stuckProbes.get());
+    down.set(false);
+    assertEquals(0, ns.recoverExpiredLeases(probe)); // skip 1 of 2
+    assertEquals(0, ns.recoverExpiredLeases(probe)); // skip 2 of 2
+    assertEquals(1, ns.recoverExpiredLeases(probe), "recovered once its targets answer");
+    assertFalse(ns.getStatus("/stuck").isOpenForWrite());
+  }
+
+  /**
+   * The writer generation (fencing, issue 15 item 2): 0 at create, +1 at every append and every
+   * lease recovery, kept across length commits and close; an inode record of schema 1 (before
+   * generations) reads as generation 0, and every record written is schema 2.
+   */
+  @Test
+  void everyLeaseEpochHasItsOwnWriterGeneration() throws Exception {
+    FileStatus f = writer.create("/gen", CreateOptions.file());
+    assertEquals(0, f.generation());
+    writer.setLength("/gen", f.id(), -1, 10);
+    assertEquals(0, writer.complete("/gen", f.id(), -1, 10).generation());
+    FileStatus a = writer.append("/gen");
+    assertEquals(1, a.generation());
+    assertEquals(1, ns.getStatus("/gen").generation());
+    assertTrue(ns.recoverLease("/gen", file -> {
+      assertEquals(1, file.generation(), "probed at the writer's generation");
+      return 10;
+    }));
+    assertEquals(2, ns.getStatus("/gen").generation(), "recovery fences at a new one");
+    assertEquals(3, ns.append("/gen").generation());
+
+    Inode i = Inode.newFile(5, 1, CreateOptions.file(), new Layout(1 << 20, 1, java.util.List.of(
+        "t1"), "raid6:4+2", 0), null).withNextGeneration();
+    String json = new String(InodeCodec.encode(i), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(json.startsWith("{\"schema\":2,") && json.endsWith(",\"generation\":1}"), json);
+    String old = json.replace("{\"schema\":2,", "{\"schema\":1,")
+        .replace(",\"generation\":1}", "}");
+    Inode read = InodeCodec.decode(old.getBytes(java.nio.charset.StandardCharsets.UTF_8), "/x");
+    assertEquals(0, read.generation());
+    assertEquals(1, read.schema());
+    assertEquals(Inode.SCHEMA, read.withLength(3).schema(), "rewritten as the current schema");
+    assertEquals(NamespaceStatus.CORRUPT, fails(() -> InodeCodec.decode(json.replace(
+        "\"schema\":2", "\"schema\":3").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "/x")));
   }
 
   /** Waits until the writer's old session marker is gone (the server expired the session). */

@@ -14,9 +14,13 @@ import java.util.Map;
  * short; 0 when chunk 0 is absent. A writer's chunks are uploaded in parallel over several
  * targets, so when one upload failed (its target died) later chunks on other targets may be
  * stored: the end of the last chunk present would then cover a missing chunk, and the recovered
- * length would promise bytes that no target holds. Chunks past the prefix are left for the
- * next writer to replace (append rewrites from the recovered end). Any target that cannot
- * answer fails the whole answer, so a briefly absent target never shortens a file.
+ * length would promise bytes that no target holds. Any target that cannot answer fails the
+ * whole answer, so a briefly absent target never shortens a file.
+ *
+ * <p>Chunks past the prefix are not the file's, but a later writer's prefix would bring them
+ * back (stale bytes with valid CRCs: audit D4), so {@link #fence} deletes them, after fencing
+ * the file on every target at the new writer generation so that no older writer can store
+ * more of them.
  */
 public final class ChunkLengthProbe implements LengthProbe {
   private final ChunkService chunks;
@@ -29,6 +33,43 @@ public final class ChunkLengthProbe implements LengthProbe {
 
   @Override
   public long length(FileStatus file) throws IOException {
+    return prefix(file.layout(), stored(file));
+  }
+
+  /**
+   * Fences and trims (see {@link io.parityfs.meta.LengthProbe#fence}): on each target, a
+   * DELETE at the new generation of the first chunk index at or past {@code end} that lives
+   * there (absent or stale, past the end either way) raises the target's fence for the file;
+   * then a fresh listing, which no older writer can change any more, gives the prefix, and
+   * every chunk at or past {@code end} is deleted at the new generation.
+   */
+  @Override
+  public long fence(FileStatus file, long end) throws IOException {
+    Layout layout = file.layout();
+    long chunkSize = layout.chunkSize();
+    long first = (end + chunkSize - 1) / chunkSize; // the first index wholly past the end
+    int stripe = layout.stripeCount();
+    for (int s = 0; s < stripe && s < layout.targets().size(); s++) {
+      long index = first + Math.floorMod(s - first, (long) stripe);
+      if (index <= MAX_INDEX) {
+        chunks.delete(layout.targets().get(s), file.id(), (int) index, file.generation());
+      }
+    }
+    Map<Integer, Long> stored = stored(file);
+    for (int index : stored.keySet()) {
+      if (index >= first) {
+        chunks.delete(layout.targets().get(index % stripe), file.id(), index,
+            file.generation());
+      }
+    }
+    stored.keySet().removeIf(index -> index >= first);
+    return prefix(layout, stored);
+  }
+
+  /** The largest chunk index (2^24 - 1). */
+  private static final long MAX_INDEX = (1L << 24) - 1;
+
+  private Map<Integer, Long> stored(FileStatus file) throws IOException {
     Layout layout = file.layout();
     Map<Integer, Long> stored = new HashMap<>();
     for (String target : new LinkedHashSet<>(layout.targets())) {
@@ -43,6 +84,10 @@ public final class ChunkLengthProbe implements LengthProbe {
         cursor = page.nextCursor();
       } while (cursor != ChunkService.END);
     }
+    return stored;
+  }
+
+  private static long prefix(Layout layout, Map<Integer, Long> stored) {
     long chunkSize = layout.chunkSize();
     long end = 0;
     for (int i = 0; ; i++) {

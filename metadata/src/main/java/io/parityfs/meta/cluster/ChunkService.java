@@ -34,4 +34,18 @@ public interface ChunkService {
    * @return whether it existed
    */
   boolean delete(String targetId, long fileId, int index) throws IOException;
+
+  /**
+   * Deletes one chunk as writer {@code generation} of its file: the target raises the file's
+   * fence to it first (refusing older writers from then on), also when the chunk does not
+   * exist, and refuses the delete (an IOException) when it has seen a newer generation.
+   * Services over the wire must implement it; the default, for in-memory services of tests
+   * that know no fences, deletes without one.
+   *
+   * @return whether it existed
+   */
+  default boolean delete(String targetId, long fileId, int index, long generation)
+      throws IOException {
+    return delete(targetId, fileId, index);
+  }
 }

@@ -50,10 +50,40 @@ class ChunkLengthProbeTest {
       return new ChunkPage(List.of(all.get(at)), at + 1 < all.size() ? at + 1 : END);
     }
 
+    /** Deletes at a generation: "target:index@generation", in order. */
+    final List<String> fenced = new ArrayList<>();
+
     @Override
     public boolean delete(String targetId, long fileId, int index) {
       return false;
     }
+
+    @Override
+    public boolean delete(String targetId, long fileId, int index, long generation) {
+      fenced.add(targetId + ":" + index + "@" + generation);
+      List<StoredChunk> list = chunks.getOrDefault(targetId, new ArrayList<>());
+      return list.removeIf(c -> c.fileId() == fileId && c.index() == index);
+    }
+  }
+
+  /**
+   * D4: fencing for a new writer generation raises every target's fence (a DELETE at the new
+   * generation of each target's first index at or past the end, present or not), then deletes
+   * every stored chunk past the end, and answers the prefix of what is left.
+   */
+  @Test
+  void fenceRaisesEveryTargetAndDeletesTheChunksPastTheEnd() throws IOException {
+    Targets t = new Targets().with(0, 4096).with(2, 4096).with(3, 4096).with(4, 100);
+    FileStatus next = new FileStatus("/f", 7, FileType.FILE, 0, 1, 0, 0, "u", "g", 0644, LAYOUT,
+        "w", 5);
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    assertEquals(4096, probe.length(FILE));
+    assertEquals(4096, probe.fence(next, 4096));
+    assertEquals(List.of("a:3@5", "b:1@5", "c:2@5", "b:4@5"), t.fenced);
+    assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("a"));
+    assertEquals(List.of(), t.chunks.get("b"));
+    assertEquals(List.of(), t.chunks.get("c"));
+    assertEquals(4096, probe.length(FILE), "nothing past the end is left to resurrect");
   }
 
   static long probe(Targets t) throws IOException {

@@ -143,22 +143,33 @@ public final class NodeClient implements Closeable {
   }
 
   /**
-   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone). Retried
-   * for REPLACE and OVERWRITE, which are idempotent.
+   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone) as writer
+   * generation 0. Retried for REPLACE and OVERWRITE, which are idempotent.
    */
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, ByteBuffer... data) throws IOException {
+    return writeChunk(node, target, chunk, offset, mode, writeFlags, 0L, data);
+  }
+
+  /**
+   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone) as writer
+   * {@code generation} of the chunk's file (see {@link WriteRequest#generation()}): a target that
+   * has seen a newer generation of the file refuses it with STALE_GENERATION (not retried).
+   * Retried for REPLACE and OVERWRITE, which are idempotent.
+   */
+  public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      WriteMode mode, int writeFlags, long generation, ByteBuffer... data) throws IOException {
     long total = 0;
     for (ByteBuffer b : data) {
       total += b.remaining();
     }
     long length = total;
-    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length);
+    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length, generation);
     boolean idempotent = mode == WriteMode.REPLACE || mode == WriteMode.OVERWRITE;
     for (int attempt = 1; ; attempt++) {
       try {
         return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
-            length), new BuffersChannel(data), length);
+            length, generation), new BuffersChannel(data), length);
       } catch (NodeException e) {
         if (!idempotent || !shouldRetry(e, attempt)) {
           throw e;
@@ -171,14 +182,31 @@ public final class NodeClient implements Closeable {
   /**
    * Reads up to {@code length} bytes (-1: to the end) of a chunk from {@code offset} into a
    * blocking {@code dst}, in the caller's thread. Returns the bytes read (fewer at the end of the
-   * chunk). Retried, resuming after the bytes already written to {@code dst}.
+   * chunk). Retried while nothing was written to {@code dst}; a read cut after some bytes is not
+   * resumed (the retry could read a newer version of the chunk after bytes of the older one, a
+   * state that never existed) but fails with the cut's status.
    */
   public long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       long length, WritableByteChannel dst) throws IOException {
+    return readChunk(node, target, chunk, offset, length, dst, null);
+  }
+
+  /**
+   * The read; {@code restart}, when given, undoes what was written to {@code dst} so that a read
+   * cut after some bytes is retried from {@code offset} (one request, one version of the chunk,
+   * whatever attempt succeeds); without it such a read fails.
+   */
+  private long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      long length, WritableByteChannel dst, Runnable restart) throws IOException {
     Objects.requireNonNull(dst, "dst");
     new ReadRequest(1, target, chunk, offset, length);
     long delivered = 0;
     for (int attempt = 1; ; attempt++) {
+      if (delivered > 0) {
+        // a READ pins one version per request only: never resume a cut read at offset + done
+        restart.run();
+        delivered = 0;
+      }
       long done = delivered;
       long want = length < 0 ? -1 : length - done;
       if (want == 0) {
@@ -210,6 +238,11 @@ public final class NodeClient implements Closeable {
         if (!shouldRetry(e, attempt)) {
           throw e;
         }
+        if (delivered > 0 && restart == null) {
+          throw new NodeException(e.status(), "reading " + chunk + " from " + node + ": cut after "
+              + delivered + " bytes (" + e.getMessage() + "); not resumed, since the chunk may"
+              + " have changed meanwhile", e);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted reading " + chunk + " from " + node);
@@ -223,10 +256,15 @@ public final class NodeClient implements Closeable {
     }
   }
 
-  /** Reads {@code dst.remaining()} bytes (fewer at the end of the chunk) into {@code dst}. */
+  /**
+   * Reads {@code dst.remaining()} bytes (fewer at the end of the chunk) into {@code dst}. Retried;
+   * a read cut after some bytes is retried from the start (the bytes of one version, never a
+   * mix of two).
+   */
   public int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       ByteBuffer dst) throws IOException {
     ByteBuffer view = dst.duplicate();
+    int start = view.position();
     long n = readChunk(node, target, chunk, offset, dst.remaining(), new WritableByteChannel() {
       @Override
       public int write(ByteBuffer src) throws IOException {
@@ -245,7 +283,7 @@ public final class NodeClient implements Closeable {
 
       @Override
       public void close() {}
-    });
+    }, () -> view.position(start));
     dst.position(dst.position() + (int) n);
     return (int) n;
   }
@@ -261,16 +299,34 @@ public final class NodeClient implements Closeable {
     return join(statAsync(node, target, chunk));
   }
 
-  /** Returns whether the chunk existed. */
+  /**
+   * Deletes a chunk outside any writer generation ({@link DeleteRequest#ANY}: the deletes of a
+   * removed file's chunks); returns whether the chunk existed.
+   */
   public CompletableFuture<Boolean> deleteAsync(
       InetSocketAddress node, TargetId target, ChunkId chunk) {
-    new DeleteRequest(1, target, chunk);
-    return call(node, id -> new DeleteRequest(id, target, chunk), true,
+    return deleteAsync(node, target, chunk, DeleteRequest.ANY);
+  }
+
+  /**
+   * Deletes a chunk as writer {@code generation} of its file (see {@link DeleteRequest}): raises
+   * the file's fence on the target to it, also when the chunk does not exist; STALE_GENERATION
+   * when the target has seen a newer one. Returns whether the chunk existed.
+   */
+  public CompletableFuture<Boolean> deleteAsync(
+      InetSocketAddress node, TargetId target, ChunkId chunk, long generation) {
+    new DeleteRequest(1, target, chunk, generation);
+    return call(node, id -> new DeleteRequest(id, target, chunk, generation), true,
         r -> expect(r, DeleteResponse.class).existed());
   }
 
   public boolean delete(InetSocketAddress node, TargetId target, ChunkId chunk) throws IOException {
     return join(deleteAsync(node, target, chunk));
+  }
+
+  public boolean delete(InetSocketAddress node, TargetId target, ChunkId chunk, long generation)
+      throws IOException {
+    return join(deleteAsync(node, target, chunk, generation));
   }
 
   /**

@@ -48,6 +48,7 @@ final class HeaderCodec {
       out.writeByte(w.writeFlags());
       out.writeLong(w.offset());
       out.writeLong(w.totalLength());
+      out.writeLong(w.generation());
     } else if (m instanceof ReadRequest r) {
       writeTarget(out, r.target());
       writeChunk(out, r.chunk());
@@ -56,6 +57,7 @@ final class HeaderCodec {
     } else if (m instanceof DeleteRequest d) {
       writeTarget(out, d.target());
       writeChunk(out, d.chunk());
+      out.writeLong(d.generation());
     } else if (m instanceof StatRequest s) {
       writeTarget(out, s.target());
       writeChunk(out, s.chunk());
@@ -229,7 +231,11 @@ final class HeaderCodec {
         expect(op, h, 0);
         return new NodeInfoRequest(id);
       case WRITE: {
-        expect(op, h, 46);
+        boolean fenced = h.readableBytes() == 54; // 46: a client before fencing, generation 0
+        if (!fenced && h.readableBytes() != 46) {
+          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 54 (or 46"
+              + " without a generation)");
+        }
         TargetId target = readTarget(h, false);
         ChunkId chunk = readChunk(h);
         int modeCode = h.readUnsignedByte();
@@ -238,14 +244,31 @@ final class HeaderCodec {
           throw invalid("WRITE: unknown mode " + modeCode);
         }
         int writeFlags = h.readUnsignedByte();
-        return new WriteRequest(id, target, chunk, mode, writeFlags, h.readLong(), h.readLong());
+        long offset = h.readLong();
+        long total = h.readLong();
+        long generation = fenced ? h.readLong() : 0;
+        if (generation < 0) {
+          throw invalid("WRITE: generation " + Long.toUnsignedString(generation) + " >= 2^63");
+        }
+        return new WriteRequest(id, target, chunk, mode, writeFlags, offset, total, generation);
       }
       case READ:
         expect(op, h, 44);
         return new ReadRequest(id, readTarget(h, false), readChunk(h), h.readLong(), h.readLong());
-      case DELETE:
-        expect(op, h, 28);
-        return new DeleteRequest(id, readTarget(h, false), readChunk(h));
+      case DELETE: {
+        boolean fenced = h.readableBytes() == 36; // 28: a client before fencing, generation 0
+        if (!fenced && h.readableBytes() != 28) {
+          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 36 (or 28"
+              + " without a generation)");
+        }
+        TargetId target = readTarget(h, false);
+        ChunkId chunk = readChunk(h);
+        long generation = fenced ? h.readLong() : 0;
+        if (generation < DeleteRequest.ANY) {
+          throw invalid("DELETE: generation " + Long.toUnsignedString(generation) + " >= 2^63");
+        }
+        return new DeleteRequest(id, target, chunk, generation);
+      }
       case STAT:
         expect(op, h, 28);
         return new StatRequest(id, readTarget(h, false), readChunk(h));

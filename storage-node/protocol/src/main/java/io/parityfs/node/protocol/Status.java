@@ -17,6 +17,8 @@ public enum Status {
   CONFLICT(4, false, "APPEND at an offset other than the chunk's length, or a concurrent writer"),
   UNKNOWN_TARGET(5, false, "no storage target (array) with this id on the node"),
   ILLEGAL_STATE(6, false, "the operation does not apply in the array's current state"),
+  STALE_GENERATION(7, false, "WRITE or DELETE by an older writer generation of the file than the"
+      + " target has seen: the writer's lease was recovered or the file reopened (fenced)"),
 
   NO_SPACE(16, false, "the target is full"),
   NOT_ENOUGH_DRIVES(17, false, "the array has lost more drives than it can tolerate"),

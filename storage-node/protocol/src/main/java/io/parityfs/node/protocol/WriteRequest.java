@@ -3,9 +3,10 @@ package io.parityfs.node.protocol;
 import java.util.Objects;
 
 /**
- * WRITE: opens a write stream. Header, 46 bytes: target (16), fileId u64, chunkIndex u32, mode u8
+ * WRITE: opens a write stream. Header, 54 bytes: target (16), fileId u64, chunkIndex u32, mode u8
  * ({@link WriteMode#code()}), write flags u8 (bit0 {@link #SYNC}), offset i64, total length i64
- * (-1 when not known up front). No payload; the frame carries MORE. The data follows in
+ * (-1 when not known up front), writer generation u64. (A 46-byte header, without the
+ * generation, from a client before fencing, is read as generation 0.) No payload; the frame carries MORE. The data follows in
  * {@link DataFrame}s with the same request id, the last with END; the node answers with one
  * {@link WriteResponse} after the END, or with an {@link ErrorResponse} at any time (after which
  * it discards the request's remaining DATA frames). The new version becomes visible atomically at
@@ -14,6 +15,9 @@ import java.util.Objects;
  * @param offset see {@link WriteMode}: 0 for CREATE and REPLACE; -1 allowed for APPEND only
  * @param totalLength the number of data bytes that will follow, or -1; when given, the node refuses
  *     a stream of another length with INVALID_ARGUMENT
+ * @param generation the writer generation of the file (its lease epoch, from the namespace;
+ *     &gt;= 0): the target refuses it with STALE_GENERATION when it has seen a higher one for the
+ *     file, and remembers it (durably) when it is higher than any seen
  */
 public record WriteRequest(
     long requestId,
@@ -22,7 +26,8 @@ public record WriteRequest(
     WriteMode mode,
     int writeFlags,
     long offset,
-    long totalLength)
+    long totalLength,
+    long generation)
     implements Request {
   /** Make the new version durable before answering. */
   public static final int SYNC = 1;
@@ -44,6 +49,15 @@ public record WriteRequest(
     if (totalLength < -1) {
       throw new IllegalArgumentException("totalLength (" + totalLength + ") must be >= -1");
     }
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation (" + generation + ") must be >= 0");
+    }
+  }
+
+  /** A write as generation 0 (tools and tests that do not fence). */
+  public WriteRequest(long requestId, TargetId target, ChunkId chunk, WriteMode mode,
+      int writeFlags, long offset, long totalLength) {
+    this(requestId, target, chunk, mode, writeFlags, offset, totalLength, 0);
   }
 
   public boolean sync() {

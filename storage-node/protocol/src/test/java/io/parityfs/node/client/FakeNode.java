@@ -37,6 +37,10 @@ final class FakeNode implements Closeable {
   final AtomicInteger sawUnwritable = new AtomicInteger();
   /** Connections closed on their first request. */
   final AtomicInteger dropConnections = new AtomicInteger();
+  /** READs whose connection is closed after their first DATA frame (not the last). */
+  final AtomicInteger cutReadsAfterFirstFrame = new AtomicInteger();
+  /** Runs when a READ was cut so (e.g. a write replacing the chunk meanwhile). */
+  volatile Runnable onCut = () -> {};
   /** Requests answered BUSY before any is served. */
   final AtomicInteger busyAnswers = new AtomicInteger();
   volatile boolean silent;
@@ -140,6 +144,15 @@ final class FakeNode implements Closeable {
         }
         int from = (int) Math.min(rr.offset(), c.length);
         int to = rr.length() < 0 ? c.length : (int) Math.min(c.length, from + rr.length());
+        if (to - from > (64 << 10)
+            && cutReadsAfterFirstFrame.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          ctx.writeAndFlush(new DataFrame(id, true, false, Unpooled.copiedBuffer(c, from,
+              64 << 10))).addListener(f -> {
+                onCut.run();
+                ctx.close();
+              });
+          return null;
+        }
         stream(ctx, id, c, from, to);
         return null;
       } else if (r instanceof StatRequest s) {

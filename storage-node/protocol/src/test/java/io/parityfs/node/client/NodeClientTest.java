@@ -185,6 +185,43 @@ class NodeClientTest {
     assertEquals(3, client.readChunk(addr(), T, C, 0, dst));
   }
 
+  /**
+   * D16: a READ cut mid-way (the connection drops after its first frame) while a write replaces
+   * the chunk must not be resumed at offset + done on the new version: the ByteBuffer read
+   * restarts from its offset (all new bytes), the channel read fails; never a mix of versions.
+   */
+  @Test
+  void aCutReadIsNeverResumedOnAnotherVersion() throws Exception {
+    int size = 300 << 10;
+    byte[] v1 = new byte[size];
+    byte[] v2 = new byte[size];
+    java.util.Arrays.fill(v1, (byte) 0x11);
+    java.util.Arrays.fill(v2, (byte) 0x22);
+    client.close();
+    client = NodeClient.create(NodeClientConfig.builder().initialBackoff(Duration.ofMillis(5))
+        .build());
+    node.chunks.put(C, v1);
+    node.onCut = () -> node.chunks.put(C, v2);
+    node.cutReadsAfterFirstFrame.set(1);
+    ByteBuffer dst = ByteBuffer.allocate(size + 10);
+    dst.position(10);
+    assertEquals(size, client.readChunk(addr(), T, C, 0, dst));
+    assertEquals(size + 10, dst.position());
+    assertArrayEquals(v2, java.util.Arrays.copyOfRange(dst.array(), 10, size + 10),
+        "restarted from the offset: one version only");
+
+    node.chunks.put(C, v1);
+    node.onCut = () -> node.chunks.put(C, v2);
+    node.cutReadsAfterFirstFrame.set(1);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    NodeException e = assertThrows(NodeException.class,
+        () -> client.readChunk(addr(), T, C, 0, -1, Channels.newChannel(out)));
+    assertTrue(e.getMessage().contains("not resumed"), e.getMessage());
+    for (byte b : out.toByteArray()) {
+      assertEquals(0x11, b, "only bytes of the first version were delivered");
+    }
+  }
+
   @Test
   void busyIsRetriedButNotForANonIdempotentWrite() throws IOException {
     node.chunks.put(C, new byte[3]);

@@ -26,7 +26,10 @@ final class GoldenFrames {
         data(2, false, true, ""),
         new ErrorResponse(2, Opcode.WRITE, Status.CONFLICT, "chunk 42:3 has 10 bytes, not 12"),
         new WriteRequest(3, T, new ChunkId(ChunkId.MAX_FILE_ID, ChunkId.MAX_CHUNK_INDEX),
-            WriteMode.OVERWRITE, 0, 4096, 65536)));
+            WriteMode.OVERWRITE, 0, 4096, 65536),
+        new WriteRequest(13, T, C, WriteMode.REPLACE, 0, 0, 5, 7),
+        new ErrorResponse(13, Opcode.WRITE, Status.STALE_GENERATION,
+            "file 42: generation 7 is older than 8")));
     files.put("read.hex", List.of(
         new ReadRequest(4, T, C, 2, 6),
         data(4, true, false, "llow"),
@@ -38,6 +41,8 @@ final class GoldenFrames {
         new StatResponse(7, new ChunkStat(10, 2, MS, MS + 1000)),
         new DeleteRequest(8, T, C),
         new DeleteResponse(8, true),
+        new DeleteRequest(14, T, C, 8),
+        new DeleteResponse(14, false),
         new ListRequest(9, T, 42, 0, 2),
         new ListResponse(9, List.of(
             new ListEntry(new ChunkId(42, 0), 1 << 20, 1, MS),

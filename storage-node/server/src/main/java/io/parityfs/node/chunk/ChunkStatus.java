@@ -27,7 +27,9 @@ public enum ChunkStatus {
   /** A drive or file system error (the array fails the drive; a retry may succeed). */
   DRIVE_IO,
   /** A bad request: an offset past the end, a chunk beyond the maximum size, a bad id. */
-  INVALID;
+  INVALID,
+  /** A write or delete of an older writer generation than the file's fence (see FenceTable). */
+  STALE;
 
   /**
    * The status for any failure of a chunk operation: a {@link ChunkStoreException}'s own, an

@@ -34,6 +34,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * an acknowledged write is durable without any further call. {@link #sync()} is a barrier: it
  * returns when every commit and delete that had started before it has ended.
  *
+ * <p><b>Fencing.</b> Every write and delete names the writer generation of the chunk's file
+ * ({@link #openWrite(ChunkId, long, WriteMode, long)}, {@link #delete(ChunkId, long)}); an older
+ * one than the file's fence is refused with {@link ChunkStatus#STALE}, a newer one raises it
+ * first (see {@link FenceTable}: durable on the drives, checked again at commit).
+ *
  * <p><b>Listing</b> ({@link #list}) asks the array for the committed objects in the id range; see
  * there for the cost. Thread-safe; writes and deletes of one chunk are serialised by the array's
  * per-object lock, reads never wait.
@@ -43,10 +48,39 @@ public final class ChunkStore {
   private final RaidArray array;
   private final ObjectStore objects;
   private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
+  private final FenceTable fences;
 
+  /** The chunks of {@code array}; the writer fences live on the array's drives. */
   public ChunkStore(RaidArray array) {
     this.array = array;
     this.objects = array.store();
+    List<java.nio.file.Path> drives = new ArrayList<>();
+    for (io.parityfs.raid.array.ArraySlot s : array.labels().slots()) {
+      if (s.drive() != null) {
+        drives.add(s.drive());
+      }
+    }
+    this.fences = new FenceTable(drives,
+        array.labels().config().protection().tolerates() + 1);
+  }
+
+  /** The file's writer fence on this target: the highest generation seen, 0 when none. */
+  public long fence(long fileId) throws ChunkStoreException {
+    return fences.generation(fileId);
+  }
+
+  /**
+   * Raises the file's fence to {@code generation} (durably) unless it is there already.
+   *
+   * @throws ChunkStoreException STALE when the fence is higher already
+   */
+  public void raiseFence(long fileId, long generation) throws ChunkStoreException {
+    fences.admit(fileId, generation);
+  }
+
+  /** {@link #openWrite(ChunkId, long, WriteMode, long)} as writer generation 0. */
+  public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode) throws ChunkStoreException {
+    return openWrite(id, offset, mode, 0);
   }
 
   /** The largest chunk this target stores: the array's maximum object size. */
@@ -61,15 +95,21 @@ public final class ChunkStore {
    * Waits while another write or a delete of the same chunk is in progress. The returned writer
    * must be committed or closed.
    *
+   * {@code generation} is the writer generation of the chunk's file: refused when older than
+   * the file's fence, raising it when newer (before anything is written), and checked again
+   * at the commit.
+   *
    * @throws ChunkStoreException EXISTS (CREATE), NOT_FOUND (OVERWRITE; APPEND at an offset > 0),
    *     CONFLICT (APPEND at an offset other than the length), INVALID (an offset out of range), NOT_ENOUGH_DRIVES, OBJECT_LOST (the kept bytes of an overwrite
-   *     cannot be read), DRIVE_IO
+   *     cannot be read), STALE (an older generation than the fence), DRIVE_IO
    */
-  public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode) throws ChunkStoreException {
+  public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode, long generation)
+      throws ChunkStoreException {
     long oid = id.objectId();
     ObjectWriter w = null;
     boolean ok = false;
     try {
+      fences.admit(id.fileId(), generation);
       switch (mode) {
         case CREATE, REPLACE -> {
           requireOffset(id, mode, offset, offset == 0, "0");
@@ -89,7 +129,7 @@ public final class ChunkStore {
         default -> throw new IllegalArgumentException("mode (" + mode + ") unknown");
       }
       ok = true;
-      return new ChunkWriter(this, id, w);
+      return new ChunkWriter(this, id, w, generation);
     } catch (IOException | IllegalArgumentException e) {
       throw translate(id, e);
     } finally {
@@ -146,10 +186,25 @@ public final class ChunkStore {
    * does not fail.
    */
   public boolean delete(ChunkId id) throws ChunkStoreException {
+    return delete(id, -1);
+  }
+
+  /**
+   * {@link #delete(ChunkId)} as writer {@code generation} of the chunk's file: refused (STALE)
+   * when older than the file's fence, raising the fence first when newer, also when the chunk
+   * does not exist (how lease recovery fences a file). {@code -1}: outside any generation (the
+   * deletes of a removed file's chunks), neither refused nor raising.
+   */
+  public boolean delete(ChunkId id, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();
     try {
-      boolean existed = objects.stat(id.objectId()).isPresent();
-      return objects.delete(id.objectId()) && existed;
+      if (generation >= 0) {
+        fences.admit(id.fileId(), generation);
+      }
+      return fences.underFence(id.fileId(), generation < 0 ? Long.MAX_VALUE : generation, () -> {
+        boolean existed = objects.stat(id.objectId()).isPresent();
+        return objects.delete(id.objectId()) && existed;
+      });
     } catch (IOException e) {
       throw translate(id, e);
     } finally {
@@ -255,11 +310,17 @@ public final class ChunkStore {
     }
   }
 
-  /** Commits a writer, counted as in flight for {@link #sync()}. */
-  ChunkInfo commit(ChunkId id, ObjectWriter w) throws ChunkStoreException {
+  /**
+   * Commits a writer of {@code generation}, counted as in flight for {@link #sync()}; refused
+   * (STALE) when the file's fence was raised past it since the write was opened.
+   */
+  ChunkInfo commit(ChunkId id, ObjectWriter w, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();
     try {
-      w.commit();
+      fences.underFence(id.fileId(), generation, () -> {
+        w.commit();
+        return null;
+      });
       return objects.stat(id.objectId()).map(ChunkStore::info).orElseThrow(
           () -> new ChunkStoreException(ChunkStatus.NOT_FOUND, "chunk " + id
               + " vanished right after its commit"));

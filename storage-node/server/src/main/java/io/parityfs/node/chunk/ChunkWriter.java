@@ -20,9 +20,12 @@ public final class ChunkWriter implements Closeable {
   private final ChunkStore store;
   private final ChunkId id;
   private final ObjectWriter writer;
+  /** The writer generation of the chunk's file this write was admitted as. */
+  private final long generation;
   private boolean open = true;
 
-  ChunkWriter(ChunkStore store, ChunkId id, ObjectWriter writer) {
+  ChunkWriter(ChunkStore store, ChunkId id, ObjectWriter writer, long generation) {
+    this.generation = generation;
     this.store = store;
     this.id = id;
     this.writer = writer;
@@ -68,7 +71,7 @@ public final class ChunkWriter implements Closeable {
   public ChunkInfo commit() throws ChunkStoreException {
     checkOpen();
     open = false;
-    return store.commit(id, writer);
+    return store.commit(id, writer, generation);
   }
 
   /** Abandons the write: nothing becomes visible. Harmless after commit or abort. */

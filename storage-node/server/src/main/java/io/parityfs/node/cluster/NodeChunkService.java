@@ -63,6 +63,13 @@ public final class NodeChunkService implements ChunkService {
     return client.delete(address(targetId), targetId(targetId), new ChunkId(fileId, index));
   }
 
+  @Override
+  public boolean delete(String targetId, long fileId, int index, long generation)
+      throws IOException {
+    return client.delete(address(targetId), targetId(targetId), new ChunkId(fileId, index),
+        generation);
+  }
+
   private static TargetId targetId(String id) throws IOException {
     try {
       return TargetId.of(id);

@@ -322,7 +322,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           new ErrorResponse(id, Opcode.STAT, Status.NOT_FOUND, "chunk " + s.chunk()
               + " does not exist"));
     } else if (r instanceof DeleteRequest d) {
-      return delete(id, targets.get(0), d.chunk());
+      return delete(id, targets.get(0), d.chunk(), d.generation());
     } else if (r instanceof ListRequest l) {
       return list(l, targets.get(0).chunks());
     } else if (r instanceof SyncRequest) {
@@ -352,14 +352,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
    * DELETE. A chunk that a WRITE stream of this node is writing is CONFLICT (the array would make
    * the delete wait for the stream's END on a worker thread, which the stream may itself need).
    */
-  private Response delete(long id, StorageTarget t, ChunkId chunk) throws Exception {
+  private Response delete(long id, StorageTarget t, ChunkId chunk, long generation)
+      throws Exception {
     String claim = t.id() + "/" + chunk.objectId();
+    if (generation != DeleteRequest.ANY) {
+      // the fence goes up even when the chunk is being written: that stream's commit (of an
+      // older generation) is then refused, and the delete may be retried
+      t.chunks().raiseFence(chunk.fileId(), generation);
+    }
     if (!server.claimChunk(claim)) {
       return new ErrorResponse(id, Opcode.DELETE, Status.CONFLICT, "chunk " + chunk
           + " is being written");
     }
     try {
-      return new DeleteResponse(id, t.chunks().delete(chunk));
+      return new DeleteResponse(id, t.chunks().delete(chunk, generation));
     } finally {
       server.releaseChunk(claim);
     }

@@ -18,8 +18,10 @@ import java.util.Optional;
  * the stream until the writability changes). So a reader that does not read holds the node to
  * about the write buffer's high-water mark plus one frame per stream.
  *
- * <p>A READ longer than one frame reads the latest version at each frame: a write that commits
- * while a long READ is under way can make the READ return bytes of both versions.
+ * <p>A READ takes the chunk's version once, at its start, and reads every frame from that
+ * version: a write that commits while a long READ is under way ends the READ with CONFLICT
+ * instead of mixing two versions. The pin is per request, so a client must not resume a cut
+ * READ at offset + done with a new request (NodeClient restarts or fails it instead).
  */
 final class ReadStream implements Runnable {
   final ReadRequest request;

@@ -20,6 +20,7 @@ final class WireStatus {
       case OBJECT_LOST -> Status.OBJECT_LOST;
       case DRIVE_IO -> Status.DRIVE_IO;
       case INVALID -> Status.INVALID_ARGUMENT;
+      case STALE -> Status.STALE_GENERATION;
     };
   }
 

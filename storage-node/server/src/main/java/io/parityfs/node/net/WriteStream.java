@@ -110,7 +110,8 @@ final class WriteStream implements Runnable {
     if (!opened && !cancelled) {
       opened = true;
       try {
-        writer = store.openWrite(request.chunk(), request.offset(), request.mode());
+        writer = store.openWrite(request.chunk(), request.offset(), request.mode(),
+            request.generation());
         server.writerOpened();
       } catch (Exception e) {
         fail(WireStatus.of(e), WireStatus.message(e));
