@@ -2,6 +2,7 @@ package io.parityfs.client;
 
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.TargetInfo;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -341,6 +342,7 @@ public final class PfsFileWriter implements Closeable {
 
   /** Zero-filled chunks for {@code [from, to)} (their buffers: stored like any other). */
   private void zeroFill(long from, long to) throws IOException {
+    checkExtension(from, to);
     long p = from;
     while (p < to) {
       int index = chunkIndex(p);
@@ -352,6 +354,32 @@ public final class PfsFileWriter implements Closeable {
       p += n;
       length = Math.max(length, p);
       evictBeyondBudget(index);
+    }
+  }
+
+  /**
+   * Refuses, before a byte is stored, an extension from {@code from} to {@code to} that no
+   * target of the file could hold: past the layout's last chunk index, or more zeros than a
+   * target's share of them ({@code 1/stripeCount}, plus a chunk) fits in its free space as its
+   * node last reported it. An extension of up to one chunk is left to the store's own NO_SPACE.
+   */
+  private void checkExtension(long from, long to) throws IOException {
+    if ((to - 1) / chunkSize > Integer.MAX_VALUE) {
+      throw new FileTooLargeException(path + ": length " + to + " is past the largest chunk"
+          + " index of its layout (" + ((long) Integer.MAX_VALUE + 1) * chunkSize + " bytes)");
+    }
+    long gap = to - from;
+    if (gap <= chunkSize) {
+      return;
+    }
+    long share = gap / Math.max(1, layout.targets().size()) + chunkSize;
+    for (String id : layout.targets()) {
+      long free = client.registry().target(id).map(TargetInfo::freeBytes).orElse(0L);
+      if (share > free) {
+        throw new FileTooLargeException(path + ": extending it from " + from + " to " + to
+            + " bytes stores " + gap + " bytes of zeros (files are not sparse), about " + share
+            + " on target " + id + ", which has " + Math.max(0, free) + " bytes free");
+      }
     }
   }
 

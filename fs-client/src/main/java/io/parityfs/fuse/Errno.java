@@ -1,5 +1,6 @@
 package io.parityfs.fuse;
 
+import io.parityfs.client.FileTooLargeException;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
 import java.io.IOException;
@@ -24,6 +25,7 @@ public final class Errno {
   public static final int ENOTDIR = 20;
   public static final int EISDIR = 21;
   public static final int EINVAL = 22;
+  public static final int EFBIG = 27;
   public static final int ENOSPC = 28;
   public static final int ERANGE = 34;
   public static final int ENOSYS = 38;
@@ -63,6 +65,9 @@ public final class Errno {
     }
     if (e instanceof InterruptedIOException) {
       return EINTR;
+    }
+    if (e instanceof FileTooLargeException) {
+      return EFBIG;
     }
     if (e instanceof IllegalArgumentException) {
       return EINVAL;

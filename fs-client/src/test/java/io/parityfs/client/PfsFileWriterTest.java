@@ -127,6 +127,28 @@ class PfsFileWriterTest extends StripedClusterTest {
   }
 
   @Test
+  void anExtensionItsTargetsCannotHoldIsRefusedBeforeAnythingIsStored() throws IOException {
+    byte[] start = random(3 * SMALL + 11, 21);
+    FileStatus f = create("/w-huge", start, SMALL_CHUNKS);
+    List<long[]> before = storedChunks(f);
+    try (PfsFileWriter w = client.openWriter("/w-huge")) {
+      // Past the layout's last chunk index (2^31 chunks of 64 KiB = 128 TiB).
+      assertThrows(FileTooLargeException.class, () -> w.truncate(999_999_999_999_999L));
+      // Below it, but 10 TiB of zeros: more than any target's free space.
+      FileTooLargeException e =
+          assertThrows(FileTooLargeException.class, () -> w.truncate(10L << 40));
+      assertTrue(e.getMessage().contains("not sparse"), e.getMessage());
+      byte[] b = {1};
+      assertThrows(FileTooLargeException.class, () -> w.write(5L << 40, b, 0, 1));
+      assertEquals(start.length, w.length());
+      // A small extension still works, and the writer is not poisoned by the refusals.
+      w.truncate(start.length + 2L * SMALL);
+    }
+    assertEquals(before.size() + 2, storedChunks(f).size());
+    assertArrayEquals(Arrays.copyOf(start, start.length + 2 * SMALL), read("/w-huge"));
+  }
+
+  @Test
   void truncatedBytesDoNotComeBackWhenTheFileGrowsAgain() throws IOException {
     byte[] model = random(3 * SMALL, 7);
     create("/w-regrow", model, SMALL_CHUNKS);
