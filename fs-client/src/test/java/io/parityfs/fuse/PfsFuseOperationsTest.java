@@ -10,6 +10,7 @@ import io.parityfs.client.PfsFileWriter;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.testing.HeldEventThread;
 import io.parityfs.testing.SharedMiniCluster;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,9 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -451,20 +450,7 @@ class PfsFuseOperationsTest {
         w.write(0, first, 0, first.length);
       }
       assertEquals(first.length, stat(p).size()); // now in this client's entry cache
-      CountDownLatch held = new CountDownLatch(1);
-      CountDownLatch release = new CountDownLatch(1);
-      String knob = "/fuse-c2o-hold-" + Long.toHexString(System.nanoTime());
-      client.curator().checkExists().usingWatcher((Watcher) e -> {
-        held.countDown();
-        try {
-          release.await(); // the event thread: later watch events queue behind this one
-        } catch (InterruptedException x) {
-          Thread.currentThread().interrupt();
-        }
-      }).forPath(knob);
-      client.curator().create().forPath(knob);
-      try {
-        held.await();
+      try (HeldEventThread held = HeldEventThread.hold(client.curator())) {
         try (PfsFileWriter w = other.openWriter(p)) {
           w.truncate(0);
           w.write(0, second, 0, second.length);
@@ -482,17 +468,10 @@ class PfsFuseOperationsTest {
           ops.release(p, fh[0]);
         });
         reader.start();
-        // let it run until it has finished or waits (for the sync that the held thread delays)
-        while (reader.isAlive() && reader.getState() != Thread.State.WAITING
-            && reader.getState() != Thread.State.TIMED_WAITING) {
-          Thread.onSpinWait();
-        }
-        release.countDown();
+        HeldEventThread.awaitEndedOrWaiting(reader);
+        held.close();
         reader.join();
         assertEquals(new String(second, StandardCharsets.UTF_8), got.get());
-      } finally {
-        release.countDown();
-        client.curator().delete().forPath(knob);
       }
     }
   }
