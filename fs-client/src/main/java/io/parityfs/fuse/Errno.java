@@ -28,6 +28,7 @@ public final class Errno {
   public static final int EFBIG = 27;
   public static final int ENOSPC = 28;
   public static final int ERANGE = 34;
+  public static final int ENAMETOOLONG = 36;
   public static final int ENOSYS = 38;
   public static final int ENOTEMPTY = 39;
   public static final int ENODATA = 61;

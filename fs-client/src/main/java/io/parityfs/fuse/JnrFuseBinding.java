@@ -1,10 +1,18 @@
 package io.parityfs.fuse;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
-import jnr.ffi.types.mode_t;
+import jnr.ffi.provider.ClosureManager;
+import jnr.ffi.provider.jffi.ClosureHelper;
 import jnr.ffi.types.off_t;
 import jnr.ffi.types.size_t;
 import ru.serce.jnrfuse.FuseFillDir;
@@ -17,21 +25,31 @@ import ru.serce.jnrfuse.struct.Timespec;
 
 /**
  * The jnr-fuse (libfuse 2, high-level API) binding of {@link PfsFuseOperations}: converts
- * native structures to and from the operations' own types and reads the requester's uid and
- * gid from each request's context. Holds no state of the file system. libfuse calls it from
- * several threads at once; each call's buffers are its own.
+ * native structures to and from the operations' own types and reads the requester's uid, gid
+ * and supplementary groups from each request's context. Holds no state of the file system.
+ * libfuse calls it from several threads at once; each call's buffers are its own.
+ *
+ * <p><b>Names are bytes.</b> Every callback that takes a path or a name is installed with the
+ * raw pointer ({@link RawCallbacks}) in place of jnr-fuse's {@code String} one, and decoded here
+ * as strict UTF-8 ({@link FuseNames}): independent of the JVM's default charset and locale; a
+ * path that is not UTF-8 is refused with EINVAL. Names listed go back as UTF-8 bytes.
  */
 public final class JnrFuseBinding extends FuseStubFS {
   private static final long UTIME_NOW = (1L << 30) - 1;
   private static final long UTIME_OMIT = (1L << 30) - 2;
+  /** fuse.h's {@code flag_utime_omit_ok}, bit 2 of the flags word. */
+  private static final int UTIME_OMIT_OK = 1 << 2;
   private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[0]);
 
   private final PfsFuseOperations ops;
   private final String fsName;
+  /** The installed callbacks: jnr-ffi keeps a closure's Java object only weakly. */
+  private final List<Object> closures = new ArrayList<>();
 
   public JnrFuseBinding(PfsFuseOperations ops, String fsName) {
     this.ops = ops;
     this.fsName = fsName;
+    installRawPathCallbacks();
   }
 
   @Override
@@ -41,7 +59,36 @@ public final class JnrFuseBinding extends FuseStubFS {
 
   private Requester who() {
     FuseContext c = getContext();
-    return new Requester(c.uid.get(), c.gid.get());
+    return new Requester(c.uid.get(), c.gid.get(), groupsOf(c.pid.get()));
+  }
+
+  /**
+   * The supplementary groups of a process (or thread) id, from {@code /proc/<pid>/status}
+   * ({@code Groups:}), as libfuse's {@code fuse_getgroups}; empty when it cannot be read.
+   */
+  static List<Long> groupsOf(long pid) {
+    if (pid <= 0) {
+      return List.of();
+    }
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"),
+          StandardCharsets.ISO_8859_1)) {
+        if (line.startsWith("Groups:")) {
+          List<Long> out = new ArrayList<>();
+          for (String g : line.substring(7).trim().split("\\s+")) {
+            if (!g.isEmpty()) {
+              out.add(Long.parseLong(g));
+            }
+          }
+          return out;
+        }
+      }
+    } catch (NoSuchFileException e) {
+      // the process is gone
+    } catch (IOException | NumberFormatException e) {
+      // unreadable: its user database groups still count
+    }
+    return List.of();
   }
 
   /** A per-thread scratch array of at least {@code n} bytes. */
@@ -73,8 +120,138 @@ public final class JnrFuseBinding extends FuseStubFS {
     t.tv_nsec.set(Math.floorMod(millis, 1000) * 1_000_000L);
   }
 
-  @Override
-  public int getattr(String path, FileStat stat) {
+  /**
+   * Replaces jnr-fuse's {@code String}-path entries of the operations table (filled by its
+   * constructor) with {@link RawCallbacks}, before {@code mount} hands the table to libfuse.
+   */
+  private void installRawPathCallbacks() {
+    var t = fuseOperations;
+    setUtimeOmitOk();
+    install(t.getattr.offset(), RawCallbacks.PathPointer.class, (p, stat) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : stat(path, FileStat.of(stat));
+    });
+    install(t.fgetattr.offset(), RawCallbacks.PathTwoPointers.class, (p, stat, fi) ->
+        fstat(FileStat.of(stat), FuseFileInfo.of(fi)));
+    install(t.mkdir.offset(), RawCallbacks.PathMode.class, (p, mode) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : ops.mkdir(who(), path, (int) mode);
+    });
+    install(t.rmdir.offset(), RawCallbacks.PathOnly.class, p -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : ops.rmdir(who(), path);
+    });
+    install(t.unlink.offset(), RawCallbacks.PathOnly.class, p -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : ops.unlink(who(), path);
+    });
+    install(t.rename.offset(), RawCallbacks.TwoPaths.class, (a, b) -> {
+      String from = FuseNames.decode(a);
+      String to = FuseNames.decode(b);
+      return from == null || to == null ? -Errno.EINVAL : ops.rename(who(), from, to);
+    });
+    install(t.symlink.offset(), RawCallbacks.TwoPaths.class, (a, b) -> -Errno.EPERM);
+    install(t.link.offset(), RawCallbacks.TwoPaths.class, (a, b) -> -Errno.EPERM);
+    install(t.mknod.offset(), RawCallbacks.Mknod.class, (p, mode, rdev) -> -Errno.EPERM);
+    install(t.chmod.offset(), RawCallbacks.PathMode.class, (p, mode) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : ops.chmod(who(), path, (int) mode);
+    });
+    install(t.chown.offset(), RawCallbacks.Chown.class, (p, uid, gid) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : ops.chown(who(), path, uid, gid);
+    });
+    install(t.truncate.offset(), RawCallbacks.Truncate.class, (p, size) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : ops.truncate(who(), path, size);
+    });
+    install(t.ftruncate.offset(), RawCallbacks.Ftruncate.class, (p, size, fi) -> {
+      String path = FuseNames.decode(p);
+      return ops.ftruncate(who(), path, FuseFileInfo.of(fi).fh.get(), size);
+    });
+    install(t.utimens.offset(), RawCallbacks.PathPointer.class, (p, times) -> {
+      String path = FuseNames.decode(p);
+      if (path == null) {
+        return -Errno.EINVAL;
+      }
+      Timespec atime = Timespec.of(times);
+      Timespec mtime = Timespec.of(times.slice(Struct.size(atime)));
+      return ops.utimens(who(), path, millis(atime), millis(mtime));
+    });
+    install(t.statfs.offset(), RawCallbacks.PathPointer.class, (p, st) ->
+        fsStats(FuseNames.decode(p), Statvfs.of(st)));
+    install(t.create.offset(), RawCallbacks.Create.class, (p, mode, fi) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : createFile(path, (int) mode, FuseFileInfo.of(fi));
+    });
+    install(t.open.offset(), RawCallbacks.PathPointer.class, (p, fi) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : openFile(path, FuseFileInfo.of(fi));
+    });
+    install(t.opendir.offset(), RawCallbacks.PathPointer.class, (p, fi) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : openDir(path, FuseFileInfo.of(fi));
+    });
+    install(t.readdir.offset(), RawCallbacks.Readdir.class, (p, buf, filler, offset, fi) -> {
+      String path = FuseNames.decode(p);
+      ClosureHelper helper = ClosureHelper.getInstance();
+      FuseFillDir fill = (FuseFillDir) helper.getNativeConveter(FuseFillDir.class)
+          .fromNative(filler, helper.getFromNativeContext());
+      return path == null ? -Errno.EINVAL : listDir(path, buf, fill, offset,
+          FuseFileInfo.of(fi));
+    });
+    install(t.setxattr.offset(), RawCallbacks.Setxattr.class, (p, n, value, size, flags) -> {
+      String path = FuseNames.decode(p);
+      String name = FuseNames.decode(n);
+      return path == null || name == null ? -Errno.EINVAL
+          : setXattr(path, name, value, size, flags);
+    });
+    install(t.getxattr.offset(), RawCallbacks.Getxattr.class, (p, n, value, size) -> {
+      String path = FuseNames.decode(p);
+      String name = FuseNames.decode(n);
+      return path == null || name == null ? -Errno.EINVAL : getXattr(path, name, value, size);
+    });
+    install(t.listxattr.offset(), RawCallbacks.Listxattr.class, (p, list, size) -> {
+      String path = FuseNames.decode(p);
+      return path == null ? -Errno.EINVAL : listXattr(path, list, size);
+    });
+    install(t.removexattr.offset(), RawCallbacks.TwoPaths.class, (p, n) -> {
+      String path = FuseNames.decode(p);
+      String name = FuseNames.decode(n);
+      return path == null || name == null ? -Errno.EINVAL : ops.removexattr(who(), path, name);
+    });
+  }
+
+  /**
+   * Sets fuse.h's {@code flag_utime_omit_ok}: without it libfuse 2 calls {@code utimens} only
+   * when a request sets both times, and silently drops one that sets one of them ({@code touch
+   * -m}, {@code utimensat} with UTIME_OMIT), and turns UTIME_NOW into a time. jnr-fuse declares
+   * the bit fields as padding: {@code unsigned int flag_nullpath_ok:1, flag_nopath:1,
+   * flag_utime_omit_ok:1, flag_reserved:29} after {@code bmap}; bit 2 of that word on the
+   * little-endian ABIs the mount runs on.
+   */
+  private void setUtimeOmitOk() {
+    var t = fuseOperations;
+    long word = t.bmap.offset() + Runtime.getSystemRuntime().addressSize();
+    if (t.ioctl.offset() != word + 8 || Runtime.getSystemRuntime().byteOrder()
+        != java.nio.ByteOrder.LITTLE_ENDIAN) {
+      throw new IllegalStateException("unexpected fuse_operations layout: bmap at "
+          + t.bmap.offset() + ", ioctl at " + t.ioctl.offset());
+    }
+    Pointer mem = Struct.getMemory(t);
+    mem.putInt(word, mem.getInt(word) | UTIME_OMIT_OK);
+  }
+
+  /** Writes one callback into libfuse's operations table. */
+  private <T> void install(long offset, Class<T> type, T callback) {
+    ClosureManager closures = Runtime.getSystemRuntime().getClosureManager();
+    Pointer fn = closures.getClosurePointer(type, callback);
+    Struct.getMemory(fuseOperations).putPointer(offset, fn);
+    this.closures.add(callback);
+    this.closures.add(fn);
+  }
+
+  private int stat(String path, FileStat stat) {
     FileAttributes[] a = new FileAttributes[1];
     int rc = ops.getattr(who(), path, a);
     if (rc == 0) {
@@ -83,8 +260,7 @@ public final class JnrFuseBinding extends FuseStubFS {
     return rc;
   }
 
-  @Override
-  public int fgetattr(String path, FileStat stat, FuseFileInfo fi) {
+  private int fstat(FileStat stat, FuseFileInfo fi) {
     FileAttributes[] a = new FileAttributes[1];
     int rc = ops.fgetattr(who(), fi.fh.get(), a);
     if (rc == 0) {
@@ -93,79 +269,18 @@ public final class JnrFuseBinding extends FuseStubFS {
     return rc;
   }
 
-  @Override
-  public int mkdir(String path, @mode_t long mode) {
-    return ops.mkdir(who(), path, (int) mode);
-  }
-
-  @Override
-  public int rmdir(String path) {
-    return ops.rmdir(who(), path);
-  }
-
-  @Override
-  public int unlink(String path) {
-    return ops.unlink(who(), path);
-  }
-
-  @Override
-  public int rename(String oldpath, String newpath) {
-    return ops.rename(who(), oldpath, newpath);
-  }
-
-  @Override
-  public int symlink(String oldpath, String newpath) {
-    return ops.symlink(oldpath, newpath);
-  }
-
-  @Override
-  public int link(String oldpath, String newpath) {
-    return ops.link(oldpath, newpath);
-  }
-
-  @Override
-  public int mknod(String path, @mode_t long mode, long rdev) {
-    return ops.mknod(path, (int) mode);
-  }
-
-  @Override
-  public int chmod(String path, @mode_t long mode) {
-    return ops.chmod(who(), path, (int) mode);
-  }
-
-  @Override
-  public int chown(String path, long uid, long gid) {
-    return ops.chown(who(), path, uid, gid);
-  }
-
-  @Override
-  public int truncate(String path, @off_t long size) {
-    return ops.truncate(who(), path, size);
-  }
-
-  @Override
-  public int ftruncate(String path, @off_t long size, FuseFileInfo fi) {
-    return ops.ftruncate(who(), path, fi.fh.get(), size);
-  }
-
-  @Override
-  public int utimens(String path, Timespec[] timespec) {
-    return ops.utimens(who(), path, millis(timespec[0]), millis(timespec[1]));
-  }
-
   private static long millis(Timespec t) {
     long nsec = t.tv_nsec.longValue();
     if (nsec == UTIME_OMIT) {
-      return -1;
+      return PfsFuseOperations.UTIME_OMIT;
     }
     if (nsec == UTIME_NOW) {
-      return System.currentTimeMillis();
+      return PfsFuseOperations.UTIME_NOW;
     }
     return t.tv_sec.get() * 1000 + nsec / 1_000_000;
   }
 
-  @Override
-  public int statfs(String path, Statvfs stbuf) {
+  private int fsStats(String path, Statvfs stbuf) {
     FsStats[] s = new FsStats[1];
     int rc = ops.statfs(path, s);
     if (rc == 0) {
@@ -183,18 +298,16 @@ public final class JnrFuseBinding extends FuseStubFS {
     return rc;
   }
 
-  @Override
-  public int create(String path, @mode_t long mode, FuseFileInfo fi) {
+  private int createFile(String path, int mode, FuseFileInfo fi) {
     long[] fh = new long[1];
-    int rc = ops.create(who(), path, (int) mode, fi.flags.get(), fh);
+    int rc = ops.create(who(), path, mode, fi.flags.get(), fh);
     if (rc == 0) {
       fi.fh.set(fh[0]);
     }
     return rc;
   }
 
-  @Override
-  public int open(String path, FuseFileInfo fi) {
+  private int openFile(String path, FuseFileInfo fi) {
     long[] fh = new long[1];
     int rc = ops.open(who(), path, fi.flags.get(), fh);
     if (rc == 0) {
@@ -202,6 +315,57 @@ public final class JnrFuseBinding extends FuseStubFS {
     }
     return rc;
   }
+
+  private int openDir(String path, FuseFileInfo fi) {
+    long[] fh = new long[1];
+    int rc = ops.opendir(who(), path, fh);
+    if (rc == 0) {
+      fi.fh.set(fh[0]);
+    }
+    return rc;
+  }
+
+  private int listDir(String path, Pointer buf, FuseFillDir filter, long offset,
+      FuseFileInfo fi) {
+    Runtime rt = Runtime.getSystemRuntime();
+    FileStat st = new FileStat(rt);
+    st.useMemory(rt.getMemoryManager().allocateDirect(Struct.size(st)));
+    Pointer stat = Struct.getMemory(st);
+    return ops.readdir(who(), path, fi.fh.get(), offset, (name, attrs, next) -> {
+      if (attrs != null) {
+        fill(st, attrs);
+        return filter.apply(buf, FuseNames.encode(name), stat, next) == 0;
+      }
+      return filter.apply(buf, FuseNames.encode(name), null, next) == 0;
+    });
+  }
+
+  private int setXattr(String path, String name, Pointer value, @size_t long size, int flags) {
+    byte[] v = new byte[(int) size];
+    value.get(0, v, 0, v.length);
+    return ops.setxattr(who(), path, name, v, flags);
+  }
+
+  private int getXattr(String path, String name, Pointer value, @size_t long size) {
+    ByteBuffer dst = ByteBuffer.allocate((int) size);
+    int n = ops.getxattr(who(), path, name, dst);
+    if (n > 0 && size > 0) {
+      value.put(0, dst.array(), 0, n);
+    }
+    return n;
+  }
+
+  private int listXattr(String path, Pointer list, @size_t long size) {
+    ByteBuffer dst = ByteBuffer.allocate((int) size);
+    int n = ops.listxattr(who(), path, dst);
+    if (n > 0 && size > 0) {
+      list.put(0, dst.array(), 0, n);
+    }
+    return n;
+  }
+
+  // ------------------------------------------------------------------ handle callbacks
+  // (jnr-fuse's own: their path argument is not used)
 
   @Override
   public int read(String path, Pointer buf, @size_t long size, @off_t long offset,
@@ -239,64 +403,7 @@ public final class JnrFuseBinding extends FuseStubFS {
   }
 
   @Override
-  public int opendir(String path, FuseFileInfo fi) {
-    long[] fh = new long[1];
-    int rc = ops.opendir(who(), path, fh);
-    if (rc == 0) {
-      fi.fh.set(fh[0]);
-    }
-    return rc;
-  }
-
-  @Override
-  public int readdir(String path, Pointer buf, FuseFillDir filter, @off_t long offset,
-      FuseFileInfo fi) {
-    Runtime rt = Runtime.getSystemRuntime();
-    FileStat st = new FileStat(rt);
-    st.useMemory(rt.getMemoryManager().allocateDirect(Struct.size(st)));
-    return ops.readdir(who(), path, fi.fh.get(), offset, (name, attrs, next) -> {
-      if (attrs != null) {
-        fill(st, attrs);
-        return filter.apply(buf, name, st, next) == 0;
-      }
-      return filter.apply(buf, name, null, next) == 0;
-    });
-  }
-
-  @Override
   public int releasedir(String path, FuseFileInfo fi) {
     return ops.releasedir(fi.fh.get());
-  }
-
-  @Override
-  public int setxattr(String path, String name, Pointer value, @size_t long size, int flags) {
-    byte[] v = new byte[(int) size];
-    value.get(0, v, 0, v.length);
-    return ops.setxattr(who(), path, name, v, flags);
-  }
-
-  @Override
-  public int getxattr(String path, String name, Pointer value, @size_t long size) {
-    ByteBuffer dst = ByteBuffer.allocate((int) size);
-    int n = ops.getxattr(who(), path, name, dst);
-    if (n > 0 && size > 0) {
-      value.put(0, dst.array(), 0, n);
-    }
-    return n;
-  }
-
-  @Override
-  public int listxattr(String path, Pointer list, @size_t long size) {
-    ByteBuffer dst = ByteBuffer.allocate((int) size);
-    int n = ops.listxattr(who(), path, dst);
-    if (n > 0 && size > 0) {
-      list.put(0, dst.array(), 0, n);
-    }
-    return n;
-  }
-
-  @Override
-  public int removexattr(String path, String name) {
-    return ops.removexattr(who(), path, name);
   }
 }

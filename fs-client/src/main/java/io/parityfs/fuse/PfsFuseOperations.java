@@ -64,11 +64,21 @@ public final class PfsFuseOperations implements AutoCloseable {
   private static final int XATTR_CREATE = 1;
   private static final int XATTR_REPLACE = 2;
   private static final int BLOCK_SIZE = 128 << 10;
+  /** {@code utimens}: leave this time as it is. */
+  public static final long UTIME_OMIT = -1;
+  /** {@code utimens}: set this time to the current time. */
+  public static final long UTIME_NOW = -2;
+  /** The longest name (UTF-8 bytes): NAME_MAX, as the namespace's names. */
+  static final int NAME_MAX = 255;
+  /** The longest path, the namespace's (UTF-8 bytes from the mount's root), and its depth. */
+  static final int PATH_MAX = 8000;
+  static final int MAX_DEPTH = 1000;
+  private static final int SET_ID = 06000;
 
   private final ParityClient client;
   private final IdentityMap ids;
   private final OpenFiles files = new OpenFiles();
-  private final Map<Long, Namespace> views = new ConcurrentHashMap<>();
+  private final Map<Requester, Namespace> views = new ConcurrentHashMap<>();
   /** Opens share it; renames and unlinks of open files take it alone. */
   private final ReadWriteLock moves = new ReentrantReadWriteLock();
   private final int pageSize;
@@ -93,6 +103,18 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   public int getattr(Requester who, String path, FileAttributes[] out) {
     return call("getattr", path, () -> {
+      OpenFile f = files.get(path);
+      if (f != null && f.keptMtime != -1) {
+        // a commit of its writer stamps "now" and then sets the kept time again, under the
+        // file's lock: read under it, so this mount never shows the stamp in between
+        f.lock.lock();
+        try {
+          out[0] = attributes(ns(who).getStatus(path));
+          return 0;
+        } finally {
+          f.lock.unlock();
+        }
+      }
       out[0] = attributes(ns(who).getStatus(path));
       return 0;
     });
@@ -107,9 +129,21 @@ public final class PfsFuseOperations implements AutoCloseable {
     return getattr(who, h.file.path, out);
   }
 
+  /**
+   * Sets the mode bits. A change that only clears set-user-ID/set-group-ID bits is what the
+   * kernel asks for on a write, truncate or chown (its "kill suid" on behalf of the writer, who
+   * need not own the file): it needs the owner or write permission, not ownership.
+   */
   public int chmod(Requester who, String path, int mode) {
     return call("chmod", path, () -> {
-      ns(who).setPermission(path, mode & 07777);
+      Namespace ns = ns(who);
+      int perm = ns.getStatus(path).permission() & 07777;
+      int cleared = perm & ~(mode & 07777);
+      if (cleared != 0 && (cleared & ~SET_ID) == 0 && (mode & 07777 & ~perm) == 0) {
+        ns.clearSetIdBits(path, cleared);
+      } else {
+        ns.setPermission(path, mode & 07777);
+      }
       return 0;
     }, Errno.EPERM);
   }
@@ -126,12 +160,52 @@ public final class PfsFuseOperations implements AutoCloseable {
     }, Errno.EPERM);
   }
 
-  /** Times in milliseconds since the epoch; -1 leaves one unchanged (UTIME_OMIT). */
+  /**
+   * Times in milliseconds since the epoch, {@link #UTIME_OMIT} or {@link #UTIME_NOW}, with
+   * {@code utimensat(2)}'s rule: explicit times need the owner (so the owner of a read-only
+   * file may set them), both "now" the owner or write permission. A modification time set on a
+   * file this mount has open for writing is set again after each commit of its writer (which
+   * stamps "now"), until the next write: so {@code cp -p} and {@code tar x} keep it.
+   */
   public int utimens(Requester who, String path, long accessMillis, long modificationMillis) {
+    boolean explicit = accessMillis != UTIME_NOW || modificationMillis != UTIME_NOW;
+    // not the owner: EPERM for explicit times, EACCES for "now" without write permission
     return call("utimens", path, () -> {
-      ns(who).setTimes(path, modificationMillis, accessMillis);
-      return 0;
-    });
+      Namespace ns = ns(who);
+      if (accessMillis == UTIME_OMIT && modificationMillis == UTIME_OMIT) {
+        ns.getStatus(path);
+        return 0;
+      }
+      boolean touch = accessMillis == UTIME_NOW && modificationMillis == UTIME_NOW;
+      long now = System.currentTimeMillis();
+      long atime = accessMillis == UTIME_NOW ? now : accessMillis;
+      long mtime = modificationMillis == UTIME_NOW ? now : modificationMillis;
+      if (atime < -1 || mtime < -1) {
+        return -Errno.EINVAL; // before 1970: the namespace's times are not negative
+      }
+      moves.readLock().lock();
+      try {
+        OpenFile f = files.get(path);
+        if (f == null) {
+          ns.setTimesPosix(path, mtime, atime, touch);
+          return 0;
+        }
+        f.lock.lock();
+        try {
+          ns.setTimesPosix(path, mtime, atime, touch);
+          if (mtime != -1 && f.writers > 0 && !f.detached) {
+            f.keptMtime = mtime;
+            f.keptBy = who;
+            f.keptTouch = touch;
+          }
+        } finally {
+          f.lock.unlock();
+        }
+        return 0;
+      } finally {
+        moves.readLock().unlock();
+      }
+    }, explicit ? Errno.EPERM : 0);
   }
 
   public int statfs(String path, FsStats[] out) {
@@ -154,7 +228,8 @@ public final class PfsFuseOperations implements AutoCloseable {
   public int mkdir(Requester who, String path, int mode) {
     return call("mkdir", path, () -> {
       // one multi: of two mounts making the same directory, exactly one succeeds
-      ns(who).mkdir(path, CreateOptions.directory().withPermission(mode & 07777));
+      ns(who).mkdir(path, CreateOptions.directory().withPermission(mode & 07777)
+          .withPosixGroup(true));
       return 0;
     });
   }
@@ -225,12 +300,14 @@ public final class PfsFuseOperations implements AutoCloseable {
   public int create(Requester who, String path, int mode, int flags, long[] fh) {
     return call("create", path, () -> {
       CreateOptions options = CreateOptions.file().withCreateParents(false)
-          .withPermission(mode & 07777);
+          .withPermission(mode & 07777).withPosixGroup(true); // the creator's group
       moves.readLock().lock();
       try {
         Caller mine = client.namespace().caller();
+        Caller theirs = who == Requester.MOUNT ? mine : caller(who);
         PfsFileWriter w;
-        if (who == Requester.MOUNT || (mine.umask() == 0 && mine.user().equals(caller(who).user()))) {
+        if (who == Requester.MOUNT || (mine.umask() == 0 && mine.user().equals(theirs.user())
+            && mine.groups().equals(theirs.groups()))) {
           w = client.createWriter(path, options); // one multi: entry and lease
         } else {
           ns(who).create(path, options.withLease(false)); // owned by the requester
@@ -261,9 +338,13 @@ public final class PfsFuseOperations implements AutoCloseable {
   public int open(Requester who, String path, int flags, long[] fh) {
     return call("open", path, () -> {
       boolean write = (flags & O_ACCMODE) != O_RDONLY;
+      Namespace ns = ns(who);
+      // close-to-open: what another client closed before this open is seen, not a stale
+      // cached entry or a lagging ZooKeeper follower's (one round trip, as NFS's GETATTR)
+      ns.sync();
       moves.readLock().lock();
       try {
-        FileStatus st = ns(who).getStatus(path);
+        FileStatus st = ns.getStatus(path);
         if (st.isDirectory()) {
           return -Errno.EISDIR;
         }
@@ -385,6 +466,7 @@ public final class PfsFuseOperations implements AutoCloseable {
         }
         PfsFileWriter w = writer(f);
         w.write(h.append ? w.length() : offset, src);
+        f.keptMtime = -1; // a write sets the modification time
         return n;
       } finally {
         f.lock.unlock();
@@ -403,6 +485,7 @@ public final class PfsFuseOperations implements AutoCloseable {
           try {
             if (f.writers > 0 && !f.detached) {
               writer(f).truncate(size);
+              f.keptMtime = -1;
               return 0;
             }
           } finally {
@@ -447,6 +530,7 @@ public final class PfsFuseOperations implements AutoCloseable {
         PfsFileWriter w = h.file.writer;
         if (w != null) {
           w.sync();
+          restoreMtime(h.file);
         }
         return 0;
       } finally {
@@ -512,6 +596,10 @@ public final class PfsFuseOperations implements AutoCloseable {
    * into an existing directory (what the namespace's own rename does).
    */
   public int rename(Requester who, String from, String to) {
+    int tooLong = checkLength(to);
+    if (tooLong != 0) {
+      return tooLong;
+    }
     return call("rename", from, () -> {
       Namespace ns = ns(who);
       FileStatus src = ns.getStatus(from);
@@ -704,6 +792,10 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   /** Runs an operation; {@code denied}, when not 0, replaces EACCES (chmod, chown: EPERM). */
   private int call(String op, String path, Body body, int denied) {
+    int tooLong = checkLength(path);
+    if (tooLong != 0) {
+      return tooLong;
+    }
     try {
       return body.run();
     } catch (IOException | RuntimeException e) {
@@ -715,18 +807,59 @@ public final class PfsFuseOperations implements AutoCloseable {
     }
   }
 
+  /**
+   * -ENAMETOOLONG for a path with a name over {@value #NAME_MAX} bytes, over {@value #PATH_MAX}
+   * bytes or deeper than {@value #MAX_DEPTH} (the namespace's limits, which it reports as an
+   * invalid path: EINVAL), else 0.
+   */
+  static int checkLength(String path) {
+    if (path == null) {
+      return 0;
+    }
+    int total = 0;
+    int depth = 0;
+    int name = 0;
+    for (int i = 0; i < path.length(); i++) {
+      char c = path.charAt(i);
+      int bytes = c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+      if (c == '/') {
+        name = 0;
+      } else {
+        if (name == 0) {
+          depth++;
+        }
+        name += bytes;
+      }
+      total += bytes;
+      if (name > NAME_MAX || total > PATH_MAX || depth > MAX_DEPTH) {
+        return -Errno.ENAMETOOLONG;
+      }
+    }
+    return 0;
+  }
+
   /** The namespace acting for {@code who}. */
   private Namespace ns(Requester who) {
     if (who == Requester.MOUNT) {
       return client.namespace();
     }
-    return views.computeIfAbsent(who.uid() << 32 | (who.gid() & 0xffffffffL),
-        k -> client.namespace().as(caller(who)));
+    return views.computeIfAbsent(who, k -> client.namespace().as(caller(who)));
   }
 
+  /**
+   * The caller of a requester: its user, and as groups its gid's (primary), its supplementary
+   * groups as the kernel reports them, and its user's groups in the user database.
+   */
   private Caller caller(Requester who) {
     String user = ids.userName(who.uid());
-    return new Caller(user, ids.groups(user, who.gid()), 0);
+    List<String> groups = new ArrayList<>(ids.groups(user, who.gid()));
+    for (long g : who.groups()) {
+      String name = ids.groupName(g);
+      if (!groups.contains(name)) {
+        groups.add(name);
+      }
+    }
+    return new Caller(user, groups, 0);
   }
 
   /** The file's writer, reopened when a rename or an earlier close left none (lock held). */
@@ -751,8 +884,25 @@ public final class PfsFuseOperations implements AutoCloseable {
     f.writer = null;
     try {
       w.close();
+      restoreMtime(f);
     } catch (IOException e) {
       LOG.log(System.Logger.Level.WARNING, "closing {0}: {1}", f.path, e.toString());
+    }
+    f.keptMtime = -1;
+  }
+
+  /**
+   * Sets again the modification time set while the file was open for writing, after a commit
+   * of its writer stamped "now" over it (lock held), as whoever set it and by the same rule.
+   */
+  private void restoreMtime(OpenFile f) {
+    if (f.keptMtime != -1 && !f.detached) {
+      try {
+        ns(f.keptBy).setTimesPosix(f.path, f.keptMtime, -1, f.keptTouch);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "setting the times of {0} again after its commit:"
+            + " {1}", f.path, e.toString());
+      }
     }
   }
 

@@ -232,6 +232,9 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     String p = pathOf(f);
     PfsInputStream in;
     try {
+      // close-to-open: what another client closed before this open is seen, not a stale
+      // cached entry or a lagging follower's (one ZooKeeper round trip per open)
+      client.namespace().sync();
       in = client.open(p, readAheadBytes);
     } catch (NamespaceException e) {
       throw fileExpected(e);

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -167,12 +168,58 @@ class FuseMountKillTest {
   }
 
   static Process startMount(Path mnt, Path log) throws IOException {
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-cp", System.getProperty("java.class.path"), "io.parityfs.cli.Main",
+    return startMount(mnt, log, true);
+  }
+
+  /**
+   * {@code parityfs mount} in a child JVM. {@code pinEncoding}: with {@code -Dfile.encoding=UTF-8
+   * -Dsun.jnu.encoding=UTF-8}, as {@code bin/parityfs} runs it (defence in depth); without, and
+   * under the POSIX locale, the JVM's default charset is ASCII on JDK 17 (the mount must not
+   * depend on it).
+   */
+  static Process startMount(Path mnt, Path log, boolean pinEncoding) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
+    if (pinEncoding) {
+      cmd.addAll(List.of("-Dfile.encoding=UTF-8", "-Dsun.jnu.encoding=UTF-8"));
+    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.parityfs.cli.Main",
         "--zookeeper", SharedMiniCluster.get().connectString(), "--user", "root", "--groups",
-        "root", "mount", mnt.toString());
-    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-        .start();
+        "root", "mount", mnt.toString()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    if (!pinEncoding) {
+      pb.environment().put("LC_ALL", "C");
+      pb.environment().put("LANG", "C");
+    }
+    return pb.start();
+  }
+
+  /**
+   * D15: a mount whose JVM runs under LANG=C with no encoding flags (JDK 17: default charset
+   * ASCII, where jnr-fuse's String paths turned every non-ASCII name into '?') keeps names as
+   * bytes: {@code é} and {@code è} two entries, {@code \xff} and {@code \xfe} EINVAL.
+   */
+  @Test
+  void aMountUnderThePosixLocaleKeepsNamesAsBytes() throws Exception {
+    FuseAvailable.assume();
+    String base = "/fuse-names-" + Long.toHexString(System.nanoTime());
+    Path mnt = Files.createDirectories(dir.resolve("mnt-c"));
+    Path log = dir.resolve("mount-c.log");
+    Process child = startMount(mnt, log, false);
+    try (ParityClient client = SharedMiniCluster.get().client(Caller.of("root"))) {
+      client.namespace().mkdirs(base);
+      awaitMount(child, mnt, log);
+      FuseMountTest.checkNamesAreBytes(mnt.resolve(base.substring(1)).resolve("n"), base + "/n",
+          client.namespace());
+    } finally {
+      child.destroy();
+      child.waitFor(30, TimeUnit.SECONDS);
+      child.destroyForcibly();
+      if (PfsMount.isMounted(mnt)) {
+        PfsMount.unmount(mnt);
+      }
+    }
   }
 
   static void awaitMount(Process child, Path mnt, Path log) throws Exception {

@@ -3,10 +3,13 @@ package io.parityfs.fuse;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Namespace;
 import io.parityfs.testing.SharedMiniCluster;
 import io.parityfs.testing.SystemDeps;
 import java.io.IOException;
@@ -18,6 +21,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -269,6 +273,130 @@ class FuseMountTest {
     System.out.printf("dd %d MiB through the mount: write %.0f MiB/s, read %.0f MiB/s%n", mib,
         mib / ((t1 - t0) / 1e9), mib / ((t2 - t1) / 1e9));
     assertEquals((long) mib << 20, Files.size(f));
+  }
+
+  /** A command's exit status and output (stdout and stderr). */
+  record Result(int rc, String out) {}
+
+  /**
+   * Runs a bash script under the POSIX locale (LC_ALL=C: names are bytes to the shell and its
+   * tools), optionally as another user through {@code setpriv} (e.g. {@code "--reuid=65534",
+   * "--regid=65534", "--groups=65533"}).
+   */
+  static Result bash(String script, String... setpriv) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    if (setpriv.length > 0) {
+      cmd.add("setpriv");
+      cmd.addAll(List.of(setpriv));
+      cmd.add("--");
+    }
+    cmd.addAll(List.of("bash", "-c", script));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().putAll(Map.of("LC_ALL", "C", "LANG", "C"));
+    pb.environment().remove("LANGUAGE");
+    Process p = pb.start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    return new Result(p.waitFor(), out);
+  }
+
+  /**
+   * Names are bytes (D15), whatever the mount's JVM charset: under LANG=C, {@code é} and
+   * {@code è} are two entries, listed back as their UTF-8 bytes; {@code \xff} and {@code \xfe}
+   * (not UTF-8) are refused with EINVAL rather than both becoming U+FFFD; and a name of 256
+   * bytes is ENAMETOOLONG.
+   */
+  static void checkNamesAreBytes(Path dir, String nsDir, Namespace ns) throws Exception {
+    Files.createDirectories(dir);
+    String cd = "cd '" + dir + "' && ";
+    Result made = bash(cd + "touch $'\\xc3\\xa9' $'\\xc3\\xa8' && ls | od -An -tx1");
+    assertEquals(0, made.rc(), made.out());
+    assertTrue(made.out().contains("c3 a8 0a c3 a9 0a"), made.out()); // è then é, as bytes
+    List<String> names = new ArrayList<>();
+    for (FileStatus st : ns.listAll(nsDir)) {
+      names.add(st.path().substring(nsDir.length() + 1));
+    }
+    assertEquals(List.of("\u00e8", "\u00e9"), names);
+    for (String bad : List.of("\\xff", "\\xfe")) {
+      Result r = bash(cd + "touch $'" + bad + "'");
+      assertNotEquals(0, r.rc(), r.out());
+      assertTrue(r.out().contains("Invalid argument"), r.out());
+    }
+    Result r = bash(cd + "touch $(printf 'n%.0s' $(seq 256))");
+    assertTrue(r.rc() != 0 && r.out().contains("File name too long"), r.out());
+    assertEquals(0, bash(cd + "touch $(printf 'n%.0s' $(seq 255))").rc());
+    assertEquals(3, ns.listAll(nsDir).size());
+  }
+
+  @Test
+  void namesAreBytesNotTheJvmsCharset() throws Exception {
+    checkNamesAreBytes(root.resolve("names"), BASE + "/names", client.namespace());
+  }
+
+  /**
+   * {@code touch -m -d}, {@code cp -p} and {@code tar xf} leave the times they set: one time
+   * set with the other omitted, and times set on a file open for writing (cp's futimens before
+   * its close, tar's) surviving the close's commit.
+   */
+  @Test
+  void touchCpPreserveAndTarKeepTheirModificationTimes() throws Exception {
+    Path dir = root.resolve("times");
+    Files.createDirectories(dir);
+    Path f = dir.resolve("f");
+    Files.writeString(f, "x");
+    Result r = bash("touch -a -d '1999-12-31 23:59:59 UTC' '" + f + "' && touch -m -d"
+        + " '2001-02-03 04:05:06 UTC' '" + f + "' && stat -c '%X %Y' '" + f + "'");
+    assertEquals(new Result(0, "946684799 981173106\n"), r);
+
+    Path src = local.resolve("old.bin");
+    Files.write(src, random(300_000, 5)); // more than one chunk
+    Path tree = local.resolve("tree");
+    Files.createDirectories(tree.resolve("sub"));
+    Files.write(tree.resolve("a"), random(1000, 6));
+    Files.write(tree.resolve("sub/b"), random(600_000, 7));
+    String prepare = "touch -d '2002-03-04 05:06:07 UTC' '" + src + "' && cd '" + local
+        + "' && touch -d '2003-01-01 00:00:01 UTC' tree/a && touch -d '2004-01-01 00:00:02 UTC'"
+        + " tree/sub/b && touch -d '2005-01-01 00:00:03 UTC' tree/sub tree && tar cf t.tar tree";
+    assertEquals(0, bash(prepare).rc());
+    assertEquals(0, bash("cp -p '" + src + "' '" + dir + "/copy' && tar xf '" + local
+        + "/t.tar' -C '" + dir + "'").rc());
+    String stat = "stat -c '%n %Y' ";
+    assertEquals(bash("cd '" + local + "' && " + stat + "old.bin tree tree/a tree/sub"
+        + " tree/sub/b").out().replace("old.bin", "copy"),
+        bash("cd '" + dir + "' && " + stat + "copy tree tree/a tree/sub tree/sub/b").out());
+    sh("cmp", src.toString(), dir.resolve("copy").toString());
+    sh("diff", "-r", tree.toString(), dir.resolve("tree").toString());
+  }
+
+  /**
+   * The POSIX rules that depend on who asks, through the kernel, as nobody (65534, with the
+   * supplementary group 65533) in a mount that lets other users in: a new file's group is its
+   * creator's (a setgid directory's inside one, and a new directory there is setgid); the owner
+   * of a read-only file sets its times; an owner chgrps to a supplementary group, which clears
+   * setuid/setgid; a write by a non-owner clears setuid/setgid instead of failing.
+   */
+  @Test
+  void posixRulesThatDependOnTheCallerThroughTheKernel() throws Exception {
+    Path other = Files.createTempDirectory("pfs-mnt-all");
+    try (PfsMount all = PfsMount.start(client, MountOptions.of(other).withAllowOther(true))) {
+      Path dir = other.resolve(BASE.substring(1)).resolve("posix");
+      String q = "'" + dir + "'";
+      assertEquals(0, bash("mkdir " + q + " && chgrp 0 " + q + " && chmod 0777 " + q
+          + " && mkdir " + q + "/sg && chgrp 0 " + q + "/sg && chmod 2777 " + q + "/sg"
+          + " && echo root > " + q + "/theirs && chmod 6777 " + q + "/theirs").rc());
+      String script = "set -e; cd " + q + "\n"
+          + "echo hello > mine; stat -c 'group %g' mine\n"
+          + "mkdir sg/sub; echo x > sg/f; stat -c 'setgid dir %g %a' sg/sub; stat -c"
+          + " 'in setgid %g %a' sg/f\n"
+          + "chmod 0444 mine; touch -m -d '2001-02-03 04:05:06 UTC' mine; stat -c 'times %Y' mine\n"
+          + "chmod 6755 mine; chgrp 65533 mine; stat -c 'chgrp %g %a' mine\n"
+          + "echo more >> theirs; stat -c 'written %a %s' theirs\n";
+      Result r = bash(script, "--reuid=65534", "--regid=65534", "--groups=65533");
+      assertEquals(new Result(0, "group 65534\nsetgid dir 0 2755\nin setgid 0 644\n"
+          + "times 981173106\nchgrp 65533 755\nwritten 777 10\n"), r);
+    } finally {
+      Files.deleteIfExists(other);
+    }
   }
 
   /** Relative path → whether it is a file, for every entry under {@code top}. */

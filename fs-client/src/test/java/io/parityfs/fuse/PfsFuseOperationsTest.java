@@ -10,6 +10,7 @@ import io.parityfs.client.PfsFileWriter;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.testing.HeldEventThread;
 import io.parityfs.testing.SharedMiniCluster;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,9 @@ class PfsFuseOperationsTest {
   static final String BASE = "/fuse-ops-" + Long.toHexString(System.nanoTime());
   static final Requester ROOT = new Requester(0, 0);
   static final Requester NOBODY = new Requester(65534, 65534);
+  /** nobody, with the supplementary group 65533 (a gid with no name here: "65533"). */
+  static final Requester NOBODY_IN_65533 = new Requester(65534, 65534, List.of(65534L, 65533L));
+  static final Requester OTHER = new Requester(65533, 65533);
   static ParityClient client;
   static PfsFuseOperations ops;
 
@@ -263,5 +268,211 @@ class PfsFuseOperationsTest {
     FsStats[] s = new FsStats[1];
     assertEquals(0, ops.statfs("/", s));
     assertTrue(s[0].blocks() > 0 && s[0].freeBlocks() > 0, s[0].toString());
+  }
+
+  static FileAttributes stat(Requester who, String path) {
+    FileAttributes[] a = new FileAttributes[1];
+    assertEquals(0, ops.getattr(who, path, a), path);
+    return a[0];
+  }
+
+  /** A file made by {@code who} in {@code dir}, closed. */
+  static void touch(Requester who, String path, int mode) {
+    long[] fh = new long[1];
+    assertEquals(0, ops.create(who, path, mode, 01, fh), path);
+    assertEquals(0, ops.release(path, fh[0]));
+  }
+
+  @Test
+  void namesOver255BytesAndPathsOverTheLimitAreEnametoolong() {
+    String d = BASE + "/long";
+    assertEquals(0, ops.mkdir(ROOT, d, 0755));
+    String max = "n".repeat(255);
+    String over = "n".repeat(256);
+    touch(ROOT, d + "/" + max, 0644);
+    assertEquals(-Errno.ENAMETOOLONG, ops.create(ROOT, d + "/" + over, 0644, 01, new long[1]));
+    assertEquals(-Errno.ENAMETOOLONG, ops.getattr(ROOT, d + "/" + over, new FileAttributes[1]));
+    assertEquals(-Errno.ENAMETOOLONG, ops.mkdir(ROOT, d + "/" + over, 0755));
+    // a component in the middle, and bytes rather than characters: 128 × "é" is 256 bytes
+    assertEquals(-Errno.ENAMETOOLONG, ops.getattr(ROOT, d + "/" + over + "/x",
+        new FileAttributes[1]));
+    assertEquals(-Errno.ENAMETOOLONG, ops.mkdir(ROOT, d + "/" + "é".repeat(128), 0755));
+    assertEquals(0, ops.mkdir(ROOT, d + "/" + "é".repeat(127), 0755));
+    assertEquals(-Errno.ENAMETOOLONG, ops.rename(ROOT, d + "/" + max, d + "/" + over));
+    assertEquals(-Errno.ENAMETOOLONG, ops.unlink(ROOT, d + "/" + over));
+    // the whole path: over the namespace's 8000 bytes (32 names of 250)
+    String deep = d + ("/" + "p".repeat(250)).repeat(32);
+    assertEquals(-Errno.ENAMETOOLONG, ops.getattr(ROOT, deep, new FileAttributes[1]));
+    assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/" + "n".repeat(254),
+        new FileAttributes[1]));
+  }
+
+  @Test
+  void aNewFileTakesItsCreatorsGroupUnlessTheDirectoryIsSetgid() throws Exception {
+    String d = BASE + "/groups";
+    assertEquals(0, ops.mkdir(ROOT, d, 0777));
+    assertEquals(0, ops.chown(ROOT, d, -1, 0)); // root:root, not the 65534 of the base
+    touch(NOBODY, d + "/mine", 0644);
+    assertEquals(65534, stat(d + "/mine").gid(), "the creator's group, not the parent's");
+    assertEquals(0, ops.mkdir(NOBODY, d + "/sub", 0755));
+    assertEquals(65534, stat(d + "/sub").gid());
+    assertEquals(040755, stat(d + "/sub").mode());
+    // a setgid directory: its group, and a new directory inherits the setgid bit
+    String sg = d + "/setgid";
+    assertEquals(0, ops.mkdir(ROOT, sg, 0777));
+    assertEquals(0, ops.chmod(ROOT, sg, 02777));
+    touch(NOBODY, sg + "/f", 0644);
+    assertEquals(0, stat(sg + "/f").gid());
+    assertEquals(0100644, stat(sg + "/f").mode());
+    assertEquals(0, ops.mkdir(NOBODY, sg + "/dir", 0755));
+    assertEquals(0, stat(sg + "/dir").gid());
+    assertEquals(042755, stat(sg + "/dir").mode());
+    // a file asking for setgid in a group its creator is not in loses the bit (Linux)
+    touch(NOBODY, sg + "/g", 02755);
+    assertEquals(0100755, stat(sg + "/g").mode());
+    // the Hadoop API keeps HDFS's rule: the parent's group
+    client.namespace().as(new Caller("nobody", List.of("nogroup"), 0))
+        .create(d + "/hadoop", CreateOptions.file().withLease(false));
+    assertEquals("root", client.namespace().getStatus(d + "/hadoop").group());
+  }
+
+  @Test
+  void anOwnerMayChownToOneOfItsSupplementaryGroups() {
+    String d = BASE + "/chown";
+    assertEquals(0, ops.mkdir(ROOT, d, 0777));
+    String f = d + "/f";
+    touch(NOBODY_IN_65533, f, 0644);
+    assertEquals(0, ops.chown(NOBODY_IN_65533, f, -1, 65533));
+    assertEquals(65533, stat(f).gid());
+    assertEquals(-Errno.EPERM, ops.chown(NOBODY_IN_65533, f, -1, 65532), "not its group");
+    assertEquals(-Errno.EPERM, ops.chown(NOBODY, f, -1, 65533), "not in it without the group");
+    assertEquals(-Errno.EPERM, ops.chown(OTHER, f, -1, 65533), "not the owner");
+    assertEquals(-Errno.EPERM, ops.chown(NOBODY_IN_65533, f, 65533, -1), "giving it away");
+    assertEquals(0, ops.chown(NOBODY_IN_65533, f, 65534, 65534), "itself and its own group");
+    assertEquals(65534, stat(f).gid());
+  }
+
+  @Test
+  void aWriterWhoIsNotTheOwnerClearsSetuidAndSetgid() {
+    String d = BASE + "/setid";
+    assertEquals(0, ops.mkdir(ROOT, d, 0755));
+    String f = d + "/f";
+    touch(ROOT, f, 0644);
+    assertEquals(0, ops.chmod(ROOT, f, 06777));
+    // what the kernel asks of the mount on nobody's write or truncate: clear the set-id bits
+    assertEquals(0, ops.chmod(NOBODY, f, 02777), "clear setuid");
+    assertEquals(0102777, stat(f).mode());
+    assertEquals(0, ops.chmod(NOBODY, f, 0777), "clear setgid");
+    assertEquals(0100777, stat(f).mode());
+    // anything else is still the owner's
+    assertEquals(-Errno.EPERM, ops.chmod(NOBODY, f, 0666));
+    assertEquals(-Errno.EPERM, ops.chmod(NOBODY, f, 04777));
+    // and clearing needs write permission
+    assertEquals(0, ops.chmod(ROOT, f, 06755));
+    assertEquals(-Errno.EPERM, ops.chmod(NOBODY, f, 0755));
+    assertEquals(0106755, stat(f).mode());
+  }
+
+  @Test
+  void utimensOmitsAndNowsEachTimeOnItsOwn() {
+    String p = BASE + "/times";
+    touch(ROOT, p, 0644);
+    long omit = PfsFuseOperations.UTIME_OMIT;
+    long now = PfsFuseOperations.UTIME_NOW;
+    assertEquals(0, ops.utimens(ROOT, p, 1_000_000, 2_000_000));
+    assertEquals(0, ops.utimens(ROOT, p, omit, 5_000_000)); // touch -m -d
+    assertEquals(1_000_000, stat(p).accessMillis());
+    assertEquals(5_000_000, stat(p).modificationMillis());
+    assertEquals(0, ops.utimens(ROOT, p, 7_000_000, omit)); // touch -a -d
+    assertEquals(7_000_000, stat(p).accessMillis());
+    assertEquals(5_000_000, stat(p).modificationMillis());
+    long before = System.currentTimeMillis();
+    assertEquals(0, ops.utimens(ROOT, p, omit, now)); // touch -m
+    assertTrue(stat(p).modificationMillis() >= before);
+    assertEquals(7_000_000, stat(p).accessMillis());
+    assertEquals(0, ops.utimens(ROOT, p, omit, omit));
+    assertEquals(7_000_000, stat(p).accessMillis());
+  }
+
+  @Test
+  void timesSetOnAFileOpenForWritingSurviveItsCommitsAndClose() {
+    String p = BASE + "/kept-times";
+    long fh = create(p);
+    ops.write(p, fh, 0, ByteBuffer.wrap("generation 1".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(0, ops.utimens(ROOT, p, 1_000_000, 3_000_000)); // cp -p: futimens, then close
+    assertEquals(0, ops.flush(p, fh));
+    assertEquals(3_000_000, stat(p).modificationMillis(), "after the flush's commit");
+    assertEquals(0, ops.release(p, fh));
+    assertEquals(3_000_000, stat(p).modificationMillis(), "after the close");
+    assertEquals(1_000_000, stat(p).accessMillis());
+    assertEquals(12, stat(p).size());
+    // a write after the times were set moves the modification time on, as POSIX says
+    long w = open(p, 01);
+    assertEquals(0, ops.utimens(ROOT, p, 1_000_000, 3_000_000));
+    ops.write(p, w, 0, ByteBuffer.wrap("generation 2".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(0, ops.release(p, w));
+    assertTrue(stat(p).modificationMillis() > 3_000_000);
+  }
+
+  @Test
+  void theOwnerOfAReadOnlyFileMaySetItsTimes() {
+    String d = BASE + "/ro-times";
+    assertEquals(0, ops.mkdir(ROOT, d, 0777));
+    String f = d + "/f";
+    touch(NOBODY, f, 0444);
+    long now = PfsFuseOperations.UTIME_NOW;
+    assertEquals(0, ops.utimens(NOBODY, f, 1_000_000, 2_000_000), "explicit: the owner");
+    assertEquals(2_000_000, stat(f).modificationMillis());
+    assertEquals(0, ops.utimens(NOBODY, f, now, now), "now: the owner");
+    assertEquals(-Errno.EPERM, ops.utimens(OTHER, f, 1_000_000, 2_000_000), "explicit: others");
+    assertEquals(-Errno.EACCES, ops.utimens(OTHER, f, now, now), "now: needs write permission");
+    // a writable file: anyone who may write may touch it to now, only its owner set a time
+    String g = d + "/g";
+    touch(NOBODY, g, 0666);
+    assertEquals(0, ops.utimens(OTHER, g, now, now));
+    assertEquals(-Errno.EPERM, ops.utimens(OTHER, g, 1_000_000, 2_000_000));
+    assertEquals(-Errno.EPERM, ops.utimens(OTHER, g, PfsFuseOperations.UTIME_OMIT, now));
+  }
+
+  /**
+   * Close-to-open across clients (D12): another client closes a longer file while this
+   * client's entry cache still holds the old entry (its ZooKeeper event thread, which delivers
+   * the invalidating watch, is held); an open must not be served that stale length.
+   */
+  @Test
+  void openSeesWhatAnotherClientClosedEvenWithAStaleEntryCache() throws Exception {
+    String p = BASE + "/c2o.txt";
+    byte[] first = "written by the other client, generation 1".getBytes(StandardCharsets.UTF_8);
+    byte[] second = "written by the other client, generation 2 (longer)"
+        .getBytes(StandardCharsets.UTF_8);
+    try (ParityClient other = SharedMiniCluster.get().client(Caller.of("root"))) {
+      try (PfsFileWriter w = other.createWriter(p, CreateOptions.file())) {
+        w.write(0, first, 0, first.length);
+      }
+      assertEquals(first.length, stat(p).size()); // now in this client's entry cache
+      try (HeldEventThread held = HeldEventThread.hold(client.curator())) {
+        try (PfsFileWriter w = other.openWriter(p)) {
+          w.truncate(0);
+          w.write(0, second, 0, second.length);
+        }
+        assertEquals(first.length, stat(p).size(), "the cache is stale, as intended");
+        AtomicReference<Object> got = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+          long[] fh = new long[1];
+          int rc = ops.open(ROOT, p, 0, fh);
+          if (rc != 0) {
+            got.set(rc);
+            return;
+          }
+          got.set(new String(readAll(p, fh[0], 200), StandardCharsets.UTF_8));
+          ops.release(p, fh[0]);
+        });
+        reader.start();
+        HeldEventThread.awaitEndedOrWaiting(reader);
+        held.close();
+        reader.join();
+        assertEquals(new String(second, StandardCharsets.UTF_8), got.get());
+      }
+    }
   }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.meta.Layout;
+import io.parityfs.testing.HeldEventThread;
 import io.parityfs.testing.SharedMiniCluster;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
@@ -89,6 +91,38 @@ class PfsFileSystemTest {
       assertEquals(3, other.getFileStatus(new Path("/fst/seen")).getLen());
       assertEquals(URI.create("pfs://" + SharedMiniCluster.get().connectString()),
           other.getUri());
+    }
+  }
+
+  /**
+   * Close-to-open across clients (D12): {@code open} is not served a stale length from the
+   * entry cache (its invalidating watch held back) after another client closed the file longer.
+   */
+  @Test
+  void openSeesWhatAnotherClientClosedEvenWithAStaleEntryCache() throws Exception {
+    Path p = new Path("/fst/c2o");
+    byte[] first = "generation 1 of the other client".getBytes(StandardCharsets.UTF_8);
+    byte[] second = "generation 2 of the other client, longer".getBytes(StandardCharsets.UTF_8);
+    try (FileSystem other = FileSystem.newInstance(URI.create("pfs://mini/"), conf)) {
+      write(other, p, first);
+      assertEquals(first.length, fs.getFileStatus(p).getLen()); // cached here
+      try (HeldEventThread held = HeldEventThread.hold(((PfsFileSystem) fs).client().curator())) {
+        write(other, p, second);
+        assertEquals(first.length, fs.getFileStatus(p).getLen(), "stale, as intended");
+        AtomicReference<Object> got = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+          try (FSDataInputStream in = fs.open(p)) {
+            got.set(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+          } catch (IOException | RuntimeException e) {
+            got.set(e);
+          }
+        });
+        reader.start();
+        HeldEventThread.awaitEndedOrWaiting(reader);
+        held.close();
+        reader.join();
+        assertEquals(new String(second, StandardCharsets.UTF_8), got.get());
+      }
     }
   }
 

@@ -18,6 +18,8 @@ final class AccessChecker {
   static final int WRITE = 2;
   static final int EXECUTE = 1;
   private static final int STICKY = 01000;
+  static final int SETGID = 02000;
+  static final int SETUID = 04000;
 
   private final Caller caller;
   private final boolean active;
@@ -116,20 +118,40 @@ final class AccessChecker {
   /**
    * The owner, group and mode a new inode gets: the owner is the caller (another owner needs a
    * superuser), the group is the one asked for (the caller must belong to it, unless a
-   * superuser) or else the parent directory's, and the mode is the one asked for less the
+   * superuser) or else the parent directory's (HDFS's rule) or, with {@link
+   * CreateOptions#posixGroup()}, POSIX's (the caller's primary group unless the parent is
+   * setgid; under a setgid parent a new directory is setgid, and a new file loses a setgid bit
+   * asked for when the caller is not in its group), and the mode is the one asked for less the
    * caller's umask.
    */
-  CreateOptions resolve(CreateOptions o, Entry parent, String path) throws NamespaceException {
+  CreateOptions resolve(CreateOptions o, Entry parent, String path, boolean directory)
+      throws NamespaceException {
     String owner = o.owner() != null ? o.owner() : caller.user();
     if (!owner.equals(caller.user())) {
       superuser(path, "create as user " + owner);
     }
-    String group = o.group() != null ? o.group() : parent.inode().group();
-    if (o.group() != null && active && !caller.inGroup(group)) {
-      throw new NamespaceException(NamespaceStatus.PERMISSION_DENIED, path,
-          "Permission denied: user=" + caller.user() + " is not in group " + group);
+    int perm = o.permission() & ~caller.umask();
+    String group;
+    if (o.group() != null) {
+      group = o.group();
+      if (active && !caller.inGroup(group)) {
+        throw new NamespaceException(NamespaceStatus.PERMISSION_DENIED, path,
+            "Permission denied: user=" + caller.user() + " is not in group " + group);
+      }
+    } else if (o.posixGroup()) {
+      boolean setgid = (parent.inode().perm() & SETGID) != 0;
+      group = setgid || caller.groups().isEmpty() ? parent.inode().group()
+          : caller.groups().get(0);
+      if (directory && setgid) {
+        perm |= SETGID;
+      } else if (!directory && (perm & (SETGID | 010)) == (SETGID | 010) && !superuser
+          && !caller.inGroup(group)) {
+        perm &= ~SETGID; // Linux's inode_init_owner
+      }
+    } else {
+      group = parent.inode().group();
     }
-    return o.withOwner(owner, group).withPermission(o.permission() & ~caller.umask());
+    return o.withOwner(owner, group).withPermission(perm);
   }
 
   private NamespaceException denied(Entry e, String action) {

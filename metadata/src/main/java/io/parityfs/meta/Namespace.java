@@ -403,7 +403,7 @@ public final class Namespace implements Closeable {
       Layout layout = last && options.layout() != null ? options.layout()
           : parent.inode().layout();
       String childPath = Names.child(parent.path(), comps.get(i));
-      CreateOptions resolved = access.resolve(options, parent, childPath);
+      CreateOptions resolved = access.resolve(options, parent, childPath, true);
       // a parent made on the way is writable and searchable by its owner (HDFS's implicit u+wx)
       CreateOptions level = last ? resolved
           : resolved.withPermission(resolved.permission() | 0300);
@@ -449,7 +449,7 @@ public final class Namespace implements Closeable {
       access.traverse(rootForChecks(), walk, walk.size());
       access.check(parent, AccessChecker.WRITE | AccessChecker.EXECUTE);
       String childPath = Names.child(parent.path(), comps.get(comps.size() - 1));
-      CreateOptions resolved = access.resolve(options, parent, childPath);
+      CreateOptions resolved = access.resolve(options, parent, childPath, true);
       Layout layout = options.layout() != null ? options.layout() : parent.inode().layout();
       Inode made = createChild(parent, comps.get(comps.size() - 1), childPath,
           id -> Inode.newDirectory(id, System.currentTimeMillis(), resolved, layout,
@@ -513,7 +513,7 @@ public final class Namespace implements Closeable {
       Layout asked = options.layout() != null ? options.layout() : parent.inode().layout();
       Layout layout = placer != null && asked.targets().isEmpty()
           ? placer.place(asked, p) : asked;
-      CreateOptions resolved = access.resolve(options, parent, p);
+      CreateOptions resolved = access.resolve(options, parent, p, false);
       Lease lease = options.lease() ? leases.grant() : null;
       Inode made = createChild(parent, comps.get(n - 1), p,
           id -> Inode.newFile(id, System.currentTimeMillis(), resolved, layout, lease), existing);
@@ -923,6 +923,44 @@ public final class Namespace implements Closeable {
     }
     return update(path, e -> access.check(e, AccessChecker.WRITE),
         i -> i.withTimes(mtime == -1 ? i.mtime() : mtime, atime == -1 ? i.atime() : atime));
+  }
+
+  /**
+   * {@link #setTimes} with the rule of POSIX {@code utimensat(2)} (the FUSE mount's; the Hadoop
+   * API keeps HDFS's WRITE): explicit times need the owner (or a superuser), so the owner of a
+   * read-only file may set them; {@code touch} (both times "now") needs the owner or WRITE.
+   */
+  public FileStatus setTimesPosix(String path, long mtime, long atime, boolean touch)
+      throws NamespaceException {
+    if (mtime < -1 || atime < -1) {
+      throw new IllegalArgumentException("times (" + mtime + ", " + atime + ") must be >= -1");
+    }
+    return update(path, e -> {
+      if (!touch || !access.caller().user().equals(e.inode().owner())) {
+        if (touch) {
+          access.check(e, AccessChecker.WRITE);
+        } else {
+          access.owner(e);
+        }
+      }
+    }, i -> i.withTimes(mtime == -1 ? i.mtime() : mtime, atime == -1 ? i.atime() : atime));
+  }
+
+  /**
+   * Clears set-user-ID and/or set-group-ID bits ({@code bits}, within 06000) of a file, as a
+   * write or truncate by someone who may write it does on Linux (the kernel asks the FUSE mount
+   * for it): the owner or WRITE on the file, not ownership alone.
+   */
+  public FileStatus clearSetIdBits(String path, int bits) throws NamespaceException {
+    if (bits == 0 || (bits & ~(AccessChecker.SETUID | AccessChecker.SETGID)) != 0) {
+      throw new IllegalArgumentException("bits (" + Integer.toOctalString(bits)
+          + ") must be set-user-ID and/or set-group-ID (06000)");
+    }
+    return update(path, e -> {
+      if (!access.caller().user().equals(e.inode().owner())) {
+        access.check(e, AccessChecker.WRITE);
+      }
+    }, i -> i.withPermission(i.perm() & ~bits));
   }
 
   /** Sets the mode bits (0..07777): the owner or a superuser. */
