@@ -103,6 +103,10 @@ class PfsFuseOperationsTest {
     assertEquals(1000, ops.write(p, fh, 900_000, ByteBuffer.wrap(tail)));
     byte[] grown = Arrays.copyOf(expect, 901_000);
     System.arraycopy(tail, 0, grown, 900_000, 1000);
+    // a length whose zeros no target could hold is EFBIG, and nothing changes
+    assertEquals(-Errno.EFBIG, ops.ftruncate(ROOT, p, fh, 999_999_999_999_999L));
+    assertEquals(-Errno.EFBIG, ops.truncate(ROOT, p, 999_999_999_999_999L));
+    assertEquals(901_000, stat(p).size());
     assertEquals(0, ops.ftruncate(ROOT, p, fh, 400_000));
     assertEquals(400_000, stat(p).size());
     assertEquals(0, ops.flush(p, fh));
