@@ -32,9 +32,9 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  *       ({@code DeferredDeleteTask});
  *   <li>trash purge: finish recursive deletes a crash interrupted ({@link
  *       Namespace#purgeTrash()});
- *   <li>orphan collection: delete chunks that belong to no file, past a grace period ({@code
- *       OrphanCollector}, whose comment has the argument that a live file's chunk is never
- *       deleted);
+ *   <li>orphan collection: delete chunks that belong to no file in two rounds a grace period
+ *       apart ({@code OrphanCollector}, whose comment has the argument that a live file's chunk
+ *       is never deleted);
  *   <li>offline marking, when given a {@link TargetRegistry}: targets whose node has been gone
  *       longer than the registry's offline timeout are marked offline ({@code OfflineMarker}).
  * </ul>

@@ -16,9 +16,9 @@ import java.util.Objects;
  * @param retryMax the longest such pause; default 10 min
  * @param trashInterval pause between {@code purgeTrash} calls; default 1 min
  * @param orphanInterval pause between orphan collections; default 6 h
- * @param orphanGrace a chunk younger than this (by its modified time against the manager's
- *     clock at the start of the scan) is never an orphan: it covers writes in flight, readers
- *     lagging other sessions' creates and clock skew between nodes; default 1 h
+ * @param orphanGrace a chunk is collected only once its file id has been seen orphaned in an
+ *     earlier round at least this long before, by the manager's own clock (nodes' clocks play no
+ *     part; two rounds are what makes it safe, the grace is a margin); default 1 h
  * @param scanMaxPasses verification passes of the live-file scan before the round is skipped;
  *     default 10
  * @param scanInFlight ZooKeeper requests the scan issues at once; default 64

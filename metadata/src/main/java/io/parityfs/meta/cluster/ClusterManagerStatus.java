@@ -11,7 +11,7 @@ package io.parityfs.meta.cluster;
  * @param chunksDeleted chunks of removed files deleted from the queue
  * @param trashPurged detached directories whose interrupted purge was finished
  * @param orphanScans orphan collections completed
- * @param orphansFound chunks found belonging to no file, past the grace period
+ * @param orphansFound chunks found belonging to no file in two rounds a grace period apart
  * @param orphansDeleted of those, deleted
  * @param lastOrphanScanMillis when the last orphan collection completed (0: never)
  * @param targetsMarkedOffline targets this manager marked offline
