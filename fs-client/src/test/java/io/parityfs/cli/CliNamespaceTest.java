@@ -217,6 +217,37 @@ class CliNamespaceTest {
   }
 
   @Test
+  void setStripeRefusesWhatTheClusterDoesNotHaveNamingTheValue() {
+    String dir = BASE + "/refused";
+    cli.ok("mkdir", dir);
+    String before = cli.ok("getstripe", "--json", dir).out();
+    CliRunner.Run r = cli.fails(2, "setstripe", "--stripe-count", "1000", dir);
+    assertTrue(r.err().contains("stripe count (1000) is more than the 2 targets of pool"
+        + " 'default'"), r.err());
+    r = cli.fails(3, "setstripe", "--pool", "nosuchpool", dir);
+    assertTrue(r.err().contains("pool 'nosuchpool' has no targets (pools known: default)"),
+        r.err());
+    r = cli.fails(3, "setstripe", "--stripe-count", "1", "--targets", "no-such-target", dir);
+    assertTrue(r.err().contains("layout names target no-such-target, which the target registry"
+        + " does not know"), r.err());
+    assertEquals(before, cli.ok("getstripe", "--json", dir).out(), "nothing was set");
+    // a missing path: the same checks, and nothing is created
+    cli.fails(2, "setstripe", "-c", "1000", dir + "/new");
+    cli.fails(3, "setstripe", "--pool", "nosuchpool", dir + "/new");
+    cli.fails(3, "stat", dir + "/new");
+    // one target pinned, the rest placed: a new file and an existing empty one are writable
+    String pinned = cli.ok("targets", "--json").json().get(1).get("id").asText();
+    cli.ok("setstripe", "-c", "2", "--targets", pinned, dir + "/new");
+    cli.ok("setstripe", "-c", "1", dir + "/empty"); // an empty file, never written
+    cli.ok("setstripe", "-c", "2", "--targets", pinned, dir + "/empty");
+    for (String f : List.of(dir + "/new", dir + "/empty")) {
+      JsonNode l = cli.ok("getstripe", "--json", f).json();
+      assertEquals(2, l.get("targets").size(), l.toString());
+      assertEquals(pinned, l.get("targets").get(0).asText());
+    }
+  }
+
+  @Test
   void clusterListings() {
     JsonNode df = cli.ok("df", "--json").json();
     assertEquals(2, df.get("total").get("targets").asInt());
