@@ -132,7 +132,7 @@ final class StripeCommands {
             return;
           }
           PrintWriter out = s.out();
-          out.println(f.path() + (f.isDirectory() ? " (directory default)" : ""));
+          out.println(Printable.of(f.path()) + (f.isDirectory() ? " (directory default)" : ""));
           if (l == null) {
             out.println("  (no layout)");
             return;

@@ -159,6 +159,41 @@ class CliNamespaceTest {
   }
 
   @Test
+  void namesWithControlCharactersArePrintedEscapedOneLineEachAndExactInJson() throws Exception {
+    String dir = BASE + "/hostile";
+    List<String> names = List.of("a\nfake-entry", "esc\u001b[31mred", "tab\there",
+        "rtl\u202eexe.txt", "back\\slash");
+    try (ParityClient c = ParityClient.connect(SharedMiniCluster.get().clientConfig().build(),
+        Caller.of("root"))) {
+      c.namespace().mkdirs(dir);
+      for (String n : names) {
+        c.namespace().create(dir + "/" + n, CreateOptions.file().withLease(false));
+      }
+    }
+    List<String> expected = List.of(dir + "/a\\nfake-entry", dir + "/back\\\\slash",
+        dir + "/esc\\033[31mred", dir + "/rtl\\342\\200\\256exe.txt", dir + "/tab\\there");
+    assertEquals(expected, cli.ok("ls", dir).out().lines().toList());
+    List<String> long_ = cli.ok("ls", "-l", dir).out().lines().toList();
+    assertEquals(names.size(), long_.size(), String.join("|", long_));
+    for (int i = 0; i < expected.size(); i++) {
+      assertTrue(long_.get(i).endsWith(expected.get(i)), long_.get(i));
+    }
+    String stat = cli.ok("stat", dir + "/a\nfake-entry").out();
+    assertTrue(stat.contains("path:        " + dir + "/a\\nfake-entry\n"), stat);
+    CliRunner.Run missing = cli.fails(3, "stat", dir + "/no\nsuch");
+    assertEquals(1, missing.err().lines().count(), missing.err());
+    assertTrue(missing.err().startsWith("parityfs: stat: " + dir + "/no\\nsuch: NOT_FOUND"),
+        missing.err());
+    assertTrue(cli.ok("du", dir).out().lines().allMatch(l -> !l.contains("\u001b")));
+    // JSON stays exact: the names come back as they are
+    List<String> fromJson = new ArrayList<>();
+    cli.ok("ls", "--json", dir).json().forEach(f -> fromJson.add(f.get("path").asText()));
+    List<String> exact = new ArrayList<>();
+    names.stream().sorted().forEach(n -> exact.add(dir + "/" + n));
+    assertEquals(exact, fromJson);
+  }
+
+  @Test
   void unreachableClusterIsSix() {
     CliRunner unreachable = new CliRunner("127.0.0.1:1");
     CliRunner.Run r = unreachable.fails(6, "--connect-timeout", "0.5", "ls", "/");
