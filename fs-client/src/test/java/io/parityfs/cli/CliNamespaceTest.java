@@ -194,6 +194,54 @@ class CliNamespaceTest {
   }
 
   @Test
+  void recoverLeaseReleasesAFileALiveWriterStillHolds() throws Exception {
+    String dir = BASE + "/leases";
+    cli.ok("mkdir", dir);
+    String path = dir + "/held.bin";
+    byte[] acked = new byte[300_000]; // more than a chunk, acknowledged by hflush
+    new Random(7).nextBytes(acked);
+    try (ParityClient writer = ParityClient.connect(SharedMiniCluster.get().clientConfig()
+        .build(), Caller.of("root"))) {
+      PfsOutputStream out = writer.create(path, CreateOptions.file());
+      out.write(acked);
+      out.hflush();
+      // a writer whose write failed holds the file like this: nothing else can take it
+      Path small = Files.writeString(local.resolve("lease.txt"), "x");
+      cli.fails(7, "put", "-f", small.toString(), path);
+
+      CliRunner.Run r = cli.ok("recover-lease", path);
+      assertTrue(r.out().startsWith(path + ": lease of "), r.out());
+      assertTrue(r.out().contains("recovered; closed at"), r.out());
+      JsonNode st = cli.ok("stat", "--json", path).json();
+      assertTrue(st.get("writer").isNull(), st.toString());
+      assertTrue(st.get("length").asLong() >= acked.length, st.toString());
+      Path got = local.resolve("held.got");
+      cli.ok("get", path, got.toString());
+      byte[] back = Files.readAllBytes(got);
+      assertArrayEquals(acked, java.util.Arrays.copyOf(back, acked.length), "acknowledged bytes");
+      out.write(1);
+      assertThrowsLeaseExpired(out);
+    }
+    CliRunner.Run again = cli.ok("recover-lease", "--json", path);
+    assertFalse(again.json().get("recovered").asBoolean(), again.out());
+    assertTrue(again.json().get("closed").asBoolean(), again.out());
+    assertTrue(cli.ok("recover-lease", path).out().contains("not open for writing"));
+    cli.ok("put", "-f", local.resolve("lease.txt").toString(), path); // free to replace
+    cli.fails(1, "recover-lease", dir); // IS_A_DIRECTORY
+    cli.fails(3, "recover-lease", dir + "/missing");
+  }
+
+  private static void assertThrowsLeaseExpired(PfsOutputStream out) {
+    try {
+      out.close();
+    } catch (java.io.IOException e) {
+      assertTrue(String.valueOf(e.getMessage()).contains("LEASE_EXPIRED"), e.toString());
+      return;
+    }
+    throw new AssertionError("the revoked writer's close succeeded");
+  }
+
+  @Test
   void unreachableClusterIsSix() {
     CliRunner unreachable = new CliRunner("127.0.0.1:1");
     CliRunner.Run r = unreachable.fails(6, "--connect-timeout", "0.5", "ls", "/");
@@ -210,6 +258,7 @@ class CliNamespaceTest {
     }
     for (String c : List.of("ls", "stat", "put", "get", "cat", "mkdir", "rm", "mv", "du", "df",
         "setstripe", "getstripe", "nodes", "targets", "drives", "fail-drive", "replace-drive",
+        "recover-lease",
         "rebuild", "scrub")) {
       assertTrue(r.out().contains("  " + c + " "), c);
     }
