@@ -8,6 +8,7 @@ package io.parityfs.meta.cluster;
  * @param queueLength deferred-delete records at the last round (-1: none run yet)
  * @param recordsWaiting records kept for a retry because a target could not be reached
  * @param filesDrained records removed after all their chunks were deleted
+ * @param bytesDrained the recorded lengths of those files
  * @param chunksDeleted chunks of removed files deleted from the queue
  * @param trashPurged detached directories whose interrupted purge was finished
  * @param orphanScans orphan collections completed
@@ -18,6 +19,6 @@ package io.parityfs.meta.cluster;
  * @param leasesRecovered files closed because their writer's session ended
  */
 public record ClusterManagerStatus(boolean leader, long queueLength, long recordsWaiting,
-    long filesDrained, long chunksDeleted, long trashPurged, long orphanScans, long orphansFound,
+    long filesDrained, long bytesDrained, long chunksDeleted, long trashPurged, long orphanScans, long orphansFound,
     long orphansDeleted, long lastOrphanScanMillis, long targetsMarkedOffline,
     long leasesRecovered) {}
