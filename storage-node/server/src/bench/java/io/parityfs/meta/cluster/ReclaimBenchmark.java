@@ -87,9 +87,11 @@ public final class ReclaimBenchmark {
   private final int oldRounds;
   private final int writers;
   private final Path dir;
+  private final String args;
 
   private ReclaimBenchmark(String[] args) {
     List<String> a = Arrays.asList(args);
+    this.args = String.join(" ", args);
     quick = a.contains("--quick");
     files = Integer.parseInt(option(a, "--files", quick ? "1000" : "10000"));
     oldRounds = Integer.parseInt(option(a, "--old-rounds", quick ? "1" : "3"));
@@ -271,7 +273,7 @@ public final class ReclaimBenchmark {
     json.put("benchmark", "reclaim");
     json.put("command", "mvn -q -pl storage-node/server -Pbench test-compile exec:exec"
         + " -Dbench.main=io.parityfs.meta.cluster.ReclaimBenchmark"
-        + (quick ? " -Dbench.args=--quick" : ""));
+        + (args.isEmpty() ? "" : " -Dbench.args='" + args + "'"));
     json.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
     json.put("jdk", Machine.jdk());
     json.put("machine", Machine.describe());
