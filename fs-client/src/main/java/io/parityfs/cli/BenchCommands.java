@@ -250,7 +250,7 @@ final class BenchCommands {
           ms(l.p90Nanos()), ms(l.p99Nanos()), ms(l.maxNanos()), ms(l.meanNanos())));
     }
     latency.print(s.out());
-    s.out().println((r.removed() ? "removed " : "kept ") + r.dir());
+    s.out().println((r.removed() ? "removed " : "kept ") + Printable.of(r.dir()));
     s.out().flush();
   }
 

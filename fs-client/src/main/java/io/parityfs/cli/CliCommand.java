@@ -52,8 +52,8 @@ abstract class CliCommand implements Callable<Integer> {
 
   final void report(Session s, CliException e) {
     s.out().flush();
-    s.err().println("parityfs: " + Main.typedName(spec) + ": "
-        + (e.subject() == null ? "" : e.subject() + ": ") + e.getMessage());
+    s.err().println(Printable.of("parityfs: " + Main.typedName(spec) + ": "
+        + (e.subject() == null ? "" : e.subject() + ": ") + e.getMessage()));
     s.err().flush();
     if (first == ExitStatus.OK) {
       first = e.status();

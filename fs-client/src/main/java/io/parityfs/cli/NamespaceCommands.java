@@ -122,7 +122,7 @@ final class NamespaceCommands {
         return;
       }
       if (!long_) {
-        entries.forEach(f -> out.println(f.path()));
+        entries.forEach(f -> out.println(Printable.of(f.path())));
         return;
       }
       Table t = new Table("lllrll", 10, 8, 10, 10, 16);
@@ -152,7 +152,7 @@ final class NamespaceCommands {
             return;
           }
           PrintWriter out = s.out();
-          out.println("path:        " + f.path());
+          out.println("path:        " + Printable.of(f.path()));
           out.println("type:        " + f.type());
           out.println("id:          " + f.id());
           out.println("length:      " + f.length() + " (" + Sizes.human(f.length()) + ")");

@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
         ClusterCommands.Df.class, StripeCommands.SetStripe.class, StripeCommands.GetStripe.class,
         ClusterCommands.Nodes.class, ClusterCommands.Targets.class, DriveCommands.Drives.class,
         DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,
-        DriveCommands.Rebuild.class, DriveCommands.Scrub.class,
+        DriveCommands.Rebuild.class, DriveCommands.Scrub.class, LeaseCommands.RecoverLease.class,
         BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class},
     footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",
         "  parityfs: <command>: <path or target>: <STATUS>: <message>",

@@ -28,6 +28,7 @@ public final class ProgressLine {
   public void update(String label, long done, long total, double rate, Double etaSeconds,
       String state) {
     String figures = text(done, total, rate, etaSeconds) + (state == null ? "" : "  " + state);
+    label = Printable.of(label); // a path: its control characters must not move the cursor
     if (terminal) {
       String line = label + "  " + bar(total <= 0 ? 0 : (double) done / total) + "  " + figures;
       int pad = Math.max(0, lastWidth - line.length());

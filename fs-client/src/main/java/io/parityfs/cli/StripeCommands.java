@@ -4,6 +4,7 @@ import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Namespace;
+import io.parityfs.meta.targets.Placement;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.meta.targets.TargetRegistry;
 import java.io.PrintWriter;
@@ -40,7 +41,8 @@ final class StripeCommands {
   /** {@code setstripe [--chunk-size S] [--stripe-count N] [--protection P] [--pool P] PATH}. */
   @Command(name = "setstripe", description = {"Set the layout of a directory (the default of"
       + " new entries) or of an empty file; a missing PATH is created as an empty file with it.",
-      "Options not given keep the current layout's values."})
+      "Options not given keep the current layout's values. Refused: a target or pool the"
+          + " cluster does not have, a stripe count above the targets the pool has."})
   static final class SetStripe extends CliCommand {
     @Option(names = {"--chunk-size", "-S"}, paramLabel = "<size>",
         description = "bytes per chunk, a multiple of 4K: 256K, 8M, 1G")
@@ -91,9 +93,14 @@ final class StripeCommands {
             mirrorCount == null ? base.mirrorCount() : mirrorCount,
             pool == null ? base.pool() : pool);
         if (f == null) {
-          ns.create(path, CreateOptions.file().withLease(false).withLayout(l));
+          // what setLayout checks and places in the namespace, before the create
+          Placement placement = new Placement(s.client().registry(),
+              s.client().config().placement());
+          placement.check(l, path);
+          Layout placed = l.targets().size() < l.stripeCount() ? placement.place(l, path) : l;
+          ns.create(path, CreateOptions.file().withLease(false).withLayout(placed));
         } else {
-          ns.setLayout(path, l);
+          ns.setLayout(path, l); // checked against the registry there, an empty file placed
         }
       });
     }
@@ -125,7 +132,7 @@ final class StripeCommands {
             return;
           }
           PrintWriter out = s.out();
-          out.println(f.path() + (f.isDirectory() ? " (directory default)" : ""));
+          out.println(Printable.of(f.path()) + (f.isDirectory() ? " (directory default)" : ""));
           if (l == null) {
             out.println("  (no layout)");
             return;

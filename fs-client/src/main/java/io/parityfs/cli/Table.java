@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * Rows printed in aligned columns, two spaces apart; a column whose alignment letter is
- * {@code r} is right-aligned (numbers). The last column is never padded.
+ * {@code r} is right-aligned (numbers). The last column is never padded. Cells are printed
+ * {@link Printable} (a name's newline or escape sequence cannot break a row).
  */
 final class Table {
   private final String align;
@@ -26,7 +27,7 @@ final class Table {
   Table row(Object... cells) {
     String[] r = new String[cells.length];
     for (int i = 0; i < cells.length; i++) {
-      r[i] = cells[i] == null ? "-" : cells[i].toString();
+      r[i] = cells[i] == null ? "-" : Printable.of(cells[i].toString());
     }
     rows.add(r);
     return this;

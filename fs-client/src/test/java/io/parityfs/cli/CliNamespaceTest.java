@@ -159,6 +159,89 @@ class CliNamespaceTest {
   }
 
   @Test
+  void namesWithControlCharactersArePrintedEscapedOneLineEachAndExactInJson() throws Exception {
+    String dir = BASE + "/hostile";
+    List<String> names = List.of("a\nfake-entry", "esc\u001b[31mred", "tab\there",
+        "rtl\u202eexe.txt", "back\\slash");
+    try (ParityClient c = ParityClient.connect(SharedMiniCluster.get().clientConfig().build(),
+        Caller.of("root"))) {
+      c.namespace().mkdirs(dir);
+      for (String n : names) {
+        c.namespace().create(dir + "/" + n, CreateOptions.file().withLease(false));
+      }
+    }
+    List<String> expected = List.of(dir + "/a\\nfake-entry", dir + "/back\\\\slash",
+        dir + "/esc\\033[31mred", dir + "/rtl\\342\\200\\256exe.txt", dir + "/tab\\there");
+    assertEquals(expected, cli.ok("ls", dir).out().lines().toList());
+    List<String> long_ = cli.ok("ls", "-l", dir).out().lines().toList();
+    assertEquals(names.size(), long_.size(), String.join("|", long_));
+    for (int i = 0; i < expected.size(); i++) {
+      assertTrue(long_.get(i).endsWith(expected.get(i)), long_.get(i));
+    }
+    String stat = cli.ok("stat", dir + "/a\nfake-entry").out();
+    assertTrue(stat.contains("path:        " + dir + "/a\\nfake-entry\n"), stat);
+    CliRunner.Run missing = cli.fails(3, "stat", dir + "/no\nsuch");
+    assertEquals(1, missing.err().lines().count(), missing.err());
+    assertTrue(missing.err().startsWith("parityfs: stat: " + dir + "/no\\nsuch: NOT_FOUND"),
+        missing.err());
+    assertTrue(cli.ok("du", dir).out().lines().allMatch(l -> !l.contains("\u001b")));
+    // JSON stays exact: the names come back as they are
+    List<String> fromJson = new ArrayList<>();
+    cli.ok("ls", "--json", dir).json().forEach(f -> fromJson.add(f.get("path").asText()));
+    List<String> exact = new ArrayList<>();
+    names.stream().sorted().forEach(n -> exact.add(dir + "/" + n));
+    assertEquals(exact, fromJson);
+  }
+
+  @Test
+  void recoverLeaseReleasesAFileALiveWriterStillHolds() throws Exception {
+    String dir = BASE + "/leases";
+    cli.ok("mkdir", dir);
+    String path = dir + "/held.bin";
+    byte[] acked = new byte[300_000]; // more than a chunk, acknowledged by hflush
+    new Random(7).nextBytes(acked);
+    try (ParityClient writer = ParityClient.connect(SharedMiniCluster.get().clientConfig()
+        .build(), Caller.of("root"))) {
+      PfsOutputStream out = writer.create(path, CreateOptions.file());
+      out.write(acked);
+      out.hflush();
+      // a writer whose write failed holds the file like this: nothing else can take it
+      Path small = Files.writeString(local.resolve("lease.txt"), "x");
+      cli.fails(7, "put", "-f", small.toString(), path);
+
+      CliRunner.Run r = cli.ok("recover-lease", path);
+      assertTrue(r.out().startsWith(path + ": lease of "), r.out());
+      assertTrue(r.out().contains("recovered; closed at"), r.out());
+      JsonNode st = cli.ok("stat", "--json", path).json();
+      assertTrue(st.get("writer").isNull(), st.toString());
+      assertTrue(st.get("length").asLong() >= acked.length, st.toString());
+      Path got = local.resolve("held.got");
+      cli.ok("get", path, got.toString());
+      byte[] back = Files.readAllBytes(got);
+      assertArrayEquals(acked, java.util.Arrays.copyOf(back, acked.length), "acknowledged bytes");
+      out.write(1);
+      assertThrowsLeaseExpired(out);
+    }
+    CliRunner.Run again = cli.ok("recover-lease", "--json", path);
+    assertFalse(again.json().get("recovered").asBoolean(), again.out());
+    assertTrue(again.json().get("closed").asBoolean(), again.out());
+    assertTrue(cli.ok("recover-lease", path).out().contains("not open for writing"));
+    cli.ok("put", "-f", local.resolve("lease.txt").toString(), path); // free to replace
+    cli.fails(1, "recover-lease", dir); // IS_A_DIRECTORY
+    cli.fails(3, "recover-lease", dir + "/missing");
+  }
+
+  private static void assertThrowsLeaseExpired(PfsOutputStream out) {
+    try {
+      out.close();
+    } catch (java.io.IOException e) {
+      assertTrue(String.valueOf(e.getMessage()).contains("LEASE_EXPIRED"), e.toString());
+      return;
+    }
+    throw new AssertionError("the revoked writer's close succeeded");
+  }
+
+  @Test
   void unreachableClusterIsSix() {
     CliRunner unreachable = new CliRunner("127.0.0.1:1");
     CliRunner.Run r = unreachable.fails(6, "--connect-timeout", "0.5", "ls", "/");
@@ -175,6 +258,7 @@ class CliNamespaceTest {
     }
     for (String c : List.of("ls", "stat", "put", "get", "cat", "mkdir", "rm", "mv", "du", "df",
         "setstripe", "getstripe", "nodes", "targets", "drives", "fail-drive", "replace-drive",
+        "recover-lease",
         "rebuild", "scrub")) {
       assertTrue(r.out().contains("  " + c + " "), c);
     }
@@ -214,6 +298,37 @@ class CliNamespaceTest {
     cli.ok("setstripe", "--stripe-count", "2", dir);
     assertEquals(1 << 20, cli.ok("getstripe", "--json", dir).json().get("chunkSize").asLong());
     cli.fails(2, "setstripe", "--protection", "raid7:1+1", dir);
+  }
+
+  @Test
+  void setStripeRefusesWhatTheClusterDoesNotHaveNamingTheValue() {
+    String dir = BASE + "/refused";
+    cli.ok("mkdir", dir);
+    String before = cli.ok("getstripe", "--json", dir).out();
+    CliRunner.Run r = cli.fails(2, "setstripe", "--stripe-count", "1000", dir);
+    assertTrue(r.err().contains("stripe count (1000) is more than the 2 targets of pool"
+        + " 'default'"), r.err());
+    r = cli.fails(3, "setstripe", "--pool", "nosuchpool", dir);
+    assertTrue(r.err().contains("pool 'nosuchpool' has no targets (pools known: default)"),
+        r.err());
+    r = cli.fails(3, "setstripe", "--stripe-count", "1", "--targets", "no-such-target", dir);
+    assertTrue(r.err().contains("layout names target no-such-target, which the target registry"
+        + " does not know"), r.err());
+    assertEquals(before, cli.ok("getstripe", "--json", dir).out(), "nothing was set");
+    // a missing path: the same checks, and nothing is created
+    cli.fails(2, "setstripe", "-c", "1000", dir + "/new");
+    cli.fails(3, "setstripe", "--pool", "nosuchpool", dir + "/new");
+    cli.fails(3, "stat", dir + "/new");
+    // one target pinned, the rest placed: a new file and an existing empty one are writable
+    String pinned = cli.ok("targets", "--json").json().get(1).get("id").asText();
+    cli.ok("setstripe", "-c", "2", "--targets", pinned, dir + "/new");
+    cli.ok("setstripe", "-c", "1", dir + "/empty"); // an empty file, never written
+    cli.ok("setstripe", "-c", "2", "--targets", pinned, dir + "/empty");
+    for (String f : List.of(dir + "/new", dir + "/empty")) {
+      JsonNode l = cli.ok("getstripe", "--json", f).json();
+      assertEquals(2, l.get("targets").size(), l.toString());
+      assertEquals(pinned, l.get("targets").get(0).asText());
+    }
   }
 
   @Test

@@ -14,4 +14,16 @@ public interface LayoutPlacer {
    * @throws NamespaceException NO_SPACE or UNAVAILABLE when not enough targets are eligible
    */
   Layout place(Layout requested, String path) throws NamespaceException;
+
+  /**
+   * Checks a layout about to be set ({@link Namespace#setLayout}) against the targets that
+   * exist, so that a directory default no file could ever be placed with is refused when it is
+   * set, not at every later create. The default accepts every layout.
+   *
+   * @param path the directory or file, for messages
+   * @throws NamespaceException NOT_FOUND naming a target or pool the cluster does not have
+   * @throws IllegalArgumentException naming the value, e.g. a stripe count above the number of
+   *     targets that could ever be drawn for it, or a target named twice
+   */
+  default void check(Layout layout, String path) throws NamespaceException {}
 }

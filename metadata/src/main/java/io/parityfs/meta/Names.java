@@ -137,8 +137,27 @@ final class Names {
     return b == null ? name : b.toString();
   }
 
-  /** The name of a znode name made by {@link #encode}. */
+  /**
+   * The name of a znode name made by {@link #encode}. Only what {@code encode} makes is accepted:
+   * the decoded name must be a valid name whose encoding is {@code encoded} again (upper-case
+   * hex, only the characters that need it escaped), so a foreign or damaged znode ({@code
+   * "a%2Fb"}, which would decode to a name with a slash, {@code "%2e"}, {@code "%41"}) is CORRUPT
+   * and never reaches a caller as a name. Two znodes can therefore never carry one name.
+   */
   static String decode(String encoded) throws NamespaceException {
+    String name = decodeBytes(encoded);
+    try {
+      checkName(name, name);
+    } catch (NamespaceException e) {
+      throw corrupt(encoded);
+    }
+    if (name != encoded && !encode(name).equals(encoded)) {
+      throw corrupt(encoded); // not the canonical encoding: lower-case hex, a needless escape
+    }
+    return name;
+  }
+
+  private static String decodeBytes(String encoded) throws NamespaceException {
     if (encoded.indexOf('%') < 0) {
       return encoded;
     }

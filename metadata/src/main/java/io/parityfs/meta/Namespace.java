@@ -1004,15 +1004,26 @@ public final class Namespace implements Closeable {
    * or the layout of a file that has no data yet (length and version 0), such as placement's
    * target list right after create. IS_A_DIRECTORY is never thrown here; a file with data:
    * CONFLICT. Needs WRITE on the path.
+   *
+   * <p>With placement ({@link #withPlacement}) the layout is first checked against the cluster
+   * ({@link LayoutPlacer#check}: targets and pool that exist, a stripe count the pool can
+   * fill), and a file's missing targets are placed, so it is born writable as at create.
+   *
+   * @throws IllegalArgumentException naming the value the cluster cannot satisfy
    */
   public FileStatus setLayout(String path, Layout layout) throws NamespaceException {
     Objects.requireNonNull(layout, "layout");
+    if (placer != null) {
+      placer.check(layout, path);
+    }
     return update(path, e -> access.check(e, AccessChecker.WRITE), i -> {
       if (!i.isDirectory() && (i.length() != 0 || i.version() != 0)) {
         throw new NamespaceException(NamespaceStatus.CONFLICT, path,
             "the layout of a file with data cannot change");
       }
-      return i.withLayout(layout);
+      boolean place = placer != null && !i.isDirectory()
+          && layout.targets().size() < layout.stripeCount();
+      return i.withLayout(place ? placer.place(layout, path) : layout);
     });
   }
 

@@ -76,7 +76,10 @@ class NamesTest {
 
   @Test
   void corruptEncodedNamesAreReported() {
-    for (String bad : new String[] {"%", "%G0", "%C3", "a%2"}) {
+    for (String bad : new String[] {"%", "%G0", "%C3", "a%2",
+        "a%2fb", "%c3%bc", "x%0a", // lower-case hex: another name's znode would collide
+        "a%2Fb", "%2E", "%2E%2E", "a%00b", "%41", // a slash, ".", "..", NUL, a needless escape
+        "x".repeat(256)}) {
       assertEquals(NamespaceStatus.CORRUPT,
           assertThrows(NamespaceException.class, () -> Names.decode(bad)).status(), bad);
     }

@@ -25,16 +25,17 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 /**
  * The cluster manager: every candidate (e.g. every storage node) runs one; a Curator {@link
  * LeaderLatch} at {@link ClusterManagerConfig#latchPath()} elects the one that acts. The leader
- * runs its tasks, each periodically on its own thread with its own interval:
+ * runs its tasks, each periodically on its own thread with its own interval (a task with more
+ * work due, such as a long deferred-delete queue, runs its next round at once):
  *
  * <ul>
  *   <li>deferred deletes: delete the chunks of removed files and then their queue records
  *       ({@code DeferredDeleteTask});
  *   <li>trash purge: finish recursive deletes a crash interrupted ({@link
  *       Namespace#purgeTrash()});
- *   <li>orphan collection: delete chunks that belong to no file, past a grace period ({@code
- *       OrphanCollector}, whose comment has the argument that a live file's chunk is never
- *       deleted);
+ *   <li>orphan collection: delete chunks that belong to no file in two rounds a grace period
+ *       apart ({@code OrphanCollector}, whose comment has the argument that a live file's chunk
+ *       is never deleted);
  *   <li>offline marking, when given a {@link TargetRegistry}: targets whose node has been gone
  *       longer than the registry's offline timeout are marked offline ({@code OfflineMarker}).
  * </ul>
@@ -157,7 +158,7 @@ public final class ClusterManager implements Closeable {
   public ClusterManagerStatus status() {
     ManagerCounters c = counters;
     return new ClusterManagerStatus(isLeader(), c.queueLength.get(), c.recordsWaiting.get(),
-        c.filesDrained.get(), c.chunksDeleted.get(), c.trashPurged.get(), c.orphanScans.get(),
+        c.filesDrained.get(), c.bytesDrained.get(), c.chunksDeleted.get(), c.trashPurged.get(), c.orphanScans.get(),
         c.orphansFound.get(), c.orphansDeleted.get(), c.lastOrphanScanMillis.get(),
         c.targetsMarkedOffline.get(), c.leasesRecovered.get());
   }
@@ -204,8 +205,7 @@ public final class ClusterManager implements Closeable {
     leading = true;
     BooleanSupplier acting = () -> leading && term == myTerm && state.get() == State.STARTED;
     for (ManagerTask task : tasks) {
-      scheduled.add(executor.scheduleWithFixedDelay(() -> runRound(task, acting), 0,
-          task.interval().toMillis(), TimeUnit.MILLISECONDS));
+      schedule(task, acting, 0);
     }
     LOG.log(System.Logger.Level.INFO, "cluster manager {0}: elected leader, acting",
         participantId);
@@ -223,6 +223,34 @@ public final class ClusterManager implements Closeable {
     scheduled.clear();
     LOG.log(System.Logger.Level.INFO, "cluster manager {0}: stopped acting ({1})", participantId,
         why);
+  }
+
+  /**
+   * Runs a round of {@code task} after {@code delayMillis}, and after it the next: at once when
+   * the task has {@link ManagerTask#moreDue() more due}, else after its interval; until the term
+   * ends.
+   */
+  private synchronized void schedule(ManagerTask task, BooleanSupplier acting, long delayMillis) {
+    if (!acting.getAsBoolean()) {
+      return;
+    }
+    scheduled.removeIf(java.util.concurrent.Future::isDone);
+    try {
+      scheduled.add(executor.schedule(() -> {
+        runRound(task, acting);
+        schedule(task, acting, moreDue(task) ? 0 : task.interval().toMillis());
+      }, delayMillis, TimeUnit.MILLISECONDS));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  private static boolean moreDue(ManagerTask task) {
+    try {
+      return task.moreDue();
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   private void runRound(ManagerTask task, BooleanSupplier acting) {

@@ -9,16 +9,20 @@ import java.util.Objects;
  *
  * @param latchPath the election's znode (every candidate of a cluster must use the same);
  *     default {@code /parityfs/manager/latch}
- * @param deleteInterval pause between rounds of the deferred-delete queue; default 10 s
- * @param deleteBatch queue records taken per round; default 100
+ * @param deleteInterval pause between rounds of the deferred-delete queue once a round found no
+ *     more records due than it took (a longer queue is drained in rounds back to back); default
+ *     10 s
+ * @param deleteBatch queue records taken per round; default 1000
+ * @param deleteParallelism records of a round drained at once, each on its own thread; default
+ *     32 (1: one after the other)
  * @param retryMin first pause before retrying a record whose targets could not be reached,
  *     doubled at each failure; default 10 s
  * @param retryMax the longest such pause; default 10 min
  * @param trashInterval pause between {@code purgeTrash} calls; default 1 min
  * @param orphanInterval pause between orphan collections; default 6 h
- * @param orphanGrace a chunk younger than this (by its modified time against the manager's
- *     clock at the start of the scan) is never an orphan: it covers writes in flight, readers
- *     lagging other sessions' creates and clock skew between nodes; default 1 h
+ * @param orphanGrace a chunk is collected only once its file id has been seen orphaned in an
+ *     earlier round at least this long before, by the manager's own clock (nodes' clocks play no
+ *     part; two rounds are what makes it safe, the grace is a margin); default 1 h
  * @param scanMaxPasses verification passes of the live-file scan before the round is skipped;
  *     default 10
  * @param scanInFlight ZooKeeper requests the scan issues at once; default 64
@@ -29,12 +33,12 @@ import java.util.Objects;
  *     ended are closed at what their targets hold); default 30 s
  */
 public record ClusterManagerConfig(String latchPath, Duration deleteInterval, int deleteBatch,
-    Duration retryMin, Duration retryMax, Duration trashInterval, Duration orphanInterval,
+    int deleteParallelism, Duration retryMin, Duration retryMax, Duration trashInterval, Duration orphanInterval,
     Duration orphanGrace, int scanMaxPasses, int scanInFlight, int listPageSize,
     Duration offlineInterval, Duration leaseInterval) {
 
   public static final ClusterManagerConfig DEFAULT = new ClusterManagerConfig(
-      "/parityfs/manager/latch", Duration.ofSeconds(10), 100, Duration.ofSeconds(10),
+      "/parityfs/manager/latch", Duration.ofSeconds(10), 1000, 32, Duration.ofSeconds(10),
       Duration.ofMinutes(10), Duration.ofMinutes(1), Duration.ofHours(6), Duration.ofHours(1),
       10, 64, 1000, Duration.ofSeconds(30), Duration.ofSeconds(30));
 
@@ -60,6 +64,10 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
           + retryMin + ")");
     }
     atLeastOne("deleteBatch", deleteBatch);
+    if (deleteParallelism < 1 || deleteParallelism > 1024) {
+      throw new IllegalArgumentException("deleteParallelism (" + deleteParallelism
+          + ") must be in [1, 1024]");
+    }
     atLeastOne("scanMaxPasses", scanMaxPasses);
     atLeastOne("scanInFlight", scanInFlight);
     if (listPageSize < 1 || listPageSize > 10_000) {
@@ -94,6 +102,7 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
     private String latchPath;
     private Duration deleteInterval;
     private int deleteBatch;
+    private int deleteParallelism;
     private Duration retryMin;
     private Duration retryMax;
     private Duration trashInterval;
@@ -109,6 +118,7 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
       latchPath = c.latchPath;
       deleteInterval = c.deleteInterval;
       deleteBatch = c.deleteBatch;
+      deleteParallelism = c.deleteParallelism;
       retryMin = c.retryMin;
       retryMax = c.retryMax;
       trashInterval = c.trashInterval;
@@ -133,6 +143,11 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
 
     public Builder deleteBatch(int v) {
       deleteBatch = v;
+      return this;
+    }
+
+    public Builder deleteParallelism(int v) {
+      deleteParallelism = v;
       return this;
     }
 
@@ -184,9 +199,9 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
     }
 
     public ClusterManagerConfig build() {
-      return new ClusterManagerConfig(latchPath, deleteInterval, deleteBatch, retryMin,
-          retryMax, trashInterval, orphanInterval, orphanGrace, scanMaxPasses, scanInFlight,
-          listPageSize, offlineInterval, leaseInterval);
+      return new ClusterManagerConfig(latchPath, deleteInterval, deleteBatch, deleteParallelism,
+          retryMin, retryMax, trashInterval, orphanInterval, orphanGrace, scanMaxPasses,
+          scanInFlight, listPageSize, offlineInterval, leaseInterval);
     }
   }
 }

@@ -8,16 +8,17 @@ package io.parityfs.meta.cluster;
  * @param queueLength deferred-delete records at the last round (-1: none run yet)
  * @param recordsWaiting records kept for a retry because a target could not be reached
  * @param filesDrained records removed after all their chunks were deleted
+ * @param bytesDrained the recorded lengths of those files
  * @param chunksDeleted chunks of removed files deleted from the queue
  * @param trashPurged detached directories whose interrupted purge was finished
  * @param orphanScans orphan collections completed
- * @param orphansFound chunks found belonging to no file, past the grace period
+ * @param orphansFound chunks found belonging to no file in two rounds a grace period apart
  * @param orphansDeleted of those, deleted
  * @param lastOrphanScanMillis when the last orphan collection completed (0: never)
  * @param targetsMarkedOffline targets this manager marked offline
  * @param leasesRecovered files closed because their writer's session ended
  */
 public record ClusterManagerStatus(boolean leader, long queueLength, long recordsWaiting,
-    long filesDrained, long chunksDeleted, long trashPurged, long orphanScans, long orphansFound,
+    long filesDrained, long bytesDrained, long chunksDeleted, long trashPurged, long orphanScans, long orphansFound,
     long orphansDeleted, long lastOrphanScanMillis, long targetsMarkedOffline,
     long leasesRecovered) {}

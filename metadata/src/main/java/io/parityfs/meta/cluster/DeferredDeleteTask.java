@@ -6,11 +6,19 @@ import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -22,6 +30,15 @@ import java.util.function.LongSupplier;
  * rest. A record whose target cannot be reached is kept and retried after a pause that doubles
  * with each failure ({@code retryMin} .. {@code retryMax}); it is logged once, when it starts
  * waiting, and once when it is drained.
+ *
+ * <p><b>Keeping up with deletes.</b> A round takes up to {@code deleteBatch} records that are due
+ * and drains {@code deleteParallelism} of them at a time, each on its own thread (records are
+ * independent; the chunk service is thread-safe); when more records were due than it took,
+ * {@link #moreDue()} asks for the next round at once instead of after {@code deleteInterval}, so
+ * a long queue drains back to back and the interval is only the pause of an idle queue. A record
+ * is one LIST per target of its layout and one DELETE per chunk (the protocol has no delete of a
+ * whole file). The first unexpected failure of a record stops the round's other records before
+ * their next delete, as a crash would, and is thrown.
  */
 final class DeferredDeleteTask implements ManagerTask {
   private static final System.Logger LOG = System.getLogger(DeferredDeleteTask.class.getName());
@@ -37,8 +54,9 @@ final class DeferredDeleteTask implements ManagerTask {
   private final ClusterManagerConfig config;
   private final ManagerCounters counters;
   private final LongSupplier clock;
-  private final Map<Long, Retry> waiting = new HashMap<>();
-  private final Set<Long> corrupt = new HashSet<>();
+  private final Map<Long, Retry> waiting = new ConcurrentHashMap<>();
+  private final Set<Long> corrupt = ConcurrentHashMap.newKeySet();
+  private volatile boolean moreDue;
 
   DeferredDeleteTask(DeleteQueue queue, ChunkService chunks, ClusterManagerConfig config,
       ManagerCounters counters, LongSupplier clock) {
@@ -60,43 +78,118 @@ final class DeferredDeleteTask implements ManagerTask {
   }
 
   @Override
+  public boolean moreDue() {
+    return moreDue;
+  }
+
+  @Override
   public void runOnce(BooleanSupplier acting) throws Exception {
+    moreDue = false;
     long[] ids = queue.ids();
     counters.queueLength.set(ids.length);
     Set<Long> present = new HashSet<>();
-    int taken = 0;
+    List<Long> taken = new ArrayList<>();
+    long now = clock.getAsLong();
     for (long id : ids) {
       present.add(id);
       Retry retry = waiting.get(id);
-      if (taken >= config.deleteBatch() || corrupt.contains(id)
-          || (retry != null && clock.getAsLong() < retry.dueMillis)) {
+      if (corrupt.contains(id) || (retry != null && now < retry.dueMillis)) {
         continue; // a record waiting for its targets does not hold up the others
       }
-      if (!acting.getAsBoolean()) {
-        return;
+      if (taken.size() == config.deleteBatch()) {
+        moreDue = true;
+        break;
       }
-      taken++;
-      DeferredDelete r;
-      try {
-        r = queue.get(id).orElse(null);
-      } catch (NamespaceException e) {
-        if (e.status() != NamespaceStatus.CORRUPT) {
-          throw e;
-        }
-        if (corrupt.add(id)) {
-          LOG.log(System.Logger.Level.WARNING, "{0}; left in place for an operator",
-              e.getMessage());
-        }
-        continue;
-      }
-      if (r != null) {
-        drain(r, retry, acting);
-      }
+      taken.add(id);
+    }
+    long files = counters.filesDrained.get();
+    long bytes = counters.bytesDrained.get();
+    long started = System.nanoTime();
+    drainAll(taken, acting);
+    files = counters.filesDrained.get() - files;
+    if (files > 0) {
+      LOG.log(System.Logger.Level.INFO, "deferred deletes: {0} files drained ({1} bytes) in {2}"
+          + " ms; {3} records queued before the round", files,
+          counters.bytesDrained.get() - bytes, (System.nanoTime() - started) / 1_000_000,
+          ids.length);
     }
     waiting.keySet().retainAll(present); // drop records that someone else drained
     corrupt.retainAll(present);
     counters.recordsWaiting.set(waiting.size());
     counters.queueLength.set(queue.size());
+    moreDue &= acting.getAsBoolean();
+  }
+
+  /** Drains {@code ids}, {@code deleteParallelism} at a time; the first failure is thrown. */
+  private void drainAll(List<Long> ids, BooleanSupplier acting) throws Exception {
+    if (ids.isEmpty()) {
+      return;
+    }
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    BooleanSupplier going = () -> failed.get() == null && acting.getAsBoolean();
+    int threads = Math.min(config.deleteParallelism(), ids.size());
+    if (threads == 1) {
+      for (long id : ids) {
+        if (!going.getAsBoolean()) {
+          break;
+        }
+        drainOne(id, going);
+      }
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+      Thread t = new Thread(r, "parityfs-deferred-delete-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      List<Future<?>> workers = new ArrayList<>(threads);
+      for (int w = 0; w < threads; w++) {
+        workers.add(pool.submit(() -> {
+          for (int i; (i = next.getAndIncrement()) < ids.size() && going.getAsBoolean(); ) {
+            try {
+              drainOne(ids.get(i), going);
+            } catch (Exception e) {
+              failed.compareAndSet(null, e);
+            }
+          }
+        }));
+      }
+      for (Future<?> f : workers) {
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          failed.compareAndSet(null, e.getCause() instanceof Exception x ? x
+              : new IllegalStateException(e.getCause()));
+        }
+      }
+    } finally {
+      pool.shutdownNow(); // interrupted (close): the workers stop at their next request
+    }
+    if (failed.get() != null) {
+      throw failed.get();
+    }
+  }
+
+  private void drainOne(long id, BooleanSupplier acting) throws Exception {
+    DeferredDelete r;
+    try {
+      r = queue.get(id).orElse(null);
+    } catch (NamespaceException e) {
+      if (e.status() != NamespaceStatus.CORRUPT) {
+        throw e;
+      }
+      if (corrupt.add(id)) {
+        LOG.log(System.Logger.Level.WARNING, "{0}; left in place for an operator",
+            e.getMessage());
+      }
+      return;
+    }
+    if (r != null) {
+      drain(r, waiting.get(id), acting);
+    }
   }
 
   private void drain(DeferredDelete r, Retry retry, BooleanSupplier acting) throws Exception {
@@ -119,9 +212,11 @@ final class DeferredDeleteTask implements ManagerTask {
     queue.remove(r.id());
     waiting.remove(r.id());
     counters.filesDrained.incrementAndGet();
-    LOG.log(System.Logger.Level.INFO, "file {0}: {1} chunks deleted on {2} targets {3}{4},"
-        + " deferred-delete record removed", Long.toString(r.id()), deleted, targets.size(),
-        targets, retry == null ? "" : " (after waiting for a target)");
+    counters.bytesDrained.addAndGet(r.length());
+    LOG.log(retry == null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO,
+        "file {0}: {1} chunks deleted on {2} targets {3}{4}, deferred-delete record removed",
+        Long.toString(r.id()), deleted, targets.size(), targets,
+        retry == null ? "" : " (after waiting for a target)");
   }
 
   /** Deletes every chunk of the file on one target; -1 if it stopped because not acting. */

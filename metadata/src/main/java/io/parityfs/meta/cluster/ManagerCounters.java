@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ManagerCounters {
   final AtomicLong queueLength = new AtomicLong(-1);
   final AtomicLong filesDrained = new AtomicLong();
+  /** Recorded lengths of the files drained. */
+  final AtomicLong bytesDrained = new AtomicLong();
   final AtomicLong chunksDeleted = new AtomicLong();
   final AtomicLong recordsWaiting = new AtomicLong();
   final AtomicLong trashPurged = new AtomicLong();

@@ -15,4 +15,12 @@ interface ManagerTask {
    * soon as {@code acting} turns false (leadership lost, manager closing).
    */
   void runOnce(BooleanSupplier acting) throws Exception;
+
+  /**
+   * Whether the round just run left work that is due now: the next round then starts at once
+   * instead of after {@link #interval()}. Asked after each round, on the round's thread.
+   */
+  default boolean moreDue() {
+    return false;
+  }
 }

@@ -6,31 +6,39 @@ import io.parityfs.meta.LiveFiles;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * Deletes orphan chunks: chunks whose file id belongs to no file, older than the grace period.
+ * Deletes orphan chunks: chunks whose file id belongs to no file, seen so in two rounds at least
+ * the grace period apart by the manager's own clock. No storage node's clock is read.
  *
- * <p>One round: T = now; {@code sync} and find the exact set of live file ids at a moment S after
- * T ({@link LiveFileScanner}: the scan lists every bucket with its {@code pzxid} and re-lists
- * until a pass over all of them sees no change, so renames running meanwhile cannot hide a
- * file); read the deferred-delete queue and the id counter; then list every target and delete
- * each chunk whose file id is not live, not queued, below the id counter, and whose modified
- * time is before T − grace.
+ * <p>One round: {@code sync} and find the exact set of live file ids at a moment S
+ * ({@link LiveFileScanner}: the scan lists every bucket with its {@code pzxid} and re-lists until
+ * a pass over all of them sees no change, so renames running meanwhile cannot hide a file); read
+ * the deferred-delete queue and the id counter; then list every target. A chunk is a
+ * <em>suspect</em> if its file id is not live, not queued and below the id counter. A suspect
+ * whose file id was already a suspect in an earlier round, first seen at least {@code grace}
+ * ago, is deleted; the others are remembered (file id, and when the manager first listed it).
  *
  * <p>Why a live file's chunk is never deleted: a writer learns a file's id from the create that
- * made it, so a chunk of file F is written after F's create committed. If the chunk's modified
- * time is before T − grace, then (clocks agreeing within the grace) F's create committed before
- * T, and the {@code sync} makes it visible to the scan. F absent at S therefore means F was
- * removed before S; ids are never reused and a rename moves an id atomically, so F is dead for
- * ever and its chunks are garbage. Chunks written later by a writer that has not noticed the
- * removal are young, and wait for a later round. An id at or above the counter was never handed
- * out: such a chunk is logged, not deleted (another namespace's chunk, or a bug). Two managers
- * acting at once (a deposed leader that has not noticed yet) would both be right.
+ * made it, so a chunk of file F exists only after F's create committed. Round p listed a chunk
+ * of F at a moment L<sub>p</sub>, so F was created before L<sub>p</sub>. A later round r begins
+ * after round p ended (one thread runs the rounds; the suspects a round uses are those stored
+ * before its {@code sync}), so its scan's S<sub>r</sub> is after L<sub>p</sub> and sees F's
+ * create. F absent at S<sub>r</sub> therefore means F was removed before S<sub>r</sub>; ids are
+ * never reused and a rename moves an id atomically, so F is dead for ever and every chunk of it,
+ * whenever written, is garbage. This holds whatever the clocks say: the grace only spaces the
+ * two sightings (by the manager's clock) as a margin; a node's clock, ahead or behind, plays no
+ * part. An id at or above the counter was never handed out: such a chunk is logged, not deleted
+ * (another namespace's chunk, or a bug). Two managers acting at once (a deposed leader that has
+ * not noticed yet) would both be right. Suspects live in memory: a new leader starts without
+ * them and deletes nothing in its first round.
  */
 final class OrphanCollector implements ManagerTask {
   private static final System.Logger LOG = System.getLogger(OrphanCollector.class.getName());
@@ -43,6 +51,11 @@ final class OrphanCollector implements ManagerTask {
   private final ManagerCounters counters;
   private final LongSupplier clock;
   private final LiveFileScanner.Progress progress;
+  /**
+   * File id → the manager's clock when one of its chunks was first listed as a suspect, as of
+   * the end of the last round; replaced whole at the end of a round that ran to its end.
+   */
+  private volatile Map<Long, Long> suspects = Map.of();
 
   /**
    * @param progress told of each bucket the scan reads (tests interleave renames); the scan
@@ -72,8 +85,10 @@ final class OrphanCollector implements ManagerTask {
 
   @Override
   public void runOnce(BooleanSupplier acting) throws Exception {
-    long t = clock.getAsLong();
-    long cutoff = t - config.orphanGrace().toMillis();
+    Map<Long, Long> earlier = suspects; // stored before this round's sync: see the comment
+    long grace = config.orphanGrace().toMillis();
+    Map<Long, Long> seen = new HashMap<>();
+    boolean complete = true;
     Optional<LiveFiles> scanned = scanner.scan(config.scanMaxPasses(), config.scanInFlight(),
         (buckets, entries) -> progress.bucketRead(buckets, entries) && acting.getAsBoolean());
     if (scanned.isEmpty()) {
@@ -97,19 +112,25 @@ final class OrphanCollector implements ManagerTask {
         while (true) {
           ChunkPage page = chunks.list(target, ChunkService.ALL_FILES, cursor,
               config.listPageSize());
+          long listed = clock.getAsLong();
           for (StoredChunk c : page.chunks()) {
             checked++;
             long id = c.fileId();
-            if (live.contains(id) || Arrays.binarySearch(queued, id) >= 0
-                || c.modifiedMillis() >= cutoff) {
+            if (live.contains(id) || Arrays.binarySearch(queued, id) >= 0) {
               continue;
             }
             if (id >= live.idLimit()) {
               unallocated.add(id);
               continue;
             }
+            Long first = earlier.get(id);
+            long firstSeen = first != null ? first : seen.getOrDefault(id, listed);
+            seen.merge(id, firstSeen, Math::min);
+            if (first == null || listed - first < grace) {
+              continue; // a suspect, not yet proven dead
+            }
             if (!acting.getAsBoolean()) {
-              return;
+              return; // this round's sightings are dropped; the earlier ones stay
             }
             found++;
             counters.orphansFound.incrementAndGet();
@@ -127,6 +148,7 @@ final class OrphanCollector implements ManagerTask {
           return; // e.g. interrupted by close: not the target's fault
         }
         unreachable++;
+        complete = false;
         LOG.log(System.Logger.Level.WARNING, "orphan collection: target {0} unreachable ({1});"
             + " skipped this round", target, e.getMessage());
       }
@@ -136,11 +158,18 @@ final class OrphanCollector implements ManagerTask {
           + " counter {1} have chunks (never handed out; not deleted): {2}", unallocated.size(),
           live.idLimit(), unallocated.stream().limit(IDS_LOGGED).toList());
     }
+    if (!complete) {
+      // a target not listed: keep its earlier sightings (a sighting is a fact for ever)
+      for (Map.Entry<Long, Long> e : earlier.entrySet()) {
+        seen.merge(e.getKey(), e.getValue(), Math::min);
+      }
+    }
+    suspects = Map.copyOf(seen);
     counters.orphanScans.incrementAndGet();
     counters.lastOrphanScanMillis.set(clock.getAsLong());
     LOG.log(System.Logger.Level.INFO, "orphan collection: {0} live files ({1} scan passes),"
         + " {2} chunks checked on {3} targets ({4} unreachable), {5} orphans found, {6}"
-        + " deleted", live.size(), live.passes(), checked, targets.size(), unreachable, found,
-        deleted);
+        + " deleted, {7} suspect files remembered", live.size(), live.passes(), checked,
+        targets.size(), unreachable, found, deleted, seen.size());
   }
 }

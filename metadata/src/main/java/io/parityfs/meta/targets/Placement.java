@@ -136,6 +136,59 @@ public final class Placement implements LayoutPlacer {
     return requested.withTargets(chosen);
   }
 
+  /**
+   * Refuses a layout that no create could ever be placed with, whatever the targets' states:
+   * a target it names that the registry does not know (NOT_FOUND), a pool without targets
+   * (NOT_FOUND, listing the pools known), or a stripe count above the named targets plus the
+   * other targets of the pool ({@link IllegalArgumentException}, naming both numbers). Targets
+   * offline, failed or full now are counted: they may come back. Reads the registry's view.
+   */
+  @Override
+  public void check(Layout layout, String path) throws NamespaceException {
+    Objects.requireNonNull(layout, "layout");
+    List<TargetInfo> all = registry.targets();
+    Set<String> known = new HashSet<>();
+    all.forEach(t -> known.add(t.id()));
+    if (new HashSet<>(layout.targets()).size() != layout.targets().size()) {
+      throw new IllegalArgumentException("layout names a target twice: " + layout.targets());
+    }
+    for (String id : layout.targets()) {
+      if (!known.contains(id)) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "layout names target "
+            + id + ", which the target registry does not know (" + all.size()
+            + " targets known)");
+      }
+    }
+    int wanted = layout.stripeCount() - layout.targets().size();
+    if (wanted == 0) {
+      return;
+    }
+    int inPool = 0;
+    Set<String> pools = new TreeSet<>();
+    for (TargetInfo t : all) {
+      pools.add(t.pool());
+      if (t.pool().equals(layout.pool()) && !layout.targets().contains(t.id())) {
+        inPool++;
+      }
+    }
+    if (!pools.contains(layout.pool())) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "pool '" + layout.pool()
+          + "' has no targets (pools known: "
+          + (pools.isEmpty() ? "none" : String.join(", ", pools)) + ")");
+    }
+    if (wanted > inPool) {
+      int named = layout.targets().size();
+      throw new IllegalArgumentException("stripe count (" + layout.stripeCount() + ") is more"
+          + " than " + (named == 0 ? "the " + targets(inPool) + " of pool '" + layout.pool() + "'"
+              : "the " + targets(named) + " named plus the " + inPool + " other "
+              + (inPool == 1 ? "target" : "targets") + " of pool '" + layout.pool() + "'"));
+    }
+  }
+
+  private static String targets(int n) {
+    return n + (n == 1 ? " target" : " targets");
+  }
+
   private static TargetInfo checkNamed(String id, TargetInfo t, String path)
       throws NamespaceException {
     if (t == null) {

@@ -85,7 +85,11 @@ class DeferredDeleteTaskTest extends ClusterFixture {
         throw new IllegalStateException("simulated crash");
       }
     });
-    assertThrows(IllegalStateException.class, () -> task().runOnce(() -> true));
+    // one record at a time, so that the crash leaves an exact count (in parallel, deletes of
+    // other records already in flight would still land)
+    assertThrows(IllegalStateException.class, () -> new DeferredDeleteTask(queue, chunks,
+        ClusterManagerConfig.builder().listPageSize(2).deleteParallelism(1).build(), counters,
+        clock::get).runOnce(() -> true));
     int left = 0;
     for (long id : ids) {
       left += chunks.count(id);
@@ -107,6 +111,55 @@ class DeferredDeleteTaskTest extends ClusterFixture {
     new DeferredDeleteTask(queue, chunks, ClusterManagerConfig.DEFAULT, second, clock::get)
         .runOnce(() -> true);
     assertEquals(calls, chunks.deleteCalls(), "nothing left to do");
+  }
+
+  @Test
+  void aQueueLongerThanABatchAsksForTheNextRoundAtOnce() throws Exception {
+    long[] ids = new long[25];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = file("/f" + i, 2).id();
+      ns.delete("/f" + i, false);
+    }
+    DeferredDeleteTask task = new DeferredDeleteTask(queue, chunks, ClusterManagerConfig
+        .builder().deleteBatch(10).deleteParallelism(4).build(), counters, clock::get);
+    int rounds = 0;
+    do {
+      task.runOnce(() -> true);
+      rounds++;
+    } while (task.moreDue() && rounds < 10);
+    assertEquals(3, rounds, "10 + 10 + 5, back to back");
+    assertEquals(0, queue.size());
+    for (long id : ids) {
+      assertEquals(0, chunks.count(id));
+    }
+    assertEquals(25, counters.filesDrained.get());
+    task.runOnce(() -> true);
+    assertTrue(!task.moreDue(), "an empty queue waits for the interval");
+  }
+
+  @Test
+  void recordsOfARoundAreDrainedInParallel() throws Exception {
+    for (int i = 0; i < 8; i++) {
+      file("/p" + i, 1);
+      ns.delete("/p" + i, false);
+    }
+    // every delete waits until four are under way at once: drained one after the other, the
+    // first would wait alone and fail the round
+    java.util.concurrent.CountDownLatch together = new java.util.concurrent.CountDownLatch(4);
+    chunks.onDelete((t, f, i) -> {
+      together.countDown();
+      try {
+        if (!together.await(20, java.util.concurrent.TimeUnit.SECONDS)) {
+          throw new IllegalStateException("deletes are not concurrent");
+        }
+      } catch (InterruptedException e) {
+        throw new java.io.InterruptedIOException();
+      }
+    });
+    new DeferredDeleteTask(queue, chunks, ClusterManagerConfig.builder().deleteParallelism(4)
+        .build(), counters, clock::get).runOnce(() -> true);
+    assertEquals(0, queue.size());
+    assertEquals(8, counters.filesDrained.get());
   }
 
   @Test

@@ -63,7 +63,8 @@ class OrphanCollectorTest extends ClusterFixture {
   }
 
   @Test
-  void deletesOnlyOldChunksOfNoFileNotQueuedAndOfAnIdHandedOut() throws Exception {
+  void deletesOnlyChunksOfNoFileNotQueuedAndOfAnIdHandedOutSeenSoInTwoRoundsAGraceApart()
+      throws Exception {
     long old = now - 2 * HOUR;
     List<Long> live = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
@@ -71,7 +72,7 @@ class OrphanCollectorTest extends ClusterFixture {
     }
     ns.create("/empty/dir/f", CreateOptions.file()); // no chunks
     long dead = deadFile("/x", old);
-    long youngDead = deadFile("/y", now - 10 * 60_000);
+    long deadYoung = deadFile("/y", now + 3 * HOUR); // a node clock ahead: no matter
     long queued = liveFile("/q", old);
     ns.delete("/q", false); // queued, not drained yet: left to the queue
     long unallocated = 1L << 39;
@@ -79,20 +80,111 @@ class OrphanCollectorTest extends ClusterFixture {
     long inDetached = liveFile("/gone/sub/f", old);
     // a detached directory not yet purged: its files count as live until the purge queues them
     detachWithoutPurge(ns, "gone");
+    long[] clock = {now};
+    OrphanCollector collector = new OrphanCollector(LiveFileScanner.open(client, ns.config()),
+        queue, chunks, ClusterManagerConfig.DEFAULT, counters, () -> clock[0],
+        (buckets, entries) -> true);
 
-    collector(ClusterManagerConfig.DEFAULT, () -> {}).runOnce(() -> true);
+    collector.runOnce(() -> true);
+    assertEquals(0, counters.orphansDeleted.get(), "nothing is deleted on a first sighting");
+    long late = deadFile("/z", old); // its chunks are first seen in the second round
+    clock[0] += HOUR - 1;
+    collector.runOnce(() -> true);
+    assertEquals(0, counters.orphansDeleted.get(), "less than the grace since the sighting");
+    clock[0] += 1;
+    collector.runOnce(() -> true);
 
     for (long id : live) {
       assertEquals(4, chunks.count(id), "live file " + id);
     }
     assertEquals(0, chunks.count(dead));
-    assertEquals(4, chunks.count(youngDead), "younger than the grace period");
+    assertEquals(0, chunks.count(deadYoung), "the node's clock plays no part");
+    assertEquals(4, chunks.count(late), "first seen less than the grace ago");
     assertEquals(4, chunks.count(queued), "in the deferred-delete queue");
     assertEquals(2, chunks.count(unallocated), "an id never handed out");
     assertEquals(4, chunks.count(inDetached));
-    assertEquals(4, counters.orphansFound.get());
-    assertEquals(4, counters.orphansDeleted.get());
-    assertEquals(1, counters.orphanScans.get());
+    assertEquals(8, counters.orphansFound.get());
+    assertEquals(8, counters.orphansDeleted.get());
+    assertEquals(3, counters.orphanScans.get());
+    clock[0] += HOUR;
+    collector.runOnce(() -> true);
+    assertEquals(0, chunks.count(late));
+  }
+
+  @Test
+  void anUnreachableTargetKeepsItsSightings() throws Exception {
+    long dead = deadFile("/x", now);
+    long[] clock = {now};
+    ClusterManagerConfig config = ClusterManagerConfig.builder().orphanGrace(Duration.ZERO)
+        .build();
+    OrphanCollector collector = new OrphanCollector(LiveFileScanner.open(client, ns.config()),
+        queue, chunks, config, counters, () -> clock[0], (buckets, entries) -> true);
+    chunks.setUnreachable("t2", true);
+    collector.runOnce(() -> true); // sighted on t1 only
+    chunks.setUnreachable("t2", false);
+    collector.runOnce(() -> true); // t1's deleted; first sighting on t2... of a known suspect
+    assertEquals(0, chunks.count(dead), "a suspect file is one id, whichever target");
+    FileStatus f = ns.create("/y", CreateOptions.file().withLayout(LAYOUT));
+    chunks.putFile(f.id(), List.of("t2"), 2, now); // on t2 only
+    ns.delete("/y", false);
+    queue.remove(f.id());
+    long other = f.id();
+    collector.runOnce(() -> true); // sighted on t2
+    chunks.setUnreachable("t2", true);
+    collector.runOnce(() -> true); // t2 not listed: its sightings are kept
+    assertEquals(2, chunks.count(other));
+    chunks.setUnreachable("t2", false);
+    collector.runOnce(() -> true);
+    assertEquals(0, chunks.count(other));
+  }
+
+  @Test
+  void aFileCreatedBetweenTheScanAndTheListingKeepsItsChunksWhateverTheNodeClockSays()
+      throws Exception {
+    // D11: the node's clock is 2 h behind the manager's, so a chunk written a moment ago
+    // carries a modified time older than any grace period. The file is created after the
+    // live-file scan and before the targets are listed: the scan cannot know it.
+    long nodeClock = now - 2 * HOUR;
+    long dead = deadFile("/x", nodeClock);
+    long[] created = {-1};
+    ChunkService listingAfterACreate = new ChunkService() {
+      @Override
+      public List<String> targets() {
+        return chunks.targets();
+      }
+
+      @Override
+      public ChunkPage list(String target, long fileId, long cursor, int limit)
+          throws java.io.IOException {
+        if (created[0] < 0) {
+          try {
+            created[0] = liveFile("/new", nodeClock);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+        return chunks.list(target, fileId, cursor, limit);
+      }
+
+      @Override
+      public boolean delete(String target, long fileId, int index) throws java.io.IOException {
+        return chunks.delete(target, fileId, index);
+      }
+    };
+    long[] managerClock = {now};
+    OrphanCollector collector = new OrphanCollector(LiveFileScanner.open(client, ns.config()),
+        queue, listingAfterACreate, ClusterManagerConfig.DEFAULT, counters,
+        () -> managerClock[0], (buckets, entries) -> true);
+
+    collector.runOnce(() -> true);
+    assertTrue(created[0] > 0 && created[0] < dead + 100, "an id of the same block");
+    assertEquals(4, chunks.count(created[0]), "created after the scan: kept");
+    assertEquals(4, chunks.count(dead), "seen orphaned once: not yet collected");
+
+    managerClock[0] += HOUR; // the grace, by the manager's own clock
+    collector.runOnce(() -> true);
+    assertEquals(4, chunks.count(created[0]), "live at the second scan");
+    assertEquals(0, chunks.count(dead), "orphaned in both rounds, a grace apart");
   }
 
   @Test
@@ -171,8 +263,11 @@ class OrphanCollectorTest extends ClusterFixture {
     };
     ClusterManagerConfig config = ClusterManagerConfig.builder().orphanGrace(Duration.ZERO)
         .scanInFlight(1).build();
-    new OrphanCollector(LiveFileScanner.open(client, ns.config()), queue, chunks, config,
-        counters, () -> now, swapBack).runOnce(() -> true);
+    OrphanCollector collector = new OrphanCollector(LiveFileScanner.open(client, ns.config()),
+        queue, chunks, config, counters, () -> now, swapBack);
+    collector.runOnce(() -> true); // swaps during the scan; the first sighting of /x
+    assertEquals(4, chunks.count(dead));
+    collector.runOnce(() -> true); // the second
     assertEquals(null, failed.get());
     assertEquals(1, swaps.get());
     for (long id : live) {
@@ -222,10 +317,11 @@ class OrphanCollectorTest extends ClusterFixture {
     mover.start();
     ClusterManagerConfig config = ClusterManagerConfig.builder().orphanGrace(Duration.ZERO)
         .scanMaxPasses(20).build();
+    OrphanCollector collector = collector(config, () -> {});
     try {
       for (int round = 0; round < 50 && (counters.orphanScans.get() < 2 || renames.get() < 20);
           round++) {
-        collector(config, () -> {}).runOnce(() -> true);
+        collector.runOnce(() -> true);
         for (long id : live) {
           assertEquals(4, chunks.count(id), "live file " + id + " in round " + round);
         }

@@ -10,6 +10,7 @@ import io.parityfs.raid.array.RaidArray;
 import io.parityfs.raid.array.ScrubSchedule;
 import io.parityfs.raid.codec.CodecSelection;
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -81,10 +82,14 @@ public final class StorageTarget {
   }
 
   /**
-   * Bytes of chunk data the target can hold, estimated from its drives: data slots x the smallest
-   * live data drive x k / (k + m) (a mirror: / copies). Declustered placement spreads objects
-   * evenly, so the smallest drive bounds the array. Drives sharing one file system (tests) are
-   * each counted whole.
+   * Bytes of chunk data the target can hold, estimated from its drives: declustered placement
+   * spreads a chunk's {@code width} shards evenly over the data slots, so each drive holds
+   * 1/dataSlots of the physical bytes, which are width/k of the chunk bytes (a mirror: copies).
+   * Drives are grouped by the file system they are on ({@link FileStore} identity): a file
+   * system holding n of the drives, of size S, bounds the array at S × dataSlots × k / (n ×
+   * width), and the smallest bound is the estimate. With one drive per file system this is the
+   * smallest drive × dataSlots × k / width; with every drive on one file system (a test or a
+   * local cluster) it is that file system × k / width, not dataSlots times it.
    */
   public long capacityBytes() {
     return estimate(false);
@@ -95,28 +100,45 @@ public final class StorageTarget {
     return estimate(true);
   }
 
-  private long estimate(boolean free) {
+  /** The file systems of the live data drives: what {@link #capacityBytes()} divides. */
+  public java.util.List<FileStore> fileStores() {
+    return java.util.List.copyOf(dataDriveStores().keySet());
+  }
+
+  /** Each file system holding live data drives, with how many of them. */
+  private java.util.Map<FileStore, Integer> dataDriveStores() {
     int dataSlots = array.labels().dataSlots();
     DriveState[] states = array.driveStates();
-    long smallest = Long.MAX_VALUE;
+    java.util.Map<FileStore, Integer> stores = new java.util.LinkedHashMap<>();
     for (ArraySlot s : array.labels().slots()) {
       if (s.slot() >= dataSlots || s.drivePath().isEmpty()
           || (states[s.slot()] != DriveState.ONLINE && states[s.slot()] != DriveState.REBUILDING)) {
         continue;
       }
       try {
-        var store = Files.getFileStore(s.drivePath().get());
-        smallest = Math.min(smallest, free ? store.getUsableSpace() : store.getTotalSpace());
+        stores.merge(Files.getFileStore(s.drivePath().get()), 1, Integer::sum);
       } catch (IOException e) {
         // a vanished drive: the array fails it on its own; leave it out of the estimate
       }
     }
-    if (smallest == Long.MAX_VALUE) {
-      return 0;
-    }
+    return stores;
+  }
+
+  private long estimate(boolean free) {
+    int dataSlots = array.labels().dataSlots();
     Protection p = array.labels().config().protection();
     int k = p instanceof Protection.Parity parity ? parity.geometry().k() : 1;
-    return (long) ((double) smallest * dataSlots * k / p.width());
+    double bound = Double.MAX_VALUE;
+    for (var e : dataDriveStores().entrySet()) {
+      long size;
+      try {
+        size = free ? e.getKey().getUsableSpace() : e.getKey().getTotalSpace();
+      } catch (IOException x) {
+        continue;
+      }
+      bound = Math.min(bound, (double) size * dataSlots * k / ((double) e.getValue() * p.width()));
+    }
+    return bound == Double.MAX_VALUE ? 0 : (long) bound;
   }
 
   /** The drive directories of the array's slots (spares included) that have one. */

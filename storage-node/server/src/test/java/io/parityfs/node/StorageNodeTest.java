@@ -227,6 +227,27 @@ class StorageNodeTest {
   }
 
   @Test
+  void drivesOnOneFileSystemCountItOnceInTheCapacity() throws Exception {
+    // every drive folder of both targets is on the temporary folder's file system: counted
+    // once per drive, raid6:4+2 claimed 6 x 4/6 = 4 times the disk, mirror:2 twice half of it
+    StorageNode node = start(props());
+    try {
+      java.nio.file.FileStore fs = Files.getFileStore(dir);
+      StorageTarget fast = node.targets().get(0);
+      StorageTarget small = node.targets().get(1);
+      assertEquals(java.util.List.of(fs), fast.fileStores());
+      long total = fs.getTotalSpace();
+      assertEquals(total * 4.0 / 6, fast.capacityBytes(), 1.0, "raid6:4+2: k/width of the disk");
+      assertEquals(total / 2.0, small.capacityBytes(), 1.0, "mirror:2: half the disk");
+      long usable = fs.getUsableSpace();
+      assertTrue(fast.freeBytes() <= usable * 4.0 / 6 + (64 << 20), fast.freeBytes() + " free of "
+          + usable);
+    } finally {
+      node.close();
+    }
+  }
+
+  @Test
   void aRestartedNodeIsTheSameNodeWithTheSameTargetsAndData() throws Exception {
     Properties p = props();
     StorageNode first = start(p);

@@ -77,6 +77,8 @@ public final class NodeConfigParser {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?",
       Pattern.CASE_INSENSITIVE);
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)?");
+  /** The longest duration any key takes: 100 years (well within a Duration's nanoseconds). */
+  private static final Duration MAX_DURATION = Duration.ofDays(36_500);
 
   private final String source;
   private final Path base;
@@ -387,15 +389,25 @@ public final class NodeConfigParser {
       problem(key, "value (" + v + ") must be a duration like 500ms, 30s, 10m, 12h or 7d");
       return Duration.ofSeconds(1);
     }
-    long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);
-    Duration d = switch (unit) {
-      case "ms" -> Duration.ofMillis(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      case "d" -> Duration.ofDays(n);
-      default -> Duration.ofSeconds(n);
-    };
+    Duration d;
+    try {
+      long n = Long.parseLong(m.group(1));
+      d = switch (unit) {
+        case "ms" -> Duration.ofMillis(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        case "d" -> Duration.ofDays(n);
+        default -> Duration.ofSeconds(n);
+      };
+    } catch (NumberFormatException | ArithmeticException e) {
+      d = null; // more digits than a long holds, or more seconds than a Duration does
+    }
+    if (d == null || d.compareTo(MAX_DURATION) > 0) {
+      // a bound that every use (toMillis, toNanos of a scheduler) can hold
+      problem(key, "value (" + v + ") is too large: at most " + MAX_DURATION.toDays() + "d");
+      return Duration.ofSeconds(1);
+    }
     if (d.isZero() && !zeroAllowed) {
       problem(key, "value (" + v + ") must be positive");
       return Duration.ofSeconds(1);

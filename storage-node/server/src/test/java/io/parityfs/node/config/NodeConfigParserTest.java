@@ -113,6 +113,10 @@ class NodeConfigParserTest {
         {"target.a.pool", "a/b"},
         {"server.workerThreads", "0"},
         {"server.idleTimeout", "soon"},
+        {"server.idleTimeout", "99999999999999999999"}, // more digits than a long: was a crash
+        {"zookeeper.sessionTimeout", "9223372036854775807d"}, // overflows a Duration
+        {"target.a.scrubInterval", "36501d"},
+        {"server.drainTimeout", "9223372036854775807ms"},
         {"target.a.drvies", "/x"},
         {"zookeeper.conect", "h:1"},
     };
