@@ -715,8 +715,11 @@ public final class LocalCluster {
   }
 
   private List<String> nodeCommand(int i) {
+    // the node's LogManager from the JVM's start (set in main, it comes too late: the JDK's
+    // start-up already made one), so what a node logs while it stops on SIGTERM is kept
     return javaCommand(nodeName(i), shape.nodeHeap(),
-        List.of("--add-modules", "jdk.incubator.vector"),
+        List.of("--add-modules", "jdk.incubator.vector",
+            "-Djava.util.logging.manager=io.parityfs.node.NodeLogManager"),
         List.of(NODE_MAIN, "start", "--config", nodeConfig(i).toString()));
   }
 

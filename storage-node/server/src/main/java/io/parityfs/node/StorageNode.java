@@ -204,6 +204,7 @@ public final class StorageNode implements NodeServices, Closeable {
     if (was == State.CLOSED) {
       return;
     }
+    LOG.log(System.Logger.Level.INFO, "node {0}: closing (was {1})", nodeId, was);
     closeAll();
     LOG.log(System.Logger.Level.INFO, "node {0}: closed", nodeId);
   }
