@@ -7,6 +7,11 @@ import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.TargetId;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.protocol.WriteRequest;
+import java.nio.ByteBuffer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +26,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -184,5 +190,43 @@ class SkewedClockTest {
       assertEquals(Reachability.ONLINE, t.reachability(), "node" + i + ": " + t);
       assertEquals("", t.offlineReason(), "node" + i + ": " + t);
     }
+  }
+
+  /**
+   * The grace of the orphan collection (1 h by default) is measured on the manager's clock
+   * against chunk times from the nodes' clocks (D11): a manager two hours ahead takes a chunk
+   * written seconds ago for one older than the grace. The chunk here is a true orphan (its file
+   * id is a directory's, which no file has), so deleting it harms nothing by itself; it shows
+   * that the grace, which is what keeps the chunks of a file created during a scan (invisible to
+   * it) from being collected, does not hold across skewed clocks. Fails on today's code: the
+   * orphan is deleted ("1 orphans found, 1 deleted"). Disabled until D11's fix (times from one
+   * clock, e.g. the manager's own when it first sees a chunk, or the metadata's) is merged.
+   */
+  @Test
+  @Disabled("D11: fails today, the manager's clock ahead of the chunk's node voids the grace")
+  void aChunkYoungerThanTheGraceIsNotCollectedByAManagerWhoseClockIsAhead() throws Exception {
+    cluster.mkdirs("/skew/orphan-dir");
+    long dirId = TestFiles.status(cluster.root(), "/skew/orphan-dir").id();
+    TargetInfo t = cluster.target(0); // node0: the real time
+    cluster.root().nodes().writeChunk(t.socketAddress(), TargetId.of(t.id()),
+        new ChunkId(dirId, 0), 0, WriteMode.CREATE, WriteRequest.SYNC,
+        ByteBuffer.wrap(ExpectedBytes.of(ExpectedBytes.key("/skew/orphan-dir", "orphan"), 0,
+            4096)));
+    cluster.local().stopNode(AHEAD, Duration.ofSeconds(30));
+    cluster.restartNode(AHEAD);
+    cluster.await("an orphan collection by node" + AHEAD + " after its restart",
+        Duration.ofSeconds(60), () -> {
+          try {
+            return !orphanLines().isEmpty();
+          } catch (IOException e) {
+            throw new AssertionError(e);
+          }
+        });
+    String line = orphanLines().get(0);
+    System.out.println("[test] " + line);
+    Matcher m = ORPHAN_LINE.matcher(line);
+    assertTrue(m.find());
+    assertEquals("0", m.group(6), "a chunk seconds old collected, under a grace of an hour: "
+        + line);
   }
 }
