@@ -22,8 +22,11 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -132,6 +135,9 @@ public final class LocalCluster {
   private final Shape shape;
   /** Of an ensemble: per server (index s - 1) its client, quorum and election port; else empty. */
   private final List<int[]> ensemblePorts;
+  /** Extra environment of a node's JVM, by node index ({@link #setNodeEnvironment}). */
+  private final Map<Integer, Map<String, String>> nodeEnvironment =
+      new ConcurrentHashMap<>();
 
   private LocalCluster(Path dir, Shape shape, List<int[]> ensemblePorts) {
     this.dir = dir;
@@ -259,7 +265,7 @@ public final class LocalCluster {
    * node.advertise.host}, {@code zookeeper.connect}) or change its drives ({@code
    * target.t.drives}). The keys are those of {@code conf/storage-node.properties}.
    */
-  public void updateNodeConfig(int i, java.util.Map<String, String> changes) throws IOException {
+  public void updateNodeConfig(int i, Map<String, String> changes) throws IOException {
     Properties p = nodeProperties(i);
     changes.forEach((k, v) -> {
       if (v == null) {
@@ -355,7 +361,7 @@ public final class LocalCluster {
       for (int i = 0; i < shape.nodes(); i++) {
         if (!nodeProcess(i).running()) {
           progress.accept("starting storage node " + nodeName(i));
-          spawn(nodeName(i), nodeCommand(i));
+          spawn(nodeName(i), nodeCommand(i), nodeEnvironment.getOrDefault(i, Map.of()));
         }
       }
     }
@@ -408,11 +414,22 @@ public final class LocalCluster {
     }
   }
 
+  /**
+   * Variables added to the environment of node {@code i}'s JVM from its next start on, e.g.
+   * {@code LD_PRELOAD} and {@code FAKETIME} to skew its clock in a test; held by this object
+   * only (not stored in the cluster's folder), so a node started by another process, or by
+   * {@code parityfs local} later, runs without them. An empty map removes them.
+   */
+  public void setNodeEnvironment(int i, Map<String, String> env) {
+    checkNode(i);
+    nodeEnvironment.put(i, Map.copyOf(env));
+  }
+
   /** Starts node {@code i} if it is not running (does not wait for its target). */
   public void startNode(int i) throws IOException {
     try (Lock ignored = lock()) {
       if (!nodeProcess(i).running()) {
-        spawn(nodeName(i), nodeCommand(i));
+        spawn(nodeName(i), nodeCommand(i), nodeEnvironment.getOrDefault(i, Map.of()));
       }
     }
   }
@@ -698,8 +715,11 @@ public final class LocalCluster {
   }
 
   private List<String> nodeCommand(int i) {
+    // the node's LogManager from the JVM's start (set in main, it comes too late: the JDK's
+    // start-up already made one), so what a node logs while it stops on SIGTERM is kept
     return javaCommand(nodeName(i), shape.nodeHeap(),
-        List.of("--add-modules", "jdk.incubator.vector"),
+        List.of("--add-modules", "jdk.incubator.vector",
+            "-Djava.util.logging.manager=io.parityfs.node.NodeLogManager"),
         List.of(NODE_MAIN, "start", "--config", nodeConfig(i).toString()));
   }
 
@@ -809,14 +829,21 @@ public final class LocalCluster {
   }
 
   private void spawn(String name, List<String> cmd) throws IOException {
+    spawn(name, cmd, Map.of());
+  }
+
+  private void spawn(String name, List<String> cmd, Map<String, String> env)
+      throws IOException {
     Path log = logFile(name);
     Files.createDirectories(log.getParent());
-    Files.writeString(log, "---- " + java.time.Instant.now() + " " + String.join(" ", cmd)
-        + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    Files.writeString(log, "---- " + java.time.Instant.now() + " " + (env.isEmpty() ? ""
+        : new TreeMap<>(env) + " ") + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    pb.environment().putAll(env);
     Process p = pb.start();
     Path pidFile = pidFile(name);
     Files.createDirectories(pidFile.getParent());

@@ -58,6 +58,10 @@ class ClusterRestartTest {
     }
   }
 
+  private static List<String> tail(List<String> lines) {
+    return lines.subList(Math.max(0, lines.size() - 8), lines.size());
+  }
+
   private List<String> listing() throws IOException {
     return cluster.root().namespace().listAll("/restart").stream()
         .map(s -> s.path() + " " + s.length()).sorted().toList();
@@ -73,6 +77,16 @@ class ClusterRestartTest {
     List<String> before = listing();
 
     cluster.restart(false);
+    for (int i = 0; i < cluster.local().shape().nodes(); i++) {
+      // SIGTERM: the shutdown's own lines reach the log (the JDK's logging hook resets no
+      // handler before the node's hook is done)
+      List<String> stopped = cluster.previousProcessLines(i);
+      String id = cluster.nodeId(i);
+      assertTrue(stopped.stream().anyMatch(l -> l.contains("node " + id + ": closing")),
+          "node" + i + " logged no 'closing' at SIGTERM: " + tail(stopped));
+      assertTrue(stopped.stream().anyMatch(l -> l.contains("node " + id + ": closed")),
+          "node" + i + " logged no 'closed' at SIGTERM: " + tail(stopped));
+    }
     assertEquals(before, listing(), "the namespace after a clean restart");
     verifyAll("after a clean restart");
 

@@ -227,9 +227,8 @@ final class TestCluster implements AutoCloseable {
 
   /**
    * The cluster-manager lines ("elected leader", "stopped acting", "closed") that node {@code
-   * i}'s current process logged: those after the log's last start line. A process stopped
-   * (SIGTERM) logs nothing while it shuts down, so only a running node's lines say whether it
-   * acts.
+   * i}'s current process logged: those after the log's last start line. Only a running node's
+   * lines say whether it acts (a process killed with SIGKILL logs nothing more).
    */
   List<String> managerLines(int i) {
     try {
@@ -243,6 +242,26 @@ final class TestCluster implements AutoCloseable {
       return all.subList(start, all.size()).stream().filter(l -> l.contains("cluster manager ")
           && (l.contains("elected leader") || l.contains("stopped acting")
               || l.contains(": closed"))).toList();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * The lines node {@code i}'s previous process logged: those between the log's last two start
+   * lines (empty when it started once).
+   */
+  List<String> previousProcessLines(int i) {
+    try {
+      List<String> all = Files.readAllLines(local.nodeProcess(i).log(), StandardCharsets.UTF_8);
+      List<Integer> starts = new ArrayList<>();
+      for (int k = 0; k < all.size(); k++) {
+        if (all.get(k).startsWith("---- ")) {
+          starts.add(k);
+        }
+      }
+      return starts.size() < 2 ? List.of()
+          : all.subList(starts.get(starts.size() - 2), starts.get(starts.size() - 1));
     } catch (IOException e) {
       throw new AssertionError(e);
     }

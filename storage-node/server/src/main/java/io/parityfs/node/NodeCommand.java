@@ -73,6 +73,8 @@ public final class NodeCommand {
           node.close();
         } catch (IOException e) {
           System.err.println("closing the node: " + e);
+        } finally {
+          NodeLogManager.resetAtExit();
         }
       }, "pfs-node-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);

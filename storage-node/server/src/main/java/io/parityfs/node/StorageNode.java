@@ -130,10 +130,18 @@ public final class StorageNode implements NodeServices, Closeable {
     }
   }
 
+  /**
+   * The node's id, from the moment it is known in {@link #start} (before the server serves and
+   * the node registers): an admin request that a starting node's server answers names it, as do
+   * the lines of a closing node.
+   */
   @Override
   public String nodeId() {
-    requireStarted();
-    return nodeId.toString();
+    UUID id = nodeId;
+    if (id == null) {
+      throw new IllegalStateException("node is " + state.get() + ", its id not known yet");
+    }
+    return id.toString();
   }
 
   @Override
@@ -204,6 +212,7 @@ public final class StorageNode implements NodeServices, Closeable {
     if (was == State.CLOSED) {
       return;
     }
+    LOG.log(System.Logger.Level.INFO, "node {0}: closing (was {1})", nodeId, was);
     closeAll();
     LOG.log(System.Logger.Level.INFO, "node {0}: closed", nodeId);
   }

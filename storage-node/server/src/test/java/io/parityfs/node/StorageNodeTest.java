@@ -226,6 +226,38 @@ class StorageNodeTest {
     assertThrows(IllegalStateException.class, node::start);
   }
 
+  /**
+   * The server serves (and the node registers, so its target shows ONLINE) before start()
+   * returns: an admin request answered then (ARRAY_STATUS, DRIVE_* name the node) must not fail
+   * with "node is STARTING" (L-a). Here the server asks at its own start, inside that window.
+   */
+  @Test
+  void aStartingNodesServerCanNameTheNode() throws Exception {
+    NodeConfig c = NodeConfigParser.parse(props(), "test", dir);
+    java.util.concurrent.atomic.AtomicReference<Object> seen =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    StorageNode node = new StorageNode(c, new NodeServer() {
+      @Override
+      public java.net.InetSocketAddress start(String host, int port, NodeServices services) {
+        try {
+          seen.set(services.nodeId());
+        } catch (RuntimeException e) {
+          seen.set(e);
+        }
+        return java.net.InetSocketAddress.createUnresolved(host, port);
+      }
+
+      @Override
+      public void close() {}
+    });
+    node.start();
+    try {
+      assertEquals(node.nodeId(), seen.get(), "the node's id while it starts");
+    } finally {
+      node.close();
+    }
+  }
+
   @Test
   void drivesOnOneFileSystemCountItOnceInTheCapacity() throws Exception {
     // every drive folder of both targets is on the temporary folder's file system: counted
