@@ -62,7 +62,9 @@ import java.util.function.IntConsumer;
  *
  * <p><b>Thread safety.</b> Reads may run concurrently with each other and with writes of other
  * objects. Writes and deletes of one object must not run concurrently with each other, and
- * {@link #collectGarbage} must not run concurrently with writes (run it after opening).
+ * {@link #collectGarbage} works one object at a time under the object's writer lock, so it may
+ * run alongside writes and rebuilds (it leaves a rebuild's claimed temp files alone); it is meant
+ * for right after opening ({@link RaidArray} runs it before resuming rebuilds).
  */
 public final class ObjectStore implements Closeable {
   private static final System.Logger LOG = System.getLogger(ObjectStore.class.getName());
@@ -85,6 +87,12 @@ public final class ObjectStore implements Closeable {
   private final ObjectLocks locks = new ObjectLocks();
   /** Writers between open and commit or abort; a rebuild waits for those that skip its drive. */
   private final Set<ObjectWriter> openWriters = ConcurrentHashMap.newKeySet();
+  /**
+   * Temp files that background work (a rebuild) is writing outside the object's lock, by path:
+   * {@link #delete} and {@link #collectGarbage} leave them to their owner, which deletes or
+   * publishes them itself.
+   */
+  private final Set<String> claimedTemps = ConcurrentHashMap.newKeySet();
   /** Per slot: its drive and the objects committed without their shard on it (for its rebuild). */
   private final AtomicReferenceArray<MissedShards> missed;
 
@@ -138,13 +146,23 @@ public final class ObjectStore implements Closeable {
   /** {@link #open(AssembledArray, ParityCodecFactory)} with the I/O engine set by options. */
   public static ObjectStore open(AssembledArray array, ParityCodecFactory codecs,
       StoreOptions options) throws IOException {
+    return open(array, codecs, options, dir -> FileDrive.open(dir, Drive.IoMode.DIRECT));
+  }
+
+  /** Opens a drive directory; {@link RaidArray.DriveOpener}'s shape, for tests' fault drives. */
+  interface Opener {
+    Drive open(java.nio.file.Path dir) throws IOException;
+  }
+
+  static ObjectStore open(AssembledArray array, ParityCodecFactory codecs,
+      StoreOptions options, Opener opener) throws IOException {
     ArrayConfig config = array.config();
     Drive[] drives = new Drive[array.dataSlots()];
     try {
       for (int s = 0; s < drives.length; s++) {
         ArraySlot slot = array.slot(s);
         if (slot.state() == DriveState.ONLINE || slot.state() == DriveState.REBUILDING) {
-          drives[s] = FileDrive.open(slot.drive(), Drive.IoMode.DIRECT);
+          drives[s] = opener.open(slot.drive());
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -427,6 +445,25 @@ public final class ObjectStore implements Closeable {
     }
   }
 
+  /**
+   * Marks temp file {@code name} on {@code drive} as owned by its (background) writer until
+   * {@link #releaseTemp}; call under the object's lock, before creating the file, so no delete
+   * or garbage collection removes it and no writer reuses its version meanwhile.
+   */
+  void claimTemp(Drive drive, String name) {
+    claimedTemps.add(drive.root().resolve(name).toString());
+  }
+
+  /** Ends {@link #claimTemp}: the temp was published or deleted. */
+  void releaseTemp(Drive drive, String name) {
+    claimedTemps.remove(drive.root().resolve(name).toString());
+  }
+
+  /** Whether {@code name} on {@code d} is a temp another task owns ({@link #claimTemp}). */
+  private boolean claimed(Drive d, ObjectFiles.Name name, String fileName) {
+    return name.temp() && claimedTemps.contains(d.root().resolve(fileName).toString());
+  }
+
   private boolean deleteLocked(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
     latest.remove(objectId);
@@ -443,8 +480,8 @@ public final class ObjectStore implements Closeable {
           for (String n : d.list(ObjectFiles.prefix(objectId))) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
             if (name.isPresent() && name.get().objectId() == objectId
-                && name.get().isManifest() == manifests) {
-              deleted |= d.delete(n);
+                && name.get().isManifest() == manifests && !claimed(d, name.get(), n)) {
+              deleted |= d.delete(n); // a claimed temp is a rebuild's: it sees the delete
             }
           }
           d.syncDirectory();
@@ -463,7 +500,9 @@ public final class ObjectStore implements Closeable {
    * manifest committing them may be on the drive that is away). Before deleting, the latest
    * manifest is written again on each live drive of its placement that lacks it or holds a
    * corrupt copy (roll forward: the version was committed when its first manifest was durable).
-   * Must not run concurrently with writes. Returns the number of files deleted.
+   * Each object is collected under its writer lock, skipping temps a rebuild claimed ({@link
+   * #claimTemp}), so writes and rebuilds of it wait or are left alone. Returns the number of
+   * files deleted.
    */
   public long collectGarbage() throws IOException {
     Map<Long, List<Integer>> objects = new TreeMap<>();
@@ -480,10 +519,26 @@ public final class ObjectStore implements Closeable {
     }
     long deleted = 0;
     for (Map.Entry<Long, List<Integer>> e : objects.entrySet()) {
-      long id = e.getKey();
+      Runnable unlock = locks.lock(e.getKey());
+      try {
+        deleted += collectGarbage(e.getKey(), e.getValue());
+      } finally {
+        unlock.run();
+      }
+    }
+    if (deleted > 0) {
+      LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
+    }
+    return deleted;
+  }
+
+  /** {@link #collectGarbage} of one object, found on {@code found} slots, under its lock. */
+  private long collectGarbage(long id, List<Integer> found) throws IOException {
+    long deleted = 0;
+    {
       latest.remove(id);
       readerCache.invalidate(id);
-      int[] slots = e.getValue().stream().distinct().mapToInt(Integer::intValue).toArray();
+      int[] slots = found.stream().distinct().mapToInt(Integer::intValue).toArray();
       Optional<ObjectManifest> committed = findLatest(id, slots);
       if (committed.isPresent()) {
         ObjectManifest m = committed.get();
@@ -531,6 +586,9 @@ public final class ObjectStore implements Closeable {
             if (name.isEmpty()) {
               continue;
             }
+            if (claimed(d, name.get(), f)) {
+              continue; // a running rebuild's
+            }
             long v = name.get().version();
             boolean garbage = name.get().temp() || v < keep
                 || (v > keep && newerAreGarbage && !manifested.contains(v));
@@ -548,9 +606,6 @@ public final class ObjectStore implements Closeable {
           return n;
         }, 0L);
       }
-    }
-    if (deleted > 0) {
-      LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
     }
     return deleted;
   }
