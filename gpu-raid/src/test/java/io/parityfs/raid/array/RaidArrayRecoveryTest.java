@@ -145,13 +145,16 @@ class RaidArrayRecoveryTest {
     String temp = ObjectFiles.temp(ObjectFiles.shard(5, 0, shard));
     try (RaidArray a = RaidArray.open(all, Optional.empty(), codecs(), OPTIONS,
         opener(fresh, Fault.hold(held, Op.WRITE).matching(temp.replace(".", "\\.")).onCall(1)))) {
-      assertTrue(a.garbageAtOpen() >= 1, "the crash's temp was collected at open");
-      held.awaitReached(); // the resumed rebuild is writing object 5's temp shard
-      assertTrue(Files.exists(fresh.resolve(temp)));
-      // What StorageNode did after open: a collection racing the resumed rebuild.
-      a.store().collectGarbage();
-      assertTrue(Files.exists(fresh.resolve(temp)), "the rebuild's temp survived GC");
-      held.open();
+      try {
+        assertTrue(a.garbageAtOpen() >= 1, "the crash's temp was collected at open");
+        held.awaitReached(); // the resumed rebuild is writing object 5's temp shard
+        assertTrue(Files.exists(fresh.resolve(temp)));
+        // What StorageNode did after open: a collection racing the resumed rebuild.
+        a.store().collectGarbage();
+        assertTrue(Files.exists(fresh.resolve(temp)), "the rebuild's temp survived GC");
+      } finally {
+        held.open();
+      }
       await(() -> a.state() == ArrayState.OPTIMAL, "the resumed rebuild puts slot 2 ONLINE");
       checkObjects(a, 0, 20);
     }
@@ -189,12 +192,16 @@ class RaidArrayRecoveryTest {
     Gate held = new Gate();
     try (RaidArray a = RaidArray.open(drives, Optional.empty(), codecs(), OPTIONS,
         opener(fresh, Fault.hold(held, Op.WRITE).matching(SHARD_TEMP).onCall(1)))) {
-      a.replaceDrive(0, fresh, false);
-      held.awaitReached();
-      a.failDrive(3); // slot 0 rebuilding, slot 3 failed: two, as raid6 tolerates
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> a.failDrive(5));
-      assertTrue(e.getMessage().contains("0 REBUILDING"), e.getMessage());
-      held.open();
+      try {
+        a.replaceDrive(0, fresh, false);
+        held.awaitReached();
+        a.failDrive(3); // slot 0 rebuilding, slot 3 failed: two, as raid6 tolerates
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+            () -> a.failDrive(5));
+        assertTrue(e.getMessage().contains("0 REBUILDING"), e.getMessage());
+      } finally {
+        held.open();
+      }
     }
   }
 }
