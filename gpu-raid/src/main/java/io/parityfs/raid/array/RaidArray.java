@@ -28,7 +28,10 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li><b>Open</b> ({@link #create}, {@link #open}): assembles the drives from their labels, fails
  *       MISSING slots in the labels (so a drive that comes back later is stale, not trusted with
- *       outdated shards), opens the store and resumes every rebuild the labels record.
+ *       outdated shards), opens the store, collects its garbage ({@link
+ *       ObjectStore#collectGarbage}) and then resumes every rebuild the labels record. Each
+ *       member drive is locked exclusively ({@link DriveLocks}) until {@link #close}: a second
+ *       open of one of them fails with {@link ArrayError#DRIVE_IN_USE}.
  *   <li><b>Drive failure</b>: when the store sees a drive fail ({@link ArrayError#DRIVE_IO}) or an
  *       admin calls {@link #failDrive}, the slot is marked FAILED in the labels (a generation
  *       bump); if a hot spare is present it takes the slot over ({@link
@@ -37,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  *       is rebuilt.
  *   <li><b>Rebuild</b>: one {@link Rebuilder} per slot being rebuilt, paced by the store's
  *       {@link BackgroundThrottle}; when it completes the slot is marked ONLINE ({@link
- *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each.
+ *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each. A rebuild that
+ *       ends FAILED while its drive is healthy is planned again after a backoff (doubling, at
+ *       most {@link #MAX_REBUILD_ATTEMPTS} attempts in a row).
  *   <li><b>Scrub</b>: {@link #scrub()} on demand, {@link #scheduleScrub} on a schedule.
  * </ul>
  *
@@ -65,13 +70,16 @@ public final class RaidArray implements Closeable {
   /** The wait before the first retry of a failed rebuild; doubled per attempt, up to 64 times. */
   private volatile Duration retryBackoff = Duration.ofSeconds(1);
   private final long garbageAtOpen;
+  /** The drive directories' exclusive locks, held from open to close. */
+  private final DriveLocks locks;
   private final Scrubber scrubber;
   private volatile AssembledArray labels;
   private volatile ScrubSchedule schedule;
   private volatile boolean closed;
 
   private RaidArray(AssembledArray labels, ObjectStore store, DriveOpener opener,
-      long garbageAtOpen) {
+      long garbageAtOpen, DriveLocks locks) {
+    this.locks = locks;
     this.labels = labels;
     this.store = store;
     this.opener = opener;
@@ -91,7 +99,16 @@ public final class RaidArray implements Closeable {
    */
   public static RaidArray create(ArrayConfig config, List<Path> drives, ParityCodecFactory codecs,
       StoreOptions options) throws IOException {
-    return start(ArrayLabels.create(config, drives), codecs, options, FILE_DRIVES);
+    DriveLocks locks = new DriveLocks();
+    try {
+      for (Path d : drives) {
+        locks.lock(d);
+      }
+      return start(ArrayLabels.create(config, drives), codecs, options, FILE_DRIVES, locks);
+    } catch (IOException | RuntimeException e) {
+      locks.close();
+      throw e;
+    }
   }
 
   /**
@@ -108,11 +125,22 @@ public final class RaidArray implements Closeable {
       ParityCodecFactory codecs, StoreOptions options, DriveOpener opener) throws IOException {
     AssembledArray a = arrayId.isPresent() ? ArrayLabels.assemble(candidates, arrayId.get())
         : ArrayLabels.assemble(candidates);
-    return start(a, codecs, options, opener);
+    DriveLocks locks = new DriveLocks();
+    try {
+      for (ArraySlot slot : a.slots()) {
+        if (slot.drivePath().isPresent()) {
+          locks.lock(slot.drivePath().get()); // before anything is written on them
+        }
+      }
+      return start(a, codecs, options, opener, locks);
+    } catch (IOException | RuntimeException e) {
+      locks.close();
+      throw e;
+    }
   }
 
   private static RaidArray start(AssembledArray a, ParityCodecFactory codecs,
-      StoreOptions options, DriveOpener opener) throws IOException {
+      StoreOptions options, DriveOpener opener, DriveLocks locks) throws IOException {
     int[] missing = slotsIn(a, DriveState.MISSING);
     if (missing.length > 0) {
       LOG.log(System.Logger.Level.WARNING, "array {0}: slots {1} missing; failing them in the"
@@ -129,7 +157,7 @@ public final class RaidArray implements Closeable {
       store.close();
       throw e;
     }
-    RaidArray array = new RaidArray(a, store, opener, garbage);
+    RaidArray array = new RaidArray(a, store, opener, garbage, locks);
     store.onDriveFailure(array::driveFailed);
     for (int slot : slotsIn(a, DriveState.REBUILDING)) {
       LOG.log(System.Logger.Level.INFO, "array {0}: resuming the rebuild of slot {1}",
@@ -253,6 +281,7 @@ public final class RaidArray implements Closeable {
           && labels.slot(slot).state() == DriveState.ONLINE) {
         recordFailure(slot);
       }
+      locks.lock(newDrive);
       labels = ArrayLabels.replaceDrive(labels, slot, newDrive, force);
       store.attachDrive(slot, opener.open(newDrive));
       failedAttempts.remove(slot);
@@ -306,7 +335,11 @@ public final class RaidArray implements Closeable {
       }
     }
     admin.shutdown();
-    store.close();
+    try {
+      store.close();
+    } finally {
+      locks.close();
+    }
   }
 
   // ---- internals ----

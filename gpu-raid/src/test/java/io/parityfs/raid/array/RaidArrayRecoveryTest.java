@@ -182,6 +182,30 @@ class RaidArrayRecoveryTest {
   }
 
   @Test
+  void aSecondOpenOfTheSameDrivesFailsNamingTheDrive() throws Exception {
+    List<Path> drives = dirs("locked", 6);
+    try (RaidArray a = RaidArray.create(config(), drives, codecs(), OPTIONS)) {
+      writeObjects(a, 0, 5);
+      ArrayException e = assertThrows(ArrayException.class,
+          () -> RaidArray.open(drives, Optional.empty(), codecs(), OPTIONS));
+      assertEquals(ArrayError.DRIVE_IN_USE, e.error());
+      assertTrue(e.getMessage().contains(drives.get(0).toString()) && e.getMessage().contains(
+          "in use"), e.getMessage());
+      checkObjects(a, 0, 5); // the first is untouched
+      a.failDrive(3);
+      try (RaidArray b = RaidArray.create(config(), dirs("b", 6), codecs(), OPTIONS)) {
+        Path taken = root.resolve("b").resolve("d0");
+        e = assertThrows(ArrayException.class, () -> a.replaceDrive(3, taken, true));
+        assertEquals(ArrayError.DRIVE_IN_USE, e.error(), "another open array's drive");
+      }
+      a.replaceDrive(3, Files.createDirectories(root.resolve("other")), false).await();
+    }
+    try (RaidArray a = RaidArray.open(drives, Optional.empty(), codecs(), OPTIONS)) {
+      checkObjects(a, 0, 5); // closed: the locks are released
+    }
+  }
+
+  @Test
   void aSlotStillRebuildingCountsAsUnavailable() throws Exception {
     List<Path> drives = dirs("rebuilding", 6);
     Path fresh = Files.createDirectories(root.resolve("fresh"));
