@@ -389,7 +389,8 @@ final class ShardRebuild {
   static boolean matches(ShardHeader h, ObjectManifest m, int shard) {
     return h.objectId() == m.objectId() && h.objectVersion() == m.version()
         && h.shardIndex() == shard && h.objectLength() == m.objectLength()
-        && h.cellSize() == m.cellSize() && h.protection().equals(m.protection());
+        && h.cellSize() == m.cellSize() && h.protection().equals(m.protection())
+        && h.created().equals(m.created()); // not another incarnation's (versions restart at 0)
   }
 
   private void drop(int j, IOException e) {
