@@ -40,9 +40,13 @@ import java.util.function.IntConsumer;
  * zero padded at the end, encoded into m parity cells, or the same cell for every mirror copy)
  * into k+m {@link ShardWriter}s on the drives of {@link Placement#drivesFor}; then it finishes
  * (fsyncs) every shard, publishes every shard (rename + directory fsync), and only then writes
- * the manifest on every drive of the placement ({@link ManifestFile}). A version is committed as
- * soon as one manifest is durable, because every shard it names was made durable before the
- * first manifest was written. Older versions are deleted after the commit.
+ * the manifest on every drive of the placement ({@link ManifestFile}). A write is acknowledged
+ * only when enough manifests are durable for the version to survive as many more drive failures
+ * as its shards do (m+1 on a healthy placement, see {@link #commitManifest}); with fewer they are
+ * taken back and the write fails. (A crash mid-way may leave a single manifest: recovery treats
+ * the version as committed, since every shard it names was made durable before the first
+ * manifest was written; the write was not acknowledged, so either outcome is correct.) Older
+ * versions are deleted after the commit.
  *
  * <p><b>Read.</b> The latest version is the highest one with a readable manifest on any live drive
  * of the placement (cached after a write or a read). A healthy range read opens only the shards
@@ -671,11 +675,15 @@ public final class ObjectStore implements Closeable {
 
   /**
    * Publishes {@code m}, whose shards are all durable: writes it on every live drive of its
-   * placement, in parallel. The first durable manifest commits the version; a drive failing
-   * then only leaves that drive without a manifest ({@link #collectGarbage} rolls it forward).
-   * Then deletes the object's older versions (best effort).
+   * placement, in parallel. The version is committed when at least 1 + (tolerance - shards left
+   * out) manifests are durable (m+1 on a healthy placement), so it survives as many more drive
+   * failures as its shards; a drive failing then only leaves that drive without a manifest
+   * ({@link #collectGarbage} rolls it forward). With fewer, the manifests written are deleted
+   * again and the write fails (the old version stays the latest). Then deletes the object's
+   * older versions (best effort).
    *
-   * @throws IOException when no manifest could be written: the version is not committed
+   * @throws IOException NO_SPACE or NOT_ENOUGH_DRIVES when too few manifests could be written:
+   *     the version is not committed
    */
   void commitManifest(ObjectManifest m) throws IOException {
     long objectId = m.objectId();
@@ -691,21 +699,42 @@ public final class ObjectStore implements Closeable {
     }
     latest.remove(objectId);
     IOException failure = null;
-    int committed = 0;
+    List<Integer> written = new ArrayList<>();
     for (CompletableFuture<Integer> f : writes) {
       try {
-        DriveQueues.join(f);
-        committed++;
+        written.add(DriveQueues.join(f));
       } catch (IOException e) {
         LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: a manifest was not"
             + " written: {2}", String.format("%016x", objectId), m.version(), e.getMessage());
         failure = failure == null ? e : failure;
       }
     }
-    if (committed == 0) {
-      throw failure != null ? failure : new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null,
-          String.format("object %016x version %d: no drive of the placement left for the"
-              + " manifest", objectId, m.version()));
+    // The version must stay readable through as many more drive failures as its shards do:
+    // the protection's tolerance less the shards already left out, so that many manifests plus
+    // one (m+1 on a healthy array).
+    int leftOut = m.slots().size() - writes.size();
+    int required = 1 + Math.max(0, config.protection().tolerates() - leftOut);
+    if (written.size() < required) {
+      // Not committed: take back the manifests written, so the old version stays the latest.
+      for (int slot : written) {
+        Drive d = drive(slot);
+        if (d != null) {
+          tolerant(slot, () -> {
+            d.delete(ObjectFiles.manifest(objectId, m.version()));
+            d.syncDirectory();
+            return null;
+          }, null);
+        }
+      }
+      latest.remove(objectId);
+      String why = String.format("object %016x version %d: %d of %d manifests written, %d needed"
+          + " to survive what its shards survive; not committed", objectId, m.version(),
+          written.size(), writes.size(), required);
+      if (failure instanceof ArrayException a && a.error() == ArrayError.NO_SPACE) {
+        throw new ArrayException(ArrayError.NO_SPACE, a.path(), why + ": " + a.getMessage(), a);
+      }
+      throw new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null,
+          why + (failure == null ? "" : ": " + failure.getMessage()), failure);
     }
     latest.put(objectId, m);
     readerCache.invalidate(objectId);

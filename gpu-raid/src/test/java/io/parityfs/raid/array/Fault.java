@@ -26,7 +26,9 @@ final class Fault {
      * The call fails with a {@link java.nio.file.NoSuchFileException}, doing nothing: as if
      * another process removed the file (an expected condition, not a drive failure).
      */
-    MISSING
+    MISSING,
+    /** The call fails with an {@link ArrayException} NO_SPACE, doing nothing (a full drive). */
+    FULL
   }
 
   /**
@@ -106,6 +108,11 @@ final class Fault {
   /** Holds every matching call at {@code gate} until the test opens it. */
   static Fault hold(Gate gate, Op first, Op... rest) {
     return new Fault(Kind.HOLD, EnumSet.of(first, rest), null, 0, 1.0, Duration.ZERO, gate);
+  }
+
+  /** Fails every matching call with NO_SPACE (the drive is full; not a drive failure). */
+  static Fault full(Op first, Op... rest) {
+    return new Fault(Kind.FULL, EnumSet.of(first, rest), null, 0, 1.0, Duration.ZERO);
   }
 
   /** Fails every matching call with NoSuchFileException (not a drive failure). */

@@ -297,6 +297,11 @@ final class FaultyDrive implements Drive {
         case HOLD:
           v.gate = f.gate;
           break;
+        case FULL:
+          throw new ArrayException(
+              ArrayError.NO_SPACE,
+              inner.root().resolve(name),
+              "drive " + inner.root() + " is full: " + op + " " + name + " failed (injected)");
         case MISSING:
           throw new java.nio.file.NoSuchFileException(
               inner.root().resolve(name).toString(), null, "removed (injected)");
