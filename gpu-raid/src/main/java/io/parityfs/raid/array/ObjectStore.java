@@ -452,10 +452,11 @@ public final class ObjectStore implements Closeable {
   /**
    * Marks temp file {@code name} on {@code drive} as owned by its (background) writer until
    * {@link #releaseTemp}; call under the object's lock, before creating the file, so no delete
-   * or garbage collection removes it and no writer reuses its version meanwhile.
+   * or garbage collection removes it and no writer reuses its version meanwhile. False when
+   * another task (a rebuild, a scrub) has it already.
    */
-  void claimTemp(Drive drive, String name) {
-    claimedTemps.add(drive.root().resolve(name).toString());
+  boolean claimTemp(Drive drive, String name) {
+    return claimedTemps.add(drive.root().resolve(name).toString());
   }
 
   /** Ends {@link #claimTemp}: the temp was published or deleted. */

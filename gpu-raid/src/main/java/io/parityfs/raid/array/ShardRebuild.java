@@ -131,7 +131,9 @@ final class ShardRebuild {
         if (superseded()) {
           throw new Superseded();
         }
-        store.claimTemp(out, tempName);
+        if (!store.claimTemp(out, tempName)) {
+          throw new Superseded(); // another task is writing this shard right now
+        }
         try {
           w = new ShardWriter(out, name, ShardHeader.of(id, version, target, layout, created));
         } catch (IOException | RuntimeException e) {
