@@ -16,7 +16,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -85,11 +84,14 @@ public final class RaidArray implements Closeable {
     this.opener = opener;
     this.garbageAtOpen = garbageAtOpen;
     this.scrubber = new Scrubber(store);
-    this.admin = Executors.newSingleThreadScheduledExecutor(r -> {
+    java.util.concurrent.ScheduledThreadPoolExecutor pool =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "pfs-array-admin-" + labels.arrayId().toString().substring(0, 8));
       t.setDaemon(true);
       return t;
     });
+    pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // pending retries: dropped
+    this.admin = pool;
   }
 
   /**
@@ -335,6 +337,16 @@ public final class RaidArray implements Closeable {
       }
     }
     admin.shutdown();
+    try {
+      // Label changes already queued (a rebuild that just ended) finish before the drives are
+      // closed and unlocked: the next open must not race them on the label files.
+      if (!admin.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.log(System.Logger.Level.WARNING, "array {0}: admin thread still busy at close",
+            id());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     try {
       store.close();
     } finally {
