@@ -2,8 +2,10 @@ package io.parityfs.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.protocol.ArrayTaskRequest;
+import io.parityfs.node.protocol.FailDriveRequest;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.ReplaceDriveRequest;
 import java.io.IOException;
@@ -312,21 +314,30 @@ final class DriveCommands {
     }
   }
 
-  /** {@code fail-drive TARGET SLOT}. */
-  @Command(name = "fail-drive", description = "Mark a drive slot of a target FAILED (the array"
-      + " serves degraded until replace-drive).")
+  /** {@code fail-drive TARGET SLOT [--force]}. */
+  @Command(name = "fail-drive", description = {"Mark a drive slot of a target FAILED (the array"
+      + " serves degraded until replace-drive).",
+      "TARGET must name exactly one target: its id or a prefix only it has (an empty prefix is"
+      + " refused). The node refuses to fail a slot when that would leave more slots unavailable"
+      + " than the array's protection tolerates, unless --force is given."})
   static final class FailDrive extends CliCommand {
-    @Parameters(index = "0", paramLabel = "TARGET")
+    @Parameters(index = "0", paramLabel = "TARGET", description = "target id or a prefix of it"
+        + " that no other target has")
     String target;
 
     @Parameters(index = "1", paramLabel = "SLOT")
     int slot;
 
+    @Option(names = "--force", description = "fail the slot even beyond the array's tolerance"
+        + " (the array goes FAILED: data it cannot reconstruct becomes unreadable)")
+    boolean force;
+
     @Override
     void run(Session s) throws CliException {
       each(s, target, () -> {
-        NodeTarget t = NodeTarget.resolve(s, target);
-        JsonNode e = parse(s.client().nodes().failDrive(t.address(), t.id(), slot));
+        NodeTarget t = resolveOne(s, target);
+        JsonNode e = parse(s.client().nodes().failDrive(t.address(), t.id(), slot,
+            force ? FailDriveRequest.FORCE : 0));
         if (s.json()) {
           s.printJson(e);
         } else {
@@ -336,6 +347,21 @@ final class DriveCommands {
         }
       });
     }
+  }
+
+  /**
+   * The one target {@code arg} names, for commands that must not guess: an empty (or blank)
+   * prefix, which every target has, is refused with the candidates listed, as is a prefix two
+   * targets share ({@link NodeTarget#resolve}).
+   */
+  static NodeTarget resolveOne(Session s, String arg) throws CliException, IOException {
+    if (arg.isBlank()) {
+      List<String> ids = s.client().registry().targets().stream()
+          .map(TargetInfo::id).toList();
+      throw new CliException(ExitStatus.USAGE, "\"" + arg + "\"", "INVALID_ARGUMENT: an empty"
+          + " target prefix matches every target; name one of " + ids);
+    }
+    return NodeTarget.resolve(s, arg);
   }
 
   /** {@code replace-drive TARGET SLOT PATH}. */

@@ -49,6 +49,12 @@ class CliAdminTest {
     Path f = Files.write(dir.resolve("data.bin"), data);
     cli.ok("put", f.toString(), "/data.bin");
 
+    // an empty prefix is every target's: refused, naming the candidates, nothing failed
+    CliRunner.Run empty = cli.fails(2, "fail-drive", "", "1");
+    assertTrue(empty.err().contains("empty target prefix") && empty.err().contains(target),
+        empty.err());
+    assertEquals("OPTIMAL", cli.ok("drives", "--json", target).json().get("state").asText());
+
     CliRunner.Run failed = cli.ok("fail-drive", target, "2");
     assertTrue(failed.out().startsWith("slot 2 of target " + target + " failed; array DEGRADED"),
         failed.out());

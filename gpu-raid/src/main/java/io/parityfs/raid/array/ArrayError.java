@@ -29,6 +29,11 @@ public enum ArrayError {
   /** A drive's label could not be read or written (permissions, I/O error). */
   IO_ERROR,
   /**
+   * A drive is in use by another open array: its lock file ({@link DriveLocks}) is held by
+   * another process, or by another array open in this one.
+   */
+  DRIVE_IN_USE,
+  /**
    * A shard file's header is truncated, has a wrong magic, a CRC mismatch or impossible or
    * inconsistent field values.
    */

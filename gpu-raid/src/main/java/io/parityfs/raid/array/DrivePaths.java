@@ -49,6 +49,7 @@ final class DrivePaths {
       return s.map(p -> p.getFileName().toString())
           .filter(n -> !n.equals(LabelFormat.FILE_NAME)
               && !n.equals(LabelFormat.TEMP_NAME)
+              && !n.equals(DriveLocks.FILE_NAME)
               && !n.equals("lost+found"))
           .sorted()
           .toList();

@@ -27,7 +27,9 @@ import java.util.stream.Stream;
  * <p><b>O_DIRECT.</b> When asked for {@link IoMode#DIRECT}, {@link #open} probes the file system
  * once by writing and reading back one block of a scratch file ({@value #PROBE_NAME}) opened with
  * {@link ExtendedOpenOption#DIRECT}; if that fails the drive is {@link IoMode#BUFFERED} and one log
- * line says why. A DIRECT drive opens every file twice, lazily: aligned requests (see {@link
+ * line says why. A DIRECT drive opens every file twice, both at once when the file is created or
+ * opened (never again later by path: once the name is unlinked or re-created by someone else, a
+ * late open would fail or reach another file): aligned requests (see {@link
  * Drive#alignment}) go to the O_DIRECT channel, zero-copy when the buffer is an aligned direct
  * buffer, through a per-thread aligned bounce buffer otherwise; unaligned requests (a file tail, a
  * label) go to a buffered channel on the same file. Linux keeps the two coherent (a direct read
@@ -160,7 +162,7 @@ final class FileDrive implements Drive {
   public DriveFile create(String name) throws IOException {
     Path file = resolve(name);
     try {
-      return new OpenFile(name, file, FileChannel.open(file, CREATE), true);
+      return withDirect(name, file, FileChannel.open(file, CREATE), true);
     } catch (IOException e) {
       throw failure("create", name, e);
     }
@@ -170,7 +172,7 @@ final class FileDrive implements Drive {
   public DriveFile open(String name) throws IOException {
     Path file = resolve(name);
     try {
-      return new OpenFile(name, file, FileChannel.open(file, StandardOpenOption.READ), false);
+      return withDirect(name, file, FileChannel.open(file, StandardOpenOption.READ), false);
     } catch (IOException e) {
       throw failure("open", name, e);
     }
@@ -180,7 +182,7 @@ final class FileDrive implements Drive {
   public DriveFile openForWrite(String name) throws IOException {
     Path file = resolve(name);
     try {
-      return new OpenFile(
+      return withDirect(
           name,
           file,
           FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE),
@@ -283,6 +285,33 @@ final class FileDrive implements Drive {
     return "FileDrive[" + root + ", " + mode + ", alignment " + alignment + "]";
   }
 
+  /**
+   * The open file over {@code buffered}, with its O_DIRECT channel opened now on a DIRECT drive,
+   * right after the buffered one and by the same name, so both reach the file just created or
+   * opened; a later request never opens anything by path again.
+   */
+  private OpenFile withDirect(String name, Path file, FileChannel buffered, boolean writable)
+      throws IOException {
+    if (mode != IoMode.DIRECT) {
+      return new OpenFile(name, file, buffered, null);
+    }
+    FileChannel direct = null;
+    try {
+      direct = writable
+          ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+              ExtendedOpenOption.DIRECT)
+          : FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
+      return new OpenFile(name, file, buffered, direct);
+    } catch (IOException | RuntimeException e) {
+      try (FileChannel b = buffered; FileChannel d = direct) {
+        // closed
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
   private Path resolve(String name) throws IOException {
     if (name == null
         || name.isEmpty()
@@ -362,19 +391,18 @@ final class FileDrive implements Drive {
     return b;
   }
 
-  /** One open file: a buffered channel, plus an O_DIRECT one opened on first aligned use. */
+  /** One open file: a buffered channel, plus (DIRECT drives) an O_DIRECT one on the same file. */
   private final class OpenFile implements DriveFile {
     private final String name;
     private final Path file;
     private final FileChannel buffered;
-    private final boolean writable;
-    private volatile FileChannel direct;
+    private final FileChannel direct;
 
-    OpenFile(String name, Path file, FileChannel buffered, boolean writable) {
+    OpenFile(String name, Path file, FileChannel buffered, FileChannel direct) {
       this.name = name;
       this.file = file;
       this.buffered = buffered;
-      this.writable = writable;
+      this.direct = direct;
     }
 
     @Override
@@ -446,36 +474,16 @@ final class FileDrive implements Drive {
 
     @Override
     public void close() throws IOException {
-      try (FileChannel b = buffered) {
-        FileChannel d = direct;
-        if (d != null) {
-          d.close();
-        }
+      try (FileChannel b = buffered; FileChannel d = direct) {
+        // both closed
       }
     }
 
     private FileChannel direct() throws IOException {
-      FileChannel d = direct;
-      if (d == null) {
-        synchronized (this) {
-          d = direct;
-          if (d == null) {
-            if (!buffered.isOpen()) {
-              throw new ClosedChannelException();
-            }
-            d =
-                writable
-                    ? FileChannel.open(
-                        file,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE,
-                        ExtendedOpenOption.DIRECT)
-                    : FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
-            direct = d;
-          }
-        }
+      if (direct == null) {
+        throw new IllegalStateException("file " + file + " has no O_DIRECT channel"); // BUFFERED
       }
-      return d;
+      return direct;
     }
 
     private void checkPosition(long position) {

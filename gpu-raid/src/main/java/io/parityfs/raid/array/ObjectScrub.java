@@ -104,7 +104,7 @@ final class ObjectScrub {
         }
         tally.bytesCovered.addAndGet((long) n * cellSize * width);
       }
-      return finish();
+      return finish(stopping);
     } finally {
       for (int i = 0; i < width; i++) {
         closeReader(i);
@@ -390,7 +390,7 @@ final class ObjectScrub {
   // ---- the end ----
 
   /** Adds the per-object findings, unless the version is no longer the object's latest. */
-  private Outcome finish() {
+  private Outcome finish(BooleanSupplier stopping) throws InterruptedException {
     long missing = 0;
     long away = 0;
     for (Shard s : state) {
@@ -407,11 +407,43 @@ final class ObjectScrub {
           + " rebuild", hex(), manifest.version(), missing);
     }
     tally.missingShards.addAndGet(missing);
+    for (int i = 0; i < width && missing > 0 && !unrecoverable; i++) {
+      if (state[i] == Shard.MISSING) {
+        recreate(i, stopping);
+      }
+    }
     tally.unavailableShards.addAndGet(away);
     if (unrecoverable) {
       tally.unrecoverable(manifest.objectId());
     }
     return Outcome.COMPLETE;
+  }
+
+  /**
+   * Writes shard {@code i}, missing on its live drive, from the survivors ({@link ShardRebuild}:
+   * temp, publish and manifest under the object's lock, after a version check).
+   */
+  private void recreate(int i, BooleanSupplier stopping) throws InterruptedException {
+    int slot = manifest.slotOf(i);
+    Drive drive = store.drive(slot);
+    if (drive == null) {
+      return;
+    }
+    int perBatch = Math.max(1, Math.min(stripes, batchBytes / cellSize));
+    ShardRebuild r = new ShardRebuild(store, manifest, i, drive, perBatch,
+        stopping::getAsBoolean);
+    try {
+      r.run(n -> { });
+      tally.shardsRecreated.incrementAndGet();
+      LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: missing shard {2} on slot"
+          + " {3} re-created from the survivors", hex(), manifest.version(), i, slot);
+    } catch (ShardRebuild.Superseded | ShardRebuild.Stopped e) {
+      // replaced, deleted or being written by another task meanwhile; or the scrub stops
+    } catch (IOException e) {
+      store.noteFailure(slot, e);
+      LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: re-creating shard {2} on"
+          + " slot {3} failed: {4}", hex(), manifest.version(), i, slot, e.getMessage());
+    }
   }
 
   /** Whether a write or a delete replaced this version while it was being checked. */

@@ -40,9 +40,13 @@ import java.util.function.IntConsumer;
  * zero padded at the end, encoded into m parity cells, or the same cell for every mirror copy)
  * into k+m {@link ShardWriter}s on the drives of {@link Placement#drivesFor}; then it finishes
  * (fsyncs) every shard, publishes every shard (rename + directory fsync), and only then writes
- * the manifest on every drive of the placement ({@link ManifestFile}). A version is committed as
- * soon as one manifest is durable, because every shard it names was made durable before the
- * first manifest was written. Older versions are deleted after the commit.
+ * the manifest on every drive of the placement ({@link ManifestFile}). A write is acknowledged
+ * only when enough manifests are durable for the version to survive as many more drive failures
+ * as its shards do (m+1 on a healthy placement, see {@link #commitManifest}); with fewer they are
+ * taken back and the write fails. (A crash mid-way may leave a single manifest: recovery treats
+ * the version as committed, since every shard it names was made durable before the first
+ * manifest was written; the write was not acknowledged, so either outcome is correct.) Older
+ * versions are deleted after the commit.
  *
  * <p><b>Read.</b> The latest version is the highest one with a readable manifest on any live drive
  * of the placement (cached after a write or a read). A healthy range read opens only the shards
@@ -62,7 +66,9 @@ import java.util.function.IntConsumer;
  *
  * <p><b>Thread safety.</b> Reads may run concurrently with each other and with writes of other
  * objects. Writes and deletes of one object must not run concurrently with each other, and
- * {@link #collectGarbage} must not run concurrently with writes (run it after opening).
+ * {@link #collectGarbage} works one object at a time under the object's writer lock, so it may
+ * run alongside writes and rebuilds (it leaves a rebuild's claimed temp files alone); it is meant
+ * for right after opening ({@link RaidArray} runs it before resuming rebuilds).
  */
 public final class ObjectStore implements Closeable {
   private static final System.Logger LOG = System.getLogger(ObjectStore.class.getName());
@@ -85,6 +91,12 @@ public final class ObjectStore implements Closeable {
   private final ObjectLocks locks = new ObjectLocks();
   /** Writers between open and commit or abort; a rebuild waits for those that skip its drive. */
   private final Set<ObjectWriter> openWriters = ConcurrentHashMap.newKeySet();
+  /**
+   * Temp files that background work (a rebuild) is writing outside the object's lock, by path:
+   * {@link #delete} and {@link #collectGarbage} leave them to their owner, which deletes or
+   * publishes them itself.
+   */
+  private final Set<String> claimedTemps = ConcurrentHashMap.newKeySet();
   /** Per slot: its drive and the objects committed without their shard on it (for its rebuild). */
   private final AtomicReferenceArray<MissedShards> missed;
 
@@ -138,13 +150,23 @@ public final class ObjectStore implements Closeable {
   /** {@link #open(AssembledArray, ParityCodecFactory)} with the I/O engine set by options. */
   public static ObjectStore open(AssembledArray array, ParityCodecFactory codecs,
       StoreOptions options) throws IOException {
+    return open(array, codecs, options, dir -> FileDrive.open(dir, Drive.IoMode.DIRECT));
+  }
+
+  /** Opens a drive directory; {@link RaidArray.DriveOpener}'s shape, for tests' fault drives. */
+  interface Opener {
+    Drive open(java.nio.file.Path dir) throws IOException;
+  }
+
+  static ObjectStore open(AssembledArray array, ParityCodecFactory codecs,
+      StoreOptions options, Opener opener) throws IOException {
     ArrayConfig config = array.config();
     Drive[] drives = new Drive[array.dataSlots()];
     try {
       for (int s = 0; s < drives.length; s++) {
         ArraySlot slot = array.slot(s);
         if (slot.state() == DriveState.ONLINE || slot.state() == DriveState.REBUILDING) {
-          drives[s] = FileDrive.open(slot.drive(), Drive.IoMode.DIRECT);
+          drives[s] = opener.open(slot.drive());
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -427,6 +449,26 @@ public final class ObjectStore implements Closeable {
     }
   }
 
+  /**
+   * Marks temp file {@code name} on {@code drive} as owned by its (background) writer until
+   * {@link #releaseTemp}; call under the object's lock, before creating the file, so no delete
+   * or garbage collection removes it and no writer reuses its version meanwhile. False when
+   * another task (a rebuild, a scrub) has it already.
+   */
+  boolean claimTemp(Drive drive, String name) {
+    return claimedTemps.add(drive.root().resolve(name).toString());
+  }
+
+  /** Ends {@link #claimTemp}: the temp was published or deleted. */
+  void releaseTemp(Drive drive, String name) {
+    claimedTemps.remove(drive.root().resolve(name).toString());
+  }
+
+  /** Whether {@code name} on {@code d} is a temp another task owns ({@link #claimTemp}). */
+  private boolean claimed(Drive d, ObjectFiles.Name name, String fileName) {
+    return name.temp() && claimedTemps.contains(d.root().resolve(fileName).toString());
+  }
+
   private boolean deleteLocked(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
     latest.remove(objectId);
@@ -443,8 +485,8 @@ public final class ObjectStore implements Closeable {
           for (String n : d.list(ObjectFiles.prefix(objectId))) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
             if (name.isPresent() && name.get().objectId() == objectId
-                && name.get().isManifest() == manifests) {
-              deleted |= d.delete(n);
+                && name.get().isManifest() == manifests && !claimed(d, name.get(), n)) {
+              deleted |= d.delete(n); // a claimed temp is a rebuild's: it sees the delete
             }
           }
           d.syncDirectory();
@@ -463,7 +505,9 @@ public final class ObjectStore implements Closeable {
    * manifest committing them may be on the drive that is away). Before deleting, the latest
    * manifest is written again on each live drive of its placement that lacks it or holds a
    * corrupt copy (roll forward: the version was committed when its first manifest was durable).
-   * Must not run concurrently with writes. Returns the number of files deleted.
+   * Each object is collected under its writer lock, skipping temps a rebuild claimed ({@link
+   * #claimTemp}), so writes and rebuilds of it wait or are left alone. Returns the number of
+   * files deleted.
    */
   public long collectGarbage() throws IOException {
     Map<Long, List<Integer>> objects = new TreeMap<>();
@@ -480,10 +524,26 @@ public final class ObjectStore implements Closeable {
     }
     long deleted = 0;
     for (Map.Entry<Long, List<Integer>> e : objects.entrySet()) {
-      long id = e.getKey();
+      Runnable unlock = locks.lock(e.getKey());
+      try {
+        deleted += collectGarbage(e.getKey(), e.getValue());
+      } finally {
+        unlock.run();
+      }
+    }
+    if (deleted > 0) {
+      LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
+    }
+    return deleted;
+  }
+
+  /** {@link #collectGarbage} of one object, found on {@code found} slots, under its lock. */
+  private long collectGarbage(long id, List<Integer> found) throws IOException {
+    long deleted = 0;
+    {
       latest.remove(id);
       readerCache.invalidate(id);
-      int[] slots = e.getValue().stream().distinct().mapToInt(Integer::intValue).toArray();
+      int[] slots = found.stream().distinct().mapToInt(Integer::intValue).toArray();
       Optional<ObjectManifest> committed = findLatest(id, slots);
       if (committed.isPresent()) {
         ObjectManifest m = committed.get();
@@ -531,6 +591,9 @@ public final class ObjectStore implements Closeable {
             if (name.isEmpty()) {
               continue;
             }
+            if (claimed(d, name.get(), f)) {
+              continue; // a running rebuild's
+            }
             long v = name.get().version();
             boolean garbage = name.get().temp() || v < keep
                 || (v > keep && newerAreGarbage && !manifested.contains(v));
@@ -548,9 +611,6 @@ public final class ObjectStore implements Closeable {
           return n;
         }, 0L);
       }
-    }
-    if (deleted > 0) {
-      LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
     }
     return deleted;
   }
@@ -616,11 +676,15 @@ public final class ObjectStore implements Closeable {
 
   /**
    * Publishes {@code m}, whose shards are all durable: writes it on every live drive of its
-   * placement, in parallel. The first durable manifest commits the version; a drive failing
-   * then only leaves that drive without a manifest ({@link #collectGarbage} rolls it forward).
-   * Then deletes the object's older versions (best effort).
+   * placement, in parallel. The version is committed when at least 1 + (tolerance - shards left
+   * out) manifests are durable (m+1 on a healthy placement), so it survives as many more drive
+   * failures as its shards; a drive failing then only leaves that drive without a manifest
+   * ({@link #collectGarbage} rolls it forward). With fewer, the manifests written are deleted
+   * again and the write fails (the old version stays the latest). Then deletes the object's
+   * older versions (best effort).
    *
-   * @throws IOException when no manifest could be written: the version is not committed
+   * @throws IOException NO_SPACE or NOT_ENOUGH_DRIVES when too few manifests could be written:
+   *     the version is not committed
    */
   void commitManifest(ObjectManifest m) throws IOException {
     long objectId = m.objectId();
@@ -636,21 +700,42 @@ public final class ObjectStore implements Closeable {
     }
     latest.remove(objectId);
     IOException failure = null;
-    int committed = 0;
+    List<Integer> written = new ArrayList<>();
     for (CompletableFuture<Integer> f : writes) {
       try {
-        DriveQueues.join(f);
-        committed++;
+        written.add(DriveQueues.join(f));
       } catch (IOException e) {
         LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: a manifest was not"
             + " written: {2}", String.format("%016x", objectId), m.version(), e.getMessage());
         failure = failure == null ? e : failure;
       }
     }
-    if (committed == 0) {
-      throw failure != null ? failure : new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null,
-          String.format("object %016x version %d: no drive of the placement left for the"
-              + " manifest", objectId, m.version()));
+    // The version must stay readable through as many more drive failures as its shards do:
+    // the protection's tolerance less the shards already left out, so that many manifests plus
+    // one (m+1 on a healthy array).
+    int leftOut = m.slots().size() - writes.size();
+    int required = 1 + Math.max(0, config.protection().tolerates() - leftOut);
+    if (written.size() < required) {
+      // Not committed: take back the manifests written, so the old version stays the latest.
+      for (int slot : written) {
+        Drive d = drive(slot);
+        if (d != null) {
+          tolerant(slot, () -> {
+            d.delete(ObjectFiles.manifest(objectId, m.version()));
+            d.syncDirectory();
+            return null;
+          }, null);
+        }
+      }
+      latest.remove(objectId);
+      String why = String.format("object %016x version %d: %d of %d manifests written, %d needed"
+          + " to survive what its shards survive; not committed", objectId, m.version(),
+          written.size(), writes.size(), required);
+      if (failure instanceof ArrayException a && a.error() == ArrayError.NO_SPACE) {
+        throw new ArrayException(ArrayError.NO_SPACE, a.path(), why + ": " + a.getMessage(), a);
+      }
+      throw new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null,
+          why + (failure == null ? "" : ": " + failure.getMessage()), failure);
     }
     latest.put(objectId, m);
     readerCache.invalidate(objectId);

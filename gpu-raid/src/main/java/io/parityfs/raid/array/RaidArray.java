@@ -16,9 +16,9 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A running array: its labels, its {@link ObjectStore}, and the admin work that keeps it healthy.
@@ -27,7 +27,10 @@ import java.util.concurrent.Future;
  * <ul>
  *   <li><b>Open</b> ({@link #create}, {@link #open}): assembles the drives from their labels, fails
  *       MISSING slots in the labels (so a drive that comes back later is stale, not trusted with
- *       outdated shards), opens the store and resumes every rebuild the labels record.
+ *       outdated shards), opens the store, collects its garbage ({@link
+ *       ObjectStore#collectGarbage}) and then resumes every rebuild the labels record. Each
+ *       member drive is locked exclusively ({@link DriveLocks}) until {@link #close}: a second
+ *       open of one of them fails with {@link ArrayError#DRIVE_IN_USE}.
  *   <li><b>Drive failure</b>: when the store sees a drive fail ({@link ArrayError#DRIVE_IO}) or an
  *       admin calls {@link #failDrive}, the slot is marked FAILED in the labels (a generation
  *       bump); if a hot spare is present it takes the slot over ({@link
@@ -36,7 +39,9 @@ import java.util.concurrent.Future;
  *       is rebuilt.
  *   <li><b>Rebuild</b>: one {@link Rebuilder} per slot being rebuilt, paced by the store's
  *       {@link BackgroundThrottle}; when it completes the slot is marked ONLINE ({@link
- *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each.
+ *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each. A rebuild that
+ *       ends FAILED while its drive is healthy is planned again after a backoff (doubling, at
+ *       most {@link #MAX_REBUILD_ATTEMPTS} attempts in a row).
  *   <li><b>Scrub</b>: {@link #scrub()} on demand, {@link #scheduleScrub} on a schedule.
  * </ul>
  *
@@ -45,23 +50,48 @@ import java.util.concurrent.Future;
 public final class RaidArray implements Closeable {
   private static final System.Logger LOG = System.getLogger(RaidArray.class.getName());
 
+  /** Attempts of a slot's rebuild that end FAILED (the new drive healthy) before giving up. */
+  static final int MAX_REBUILD_ATTEMPTS = 8;
+
+  /** Opens a drive directory as the array's {@link Drive}; tests wrap it with faults. */
+  interface DriveOpener {
+    Drive open(Path dir) throws IOException;
+  }
+
+  static final DriveOpener FILE_DRIVES = dir -> FileDrive.open(dir, Drive.IoMode.DIRECT);
+
   private final ObjectStore store;
-  private final ExecutorService admin;
+  private final DriveOpener opener;
+  private final ScheduledExecutorService admin;
   private final Map<Integer, Rebuilder> rebuilds = new ConcurrentHashMap<>();
+  /** Per slot: the rebuild attempts that ended FAILED in a row (admin thread). */
+  private final Map<Integer, Integer> failedAttempts = new ConcurrentHashMap<>();
+  /** The wait before the first retry of a failed rebuild; doubled per attempt, up to 64 times. */
+  private volatile Duration retryBackoff = Duration.ofSeconds(1);
+  private final long garbageAtOpen;
+  /** The drive directories' exclusive locks, held from open to close. */
+  private final DriveLocks locks;
   private final Scrubber scrubber;
   private volatile AssembledArray labels;
   private volatile ScrubSchedule schedule;
   private volatile boolean closed;
 
-  private RaidArray(AssembledArray labels, ObjectStore store) {
+  private RaidArray(AssembledArray labels, ObjectStore store, DriveOpener opener,
+      long garbageAtOpen, DriveLocks locks) {
+    this.locks = locks;
     this.labels = labels;
     this.store = store;
+    this.opener = opener;
+    this.garbageAtOpen = garbageAtOpen;
     this.scrubber = new Scrubber(store);
-    this.admin = Executors.newSingleThreadExecutor(r -> {
+    java.util.concurrent.ScheduledThreadPoolExecutor pool =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "pfs-array-admin-" + labels.arrayId().toString().substring(0, 8));
       t.setDaemon(true);
       return t;
     });
+    pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // pending retries: dropped
+    this.admin = pool;
   }
 
   /**
@@ -71,7 +101,16 @@ public final class RaidArray implements Closeable {
    */
   public static RaidArray create(ArrayConfig config, List<Path> drives, ParityCodecFactory codecs,
       StoreOptions options) throws IOException {
-    return start(ArrayLabels.create(config, drives), codecs, options);
+    DriveLocks locks = new DriveLocks();
+    try {
+      for (Path d : drives) {
+        locks.lock(d);
+      }
+      return start(ArrayLabels.create(config, drives), codecs, options, FILE_DRIVES, locks);
+    } catch (IOException | RuntimeException e) {
+      locks.close();
+      throw e;
+    }
   }
 
   /**
@@ -80,21 +119,47 @@ public final class RaidArray implements Closeable {
    */
   public static RaidArray open(Collection<Path> candidates, Optional<UUID> arrayId,
       ParityCodecFactory codecs, StoreOptions options) throws IOException {
+    return open(candidates, arrayId, codecs, options, FILE_DRIVES);
+  }
+
+  /** {@link #open}, with the drives opened by {@code opener} (tests). */
+  static RaidArray open(Collection<Path> candidates, Optional<UUID> arrayId,
+      ParityCodecFactory codecs, StoreOptions options, DriveOpener opener) throws IOException {
     AssembledArray a = arrayId.isPresent() ? ArrayLabels.assemble(candidates, arrayId.get())
         : ArrayLabels.assemble(candidates);
-    return start(a, codecs, options);
+    DriveLocks locks = new DriveLocks();
+    try {
+      for (ArraySlot slot : a.slots()) {
+        if (slot.drivePath().isPresent()) {
+          locks.lock(slot.drivePath().get()); // before anything is written on them
+        }
+      }
+      return start(a, codecs, options, opener, locks);
+    } catch (IOException | RuntimeException e) {
+      locks.close();
+      throw e;
+    }
   }
 
   private static RaidArray start(AssembledArray a, ParityCodecFactory codecs,
-      StoreOptions options) throws IOException {
+      StoreOptions options, DriveOpener opener, DriveLocks locks) throws IOException {
     int[] missing = slotsIn(a, DriveState.MISSING);
     if (missing.length > 0) {
       LOG.log(System.Logger.Level.WARNING, "array {0}: slots {1} missing; failing them in the"
           + " labels", a.arrayId(), Arrays.toString(missing));
       a = ArrayLabels.markFailed(a, missing);
     }
-    ObjectStore store = ObjectStore.open(a, codecs, options);
-    RaidArray array = new RaidArray(a, store);
+    ObjectStore store = ObjectStore.open(a, codecs, options, opener::open);
+    long garbage;
+    try {
+      // Before any rebuild or spare starts: the collection deletes every temp file it finds,
+      // and rolls manifests forward onto the drives that lack them.
+      garbage = store.collectGarbage();
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    RaidArray array = new RaidArray(a, store, opener, garbage, locks);
     store.onDriveFailure(array::driveFailed);
     for (int slot : slotsIn(a, DriveState.REBUILDING)) {
       LOG.log(System.Logger.Level.INFO, "array {0}: resuming the rebuild of slot {1}",
@@ -118,6 +183,14 @@ public final class RaidArray implements Closeable {
   /** The object store: reads and writes. */
   public ObjectStore store() {
     return store;
+  }
+
+  /**
+   * The files {@link ObjectStore#collectGarbage} deleted when the array opened (it runs then,
+   * before any rebuild resumes; there is no need to run it again after opening).
+   */
+  public long garbageAtOpen() {
+    return garbageAtOpen;
   }
 
   /** The array's id. */
@@ -161,11 +234,30 @@ public final class RaidArray implements Closeable {
 
   /**
    * Marks {@code slot} FAILED (an admin's decision, or a drive the node distrusts): the store
-   * stops using it, the labels record it, and a hot spare takes over if there is one.
+   * stops using it, the labels record it, and a hot spare takes over if there is one. Refused
+   * when it would leave more data slots unavailable (failed, missing or still rebuilding) than
+   * the protection tolerates; see {@link #failDrive(int, boolean)}.
+   *
+   * @throws IllegalStateException when failing the slot would exceed the array's tolerance
    */
   public void failDrive(int slot) throws IOException {
+    failDrive(slot, false);
+  }
+
+  /**
+   * {@link #failDrive(int)}; {@code force} fails the slot even when that leaves the array beyond
+   * its tolerance (FAILED: objects with more shards there than the protection tolerates are
+   * unreadable, and the failed slots' drives are stale at the next assembly).
+   *
+   * @throws IllegalStateException when force is false and failing the slot would leave more
+   *     data slots unavailable than the protection tolerates (the message names them)
+   */
+  public void failDrive(int slot, boolean force) throws IOException {
     checkDataSlot(slot);
     admin(() -> {
+      if (!force) {
+        checkTolerance(slot);
+      }
       Rebuilder r = rebuilds.remove(slot);
       if (r != null) {
         r.stop();
@@ -191,8 +283,10 @@ public final class RaidArray implements Closeable {
           && labels.slot(slot).state() == DriveState.ONLINE) {
         recordFailure(slot);
       }
+      locks.lock(newDrive);
       labels = ArrayLabels.replaceDrive(labels, slot, newDrive, force);
-      store.attachDrive(slot, FileDrive.open(newDrive, Drive.IoMode.DIRECT));
+      store.attachDrive(slot, opener.open(newDrive));
+      failedAttempts.remove(slot);
       return startRebuild(slot);
     });
   }
@@ -243,10 +337,50 @@ public final class RaidArray implements Closeable {
       }
     }
     admin.shutdown();
-    store.close();
+    try {
+      // Label changes already queued (a rebuild that just ended) finish before the drives are
+      // closed and unlocked: the next open must not race them on the label files.
+      if (!admin.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.log(System.Logger.Level.WARNING, "array {0}: admin thread still busy at close",
+            id());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      store.close();
+    } finally {
+      locks.close();
+    }
   }
 
   // ---- internals ----
+
+  /** Refuses to fail {@code slot} when that would leave the array beyond its tolerance. */
+  private void checkTolerance(int slot) {
+    DriveState[] states = driveStates();
+    List<Integer> unavailable = new java.util.ArrayList<>();
+    for (int s = 0; s < labels.dataSlots(); s++) {
+      if (states[s] != DriveState.ONLINE) {
+        unavailable.add(s);
+      }
+    }
+    if (unavailable.contains(slot)) {
+      return; // already not serving all its shards: failing it loses nothing more
+    }
+    int tolerates = labels.config().protection().tolerates();
+    if (unavailable.size() + 1 > tolerates) {
+      StringBuilder which = new StringBuilder();
+      for (int s : unavailable) {
+        which.append(which.length() == 0 ? "" : ", ").append(s).append(' ').append(states[s]);
+      }
+      throw new IllegalStateException(String.format("failing slot %d of array %s would leave %d"
+          + " data slots unavailable (slot %d and %s), more than %s tolerates (%d): refused;"
+          + " force it to fail the slot anyway", slot, id(), unavailable.size() + 1, slot,
+          unavailable.isEmpty() ? "none other" : "slots " + which, labels.config().protection(),
+          tolerates));
+    }
+  }
 
   /** Called by the store on an I/O thread when it stops using a drive. */
   private void driveFailed(int slot) {
@@ -289,7 +423,8 @@ public final class RaidArray implements Closeable {
     labels = ArrayLabels.promoteSpare(labels, slot);
     LOG.log(System.Logger.Level.WARNING, "array {0}: hot spare {1} takes over slot {2}", id(),
         drive, slot);
-    store.attachDrive(slot, FileDrive.open(drive, Drive.IoMode.DIRECT));
+    store.attachDrive(slot, opener.open(drive));
+    failedAttempts.remove(slot);
     startRebuild(slot);
     return null;
   }
@@ -319,18 +454,58 @@ public final class RaidArray implements Closeable {
     if (!rebuilds.remove(slot, r)) {
       return null; // stopped and replaced meanwhile
     }
-    if (!p.complete()) {
-      LOG.log(System.Logger.Level.WARNING, "array {0}: rebuild of slot {1} ended {2}: {3}", id(),
-          slot, p.state(), p);
-      return null;
-    }
     if ((store.failedSlots() & (1L << slot)) != 0) {
       return null; // the new drive failed; driveFailed handles it
     }
+    if (!p.complete()) {
+      LOG.log(System.Logger.Level.WARNING, "array {0}: rebuild of slot {1} ended {2}: {3}", id(),
+          slot, p.state(), p);
+      if (p.state() == RebuildProgress.State.FAILED) {
+        retryLater(slot);
+      }
+      return null;
+    }
+    failedAttempts.remove(slot);
     labels = ArrayLabels.finishRebuild(labels, slot);
     LOG.log(System.Logger.Level.INFO, "array {0}: slot {1} rebuilt ({2} objects, {3} lost);"
         + " ONLINE; array {4}", id(), slot, p.objectsRebuilt(), p.objectsLost(), state());
     return null;
+  }
+
+  /**
+   * Plans the rebuild of {@code slot} again after a FAILED end that was not its drive failing
+   * (a race with a delete, a file that vanished, an unexpected error): after the backoff,
+   * doubled per failed attempt, up to {@link #MAX_REBUILD_ATTEMPTS} in a row (admin thread).
+   */
+  private void retryLater(int slot) {
+    int attempts = failedAttempts.merge(slot, 1, Integer::sum);
+    if (attempts >= MAX_REBUILD_ATTEMPTS) {
+      LOG.log(System.Logger.Level.ERROR, "array {0}: rebuild of slot {1} failed {2} times in a"
+          + " row; not retrying (it resumes when the array is next opened)", id(), slot,
+          attempts);
+      return;
+    }
+    long delay = retryBackoff.toNanos() << Math.min(attempts - 1, 6);
+    LOG.log(System.Logger.Level.WARNING, "array {0}: retrying the rebuild of slot {1} in {2} ms"
+        + " (attempt {3} of {4})", id(), slot, TimeUnit.NANOSECONDS.toMillis(delay),
+        attempts + 1, MAX_REBUILD_ATTEMPTS);
+    admin.schedule(() -> {
+      try {
+        if (!closed && !rebuilds.containsKey(slot)
+            && labels.slot(slot).state() == DriveState.REBUILDING
+            && (store.failedSlots() & (1L << slot)) == 0) {
+          startRebuild(slot);
+        }
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "array {0}: retrying the rebuild of slot {1}: {2}",
+            id(), slot, e.toString());
+      }
+    }, delay, TimeUnit.NANOSECONDS);
+  }
+
+  /** Sets the wait before the first retry of a FAILED rebuild (tests). */
+  void retryBackoff(Duration backoff) {
+    this.retryBackoff = backoff;
   }
 
   private interface AdminTask<T> {

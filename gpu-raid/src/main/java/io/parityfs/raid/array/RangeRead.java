@@ -436,10 +436,18 @@ final class RangeRead {
     String name = ObjectFiles.shard(manifest.objectId(), manifest.version(), i);
     try {
       ShardReaderCache.Lease lease = store.readerCache().acquire(slot, drive, name);
+      if (!lease.reader().header().created().equals(manifest.created())) {
+        // Another incarnation's file (the object was deleted and written again, and versions
+        // restart at 0): a cached reader can outlive its file's name. Drop it, open the name anew.
+        store.readerCache().discard(lease);
+        store.readerCache().release(lease);
+        lease = store.readerCache().acquire(slot, drive, name);
+      }
       ShardReader r = lease.reader();
       ShardHeader h = r.header();
       if (h.shardIndex() != i || h.objectLength() != manifest.objectLength()
-          || h.cellSize() != cellSize || !h.protection().equals(manifest.protection())) {
+          || h.cellSize() != cellSize || !h.protection().equals(manifest.protection())
+          || !h.created().equals(manifest.created())) {
         store.readerCache().discard(lease);
         store.readerCache().release(lease);
         unavailable[i] = "shard " + drive.root().resolve(name) + " disagrees with the manifest: "

@@ -388,9 +388,12 @@ public final class Rebuilder {
 
   /**
    * Whether the new drive already holds the shard (a valid header for this object, version and
-   * shard, and the right file length); if so, makes sure it holds the manifest too.
+   * shard, and the right file length); if so, makes sure it holds the manifest too. The manifest
+   * is checked and written under the object's lock, once the version is known to be still the
+   * committed one: a foreground writer writes the same manifest name (and temp name) on the new
+   * drive only under that lock.
    */
-  private static boolean present(Drive out, ObjectManifest m, int shard) throws IOException {
+  private boolean present(Drive out, ObjectManifest m, int shard) throws IOException {
     String name = ObjectFiles.shard(m.objectId(), m.version(), shard);
     try (ShardReader r = ShardReader.open(out, name)) {
       if (!ShardRebuild.matches(r.header(), m, shard)) {
@@ -404,13 +407,21 @@ public final class Rebuilder {
       }
       return false; // corrupt or foreign: rebuilt over
     }
+    Runnable unlock = store.lockObject(m.objectId());
     try {
-      ManifestFile.read(out, m.objectId(), m.version());
-    } catch (NoSuchFileException | ArrayException e) {
-      if (e instanceof ArrayException a && Drive.isDriveFailure(a)) {
-        throw a;
+      if (ShardRebuild.superseded(store, m)) {
+        return true; // nothing to do for this version; the newer one has its own files
       }
-      ManifestFile.write(out, m); // the shard was published, then the rebuild stopped
+      try {
+        ManifestFile.read(out, m.objectId(), m.version());
+      } catch (NoSuchFileException | ArrayException e) {
+        if (e instanceof ArrayException a && Drive.isDriveFailure(a)) {
+          throw a;
+        }
+        ManifestFile.write(out, m); // the shard was published, then the rebuild stopped
+      }
+    } finally {
+      unlock.run();
     }
     return true;
   }
@@ -423,8 +434,7 @@ public final class Rebuilder {
     ShardRebuild r = new ShardRebuild(store, m, t.shard(), out, batchStripes,
         () -> stopRequested || halted);
     try {
-      Optional<ObjectManifest> now = store.stat(m.objectId());
-      if (now.isEmpty() || now.get().version() != m.version()) {
+      if (ShardRebuild.superseded(store, m)) {
         throw new ShardRebuild.Superseded();
       }
       r.run(n -> {
@@ -434,9 +444,7 @@ public final class Rebuilder {
       rebuilt.incrementAndGet();
       return true;
     } catch (ShardRebuild.Superseded e) {
-      superseded.incrementAndGet();
-      LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: object {1} version {2} superseded"
-          + " by a newer version or deleted; dropped", slot, hex(m), m.version());
+      countSuperseded(m);
     } catch (ShardRebuild.Stopped e) {
       // Unwritten; a later rebuild plans it again.
       bytesDone.addAndGet(-done[0]);
@@ -445,14 +453,31 @@ public final class Rebuilder {
       if (e.error() != ArrayError.OBJECT_LOST) {
         throw e;
       }
-      lost.add(m.objectId());
-      LOG.log(System.Logger.Level.ERROR, "rebuild of slot {0}: object {1} is lost: {2}", slot,
-          hex(m), e.getMessage());
+      if (ShardRebuild.superseded(store, m)) {
+        // Deleted or rewritten under the rebuild: its survivors went with the old version.
+        countSuperseded(m);
+      } else {
+        lost.add(m.objectId());
+        LOG.log(System.Logger.Level.ERROR, "rebuild of slot {0}: object {1} is lost: {2}", slot,
+            hex(m), e.getMessage());
+      }
+    } catch (NoSuchFileException e) {
+      // A file of this version vanished: only a delete or a newer version removes one.
+      if (!ShardRebuild.superseded(store, m)) {
+        throw e;
+      }
+      countSuperseded(m);
     } finally {
       repaired.addAndGet(r.repaired());
     }
     bytesTotal.addAndGet(-(t.bytes() - done[0]));
     return true;
+  }
+
+  private void countSuperseded(ObjectManifest m) {
+    superseded.incrementAndGet();
+    LOG.log(System.Logger.Level.INFO, "rebuild of slot {0}: object {1} version {2} superseded"
+        + " by a newer version or deleted; dropped", slot, hex(m), m.version());
   }
 
   private static String hex(ObjectManifest m) {

@@ -24,8 +24,9 @@ import java.util.stream.Collectors;
  *     copies) disagreed with the data cells (mirror: the first good copy)
  * @param parityMismatchesRepaired of those, the stripes whose wrong cells were all rewritten
  * @param missingShards shard files absent or unreadable as a whole (corrupt header, wrong length,
- *     disagreeing with the manifest) on live drives: they need a rebuild, which the scrub does not
- *     do
+ *     disagreeing with the manifest) on live drives
+ * @param shardsRecreated of those, the shards the scrub re-created from the survivors (as a
+ *     rebuild does: reconstructed, written under a temp name, published with the manifest)
  * @param unavailableShards shards on slots that are failed or absent (before or during the scrub):
  *     also a rebuild's business
  * @param unrecoverableObjects objects with a stripe that has more unusable shards than the
@@ -50,6 +51,7 @@ public record ScrubReport(
     long parityMismatches,
     long parityMismatchesRepaired,
     long missingShards,
+    long shardsRecreated,
     long unavailableShards,
     long unrecoverableObjects,
     List<Long> unrecoverableIds,
@@ -66,10 +68,10 @@ public record ScrubReport(
         && unavailableShards == 0 && unrecoverableObjects == 0 && driveErrors == 0;
   }
 
-  /** True when every problem found was repaired here (missing shards wait for a rebuild). */
+  /** True when every problem found was repaired here (missing shards re-created included). */
   public boolean allRepaired() {
     return crcErrorsRepaired == crcErrors && parityMismatchesRepaired == parityMismatches
-        && unrecoverableObjects == 0;
+        && shardsRecreated == missingShards && unrecoverableObjects == 0;
   }
 
   /** One paragraph for logs and the command line. */
@@ -89,7 +91,7 @@ public record ScrubReport(
     b.append("; ").append(crcErrors).append(" CRC errors (").append(crcErrorsRepaired)
         .append(" repaired), ").append(parityMismatches).append(" parity mismatches (")
         .append(parityMismatchesRepaired).append(" repaired), ").append(missingShards)
-        .append(" missing shards and ").append(unavailableShards)
+        .append(" missing shards (").append(shardsRecreated).append(" re-created) and ").append(unavailableShards)
         .append(" shards on failed drives (need rebuild), ").append(unrecoverableObjects)
         .append(" unrecoverable objects");
     if (!unrecoverableIds.isEmpty()) {

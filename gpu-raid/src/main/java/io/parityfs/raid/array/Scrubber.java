@@ -24,8 +24,11 @@ import java.util.function.BooleanSupplier;
  *       authoritative, the parity is re-encoded and the wrong parity cells rewritten (a mirror
  *       keeps the first good copy, the one reads return). Counted as a parity mismatch.
  *   <li><b>A missing shard file</b> (or one whose header is corrupt or disagrees with the
- *       manifest) is reported as needing a rebuild, not recreated; the stripes are still checked
- *       from the other shards.
+ *       manifest) on a live drive is counted, the stripes checked from the other shards, and then
+ *       re-created from the survivors as a rebuild would ({@link ShardRebuild}); it is counted
+ *       re-created when that succeeds. (A node crash between a drive error and its label update,
+ *       or a drive put back by hand, leaves an ONLINE slot without some shards: nothing else
+ *       writes them.)
  *   <li><b>More unusable cells in a stripe than the protection tolerates</b>, or usable cells that
  *       disagree in a way no single wrong parity cell explains: the object is reported
  *       unrecoverable and nothing of that stripe is written (never guessed data).
@@ -215,6 +218,7 @@ public final class Scrubber {
     final AtomicLong parityMismatches = new AtomicLong();
     final AtomicLong parityMismatchesRepaired = new AtomicLong();
     final AtomicLong missingShards = new AtomicLong();
+    final AtomicLong shardsRecreated = new AtomicLong();
     final AtomicLong unavailableShards = new AtomicLong();
     final AtomicLong driveErrors = new AtomicLong();
     private final AtomicLong unrecoverable = new AtomicLong();
@@ -236,7 +240,8 @@ public final class Scrubber {
       return new ScrubReport(started, Duration.ofNanos(System.nanoTime() - startNanos), cancelled,
           objectsScanned.get(), objectsSkipped.get(), stripes.get(), cellsChecked.get(),
           bytesRead.get(), crcErrors.get(), crcErrorsRepaired.get(), parityMismatches.get(),
-          parityMismatchesRepaired.get(), missingShards.get(), unavailableShards.get(),
+          parityMismatchesRepaired.get(), missingShards.get(), shardsRecreated.get(),
+          unavailableShards.get(),
           unrecoverable.get(), unrecoverableIds, driveErrors.get(), failedSlots);
     }
   }

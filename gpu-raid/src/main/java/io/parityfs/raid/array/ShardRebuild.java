@@ -120,10 +120,31 @@ final class ShardRebuild {
           break;
         }
       }
-      ShardWriter w = new ShardWriter(out, name, ShardHeader.of(id, version, target, layout,
-          created));
+      // The temp is created under the object's lock, after checking the version is still the
+      // committed one, and claimed: no delete or garbage collection removes it, and no writer
+      // opened later reuses its version (a writer picks a version above every file it lists,
+      // temps included), so the name stays this rebuild's until it publishes or aborts.
+      String tempName = ObjectFiles.temp(name);
+      ShardWriter w;
+      Runnable unlock = store.lockObject(id);
+      try {
+        if (superseded()) {
+          throw new Superseded();
+        }
+        if (!store.claimTemp(out, tempName)) {
+          throw new Superseded(); // another task is writing this shard right now
+        }
+        try {
+          w = new ShardWriter(out, name, ShardHeader.of(id, version, target, layout, created));
+        } catch (IOException | RuntimeException e) {
+          store.releaseTemp(out, tempName);
+          throw e;
+        }
+      } finally {
+        unlock.run();
+      }
       boolean published = false;
-      Runnable unlock = null;
+      unlock = null;
       try {
         ByteBuffer batch = out.allocateAligned(batchStripes * cellSize);
         for (int first = 0; first < layout.stripes(); first += batchStripes) {
@@ -149,11 +170,15 @@ final class ShardRebuild {
         published = true;
         ManifestFile.write(out, manifest);
       } finally {
-        if (!published) {
-          abort(w);
-        }
-        if (unlock != null) {
-          unlock.run();
+        try {
+          if (!published) {
+            abort(w);
+          }
+        } finally {
+          store.releaseTemp(out, tempName);
+          if (unlock != null) {
+            unlock.run();
+          }
         }
       }
       store.invalidateReaders(id);
@@ -164,10 +189,18 @@ final class ShardRebuild {
     }
   }
 
-  /** Whether the object's latest committed version is no longer this one. */
-  private boolean superseded() throws IOException {
-    return store.stat(manifest.objectId()).map(ObjectManifest::version).orElse(-1L)
-        != manifest.version();
+  /**
+   * Whether the object's latest committed version is no longer this one: a newer version, the
+   * object deleted, or deleted and written again (versions restart at 0, so the whole manifest is
+   * compared, its creation time included).
+   */
+  boolean superseded() throws IOException {
+    return superseded(store, manifest);
+  }
+
+  /** Whether {@code m} is no longer the committed version of its object in {@code store}. */
+  static boolean superseded(ObjectStore store, ObjectManifest m) throws IOException {
+    return !store.stat(m.objectId()).map(m::equals).orElse(false);
   }
 
   /**
@@ -358,7 +391,8 @@ final class ShardRebuild {
   static boolean matches(ShardHeader h, ObjectManifest m, int shard) {
     return h.objectId() == m.objectId() && h.objectVersion() == m.version()
         && h.shardIndex() == shard && h.objectLength() == m.objectLength()
-        && h.cellSize() == m.cellSize() && h.protection().equals(m.protection());
+        && h.cellSize() == m.cellSize() && h.protection().equals(m.protection())
+        && h.created().equals(m.created()); // not another incarnation's (versions restart at 0)
   }
 
   private void drop(int j, IOException e) {

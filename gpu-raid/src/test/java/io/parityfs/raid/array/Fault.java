@@ -19,7 +19,61 @@ final class Fault {
     /** WRITE: one bit of the data written is flipped; READ: one bit of the data read. */
     CORRUPT,
     /** The call sleeps for the rule's delay first, then proceeds. */
-    DELAY
+    DELAY,
+    /** The call signals its {@link Gate} reached, waits until the gate is opened, then proceeds. */
+    HOLD,
+    /**
+     * The call fails with a {@link java.nio.file.NoSuchFileException}, doing nothing: as if
+     * another process removed the file (an expected condition, not a drive failure).
+     */
+    MISSING,
+    /** The call fails with an {@link ArrayException} NO_SPACE, doing nothing (a full drive). */
+    FULL
+  }
+
+  /**
+   * Where a {@link Kind#HOLD} rule stops its call: {@link #awaitReached} waits until a call is
+   * held, {@link #open} lets every held (and later) call go on. One gate per rule.
+   */
+  static final class Gate {
+    private final java.util.concurrent.CountDownLatch reached =
+        new java.util.concurrent.CountDownLatch(1);
+    private final java.util.concurrent.CountDownLatch opened =
+        new java.util.concurrent.CountDownLatch(1);
+
+    /** Waits (up to 30 s, then fails) until a call is held at the gate. */
+    void awaitReached() throws InterruptedException {
+      if (!reached.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        throw new AssertionError("no call reached the gate in 30 s");
+      }
+    }
+
+    /** Waits up to {@code timeout} for a call to be held; whether one was. */
+    boolean awaitReached(Duration timeout) throws InterruptedException {
+      return reached.await(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether a call has been held at the gate. */
+    boolean reached() {
+      return reached.getCount() == 0;
+    }
+
+    /** Lets the held calls go on. */
+    void open() {
+      opened.countDown();
+    }
+
+    void hold() throws java.io.InterruptedIOException {
+      reached.countDown();
+      try {
+        if (!opened.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+          throw new AssertionError("gate not opened in 60 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("held call interrupted");
+      }
+    }
   }
 
   /** The operations faults can target. */
@@ -33,15 +87,37 @@ final class Fault {
   final long nth;
   final double probability;
   final Duration delay;
+  final Gate gate;
 
   private Fault(Kind kind, Set<Op> ops, Pattern names, long nth, double probability,
       Duration delay) {
+    this(kind, ops, names, nth, probability, delay, null);
+  }
+
+  private Fault(Kind kind, Set<Op> ops, Pattern names, long nth, double probability,
+      Duration delay, Gate gate) {
     this.kind = kind;
     this.ops = ops;
     this.names = names;
     this.nth = nth;
     this.probability = probability;
     this.delay = delay;
+    this.gate = gate;
+  }
+
+  /** Holds every matching call at {@code gate} until the test opens it. */
+  static Fault hold(Gate gate, Op first, Op... rest) {
+    return new Fault(Kind.HOLD, EnumSet.of(first, rest), null, 0, 1.0, Duration.ZERO, gate);
+  }
+
+  /** Fails every matching call with NO_SPACE (the drive is full; not a drive failure). */
+  static Fault full(Op first, Op... rest) {
+    return new Fault(Kind.FULL, EnumSet.of(first, rest), null, 0, 1.0, Duration.ZERO);
+  }
+
+  /** Fails every matching call with NoSuchFileException (not a drive failure). */
+  static Fault missing(Op first, Op... rest) {
+    return new Fault(Kind.MISSING, EnumSet.of(first, rest), null, 0, 1.0, Duration.ZERO);
   }
 
   /** Fails every matching call of {@code first} and {@code rest}. */
@@ -68,7 +144,7 @@ final class Fault {
 
   /** Only calls on files whose whole name matches {@code regex}. */
   Fault matching(String regex) {
-    return new Fault(kind, ops, Pattern.compile(regex), nth, probability, delay);
+    return new Fault(kind, ops, Pattern.compile(regex), nth, probability, delay, gate);
   }
 
   /** Only the {@code n}th matching call (1-based), once. */
@@ -76,7 +152,7 @@ final class Fault {
     if (n < 1) {
       throw new IllegalArgumentException("call number (" + n + ") must be >= 1");
     }
-    return new Fault(kind, ops, names, n, probability, delay);
+    return new Fault(kind, ops, names, n, probability, delay, gate);
   }
 
   /** Fires on each eligible call with probability {@code p}, drawn from the drive's seed. */
@@ -84,7 +160,7 @@ final class Fault {
     if (!(p >= 0 && p <= 1)) {
       throw new IllegalArgumentException("probability (" + p + ") must be within 0..1");
     }
-    return new Fault(kind, ops, names, nth, p, delay);
+    return new Fault(kind, ops, names, nth, p, delay, gate);
   }
 
   boolean matches(Op op, String name) {

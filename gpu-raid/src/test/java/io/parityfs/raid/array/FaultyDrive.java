@@ -78,6 +78,7 @@ final class FaultyDrive implements Drive {
   private static final class Verdict {
     long corruptDraw = -1;
     long delayNanos;
+    Fault.Gate gate;
   }
 
   private final Drive inner;
@@ -293,6 +294,17 @@ final class FaultyDrive implements Drive {
         case DELAY:
           v.delayNanos += f.delay.toNanos();
           break;
+        case HOLD:
+          v.gate = f.gate;
+          break;
+        case FULL:
+          throw new ArrayException(
+              ArrayError.NO_SPACE,
+              inner.root().resolve(name),
+              "drive " + inner.root() + " is full: " + op + " " + name + " failed (injected)");
+        case MISSING:
+          throw new java.nio.file.NoSuchFileException(
+              inner.root().resolve(name).toString(), null, "removed (injected)");
         default:
           throw new AssertionError(f.kind);
       }
@@ -302,6 +314,9 @@ final class FaultyDrive implements Drive {
 
   /** Sleeps outside the lock, so delayed calls do not hold up others. */
   private static void suffer(Verdict v) throws IOException {
+    if (v.gate != null) {
+      v.gate.hold();
+    }
     if (v.delayNanos > 0) {
       try {
         TimeUnit.NANOSECONDS.sleep(v.delayNanos);

@@ -80,6 +80,36 @@ class ObjectStoreTest {
     s.write(id, new ByteArrayInputStream(data), data.length);
   }
 
+  /**
+   * Audit D7: a version with its manifest on one drive only is lost with that drive, although
+   * its shards survive; so a write is not acknowledged with fewer than m+1 manifests.
+   */
+  @Test
+  void aWriteWithTooFewDurableManifestsFailsAndTheOldVersionSurvivesADriveLoss()
+      throws IOException {
+    ArrayConfig c = config("raid6:4+2");
+    FaultyDrive[] d = faulty(dirs("d7", 6));
+    byte[] v0 = random(5 * 4 * CELL, 70);
+    byte[] v1 = random(5 * 4 * CELL, 71);
+    try (ObjectStore s = store(c, d)) {
+      write(s, ID, v0);
+      String temp = ObjectFiles.temp(ObjectFiles.manifest(ID, 1)).replace(".", "\\.");
+      for (int i = 1; i < 6; i++) {
+        d[i].inject(Fault.full(Op.CREATE).matching(temp)); // full, not failed
+      }
+      ArrayException e = assertThrows(ArrayException.class, () -> write(s, ID, v1));
+      assertEquals(ArrayError.NO_SPACE, e.error(), e.getMessage());
+      assertEquals(0L, s.failedSlots(), "full drives are not failed");
+      for (FaultyDrive f : d) {
+        f.clearFaults();
+      }
+      d[0].disappear(); // the one drive that got a manifest
+      assertArrayEquals(v0, readAll(s, ID), "the acknowledged version is still readable");
+      write(s, ID, v1); // room again: the next write commits
+      assertArrayEquals(v1, readAll(s, ID));
+    }
+  }
+
   static Stream<Arguments> roundTrips() {
     List<Arguments> out = new ArrayList<>();
     for (String p : List.of("raid5:3+1", "raid6:4+2", "rs:6+3", "mirror:2")) {

@@ -374,7 +374,7 @@ class ScrubberTest {
   // ---- missing shards, unrecoverable objects, drive errors ----
 
   @Test
-  void aMissingShardFileIsReportedForRebuildAndTheRestStillChecked() throws IOException {
+  void aMissingShardFileOnALiveDriveIsReCreatedAndTheRestStillChecked() throws IOException {
     ArrayConfig c = config("raid6:4+2");
     List<Path> dirs = dirs("miss", 7);
     byte[] data = random(CELL * 4 * 4 + 5, 10);
@@ -390,12 +390,19 @@ class ScrubberTest {
       assertEquals(1, r.crcErrorsRepaired(), r.toString());
       assertEquals(0, r.unrecoverableObjects());
       assertEquals(5 * 5, r.cellsChecked(), "5 stripes of the 5 shards present");
-      assertTrue(r.toString().contains("1 missing shards"), r.toString());
+      assertTrue(r.toString().contains("1 missing shards (1 re-created)"), r.toString());
       assertEquals(0, s.failedSlots(), "an absent file says nothing about the drive");
-      assertFalse(Files.exists(gone), "not the scrubber's to recreate");
+      // Audit D13: nothing else re-creates a shard missing on an ONLINE slot.
+      assertEquals(1, r.shardsRecreated(), r.toString());
+      assertTrue(r.allRepaired(), r.toString());
+      assertTrue(Files.exists(gone), "re-created from the survivors");
       ScrubReport again = new Scrubber(s).run();
-      assertEquals(1, again.missingShards());
-      assertEquals(0, again.crcErrors());
+      assertTrue(again.clean(), again.toString());
+      assertArrayEquals(data, readAll(s, ID));
+      // The re-created shard is the right one: read with two other shards' drives away.
+      ObjectManifest m = s.stat(ID).orElseThrow();
+      s.detachDrive(m.slotOf(0));
+      s.detachDrive(m.slotOf(2));
       assertArrayEquals(data, readAll(s, ID));
     }
   }

@@ -253,7 +253,7 @@ public final class StorageNode implements NodeServices, Closeable {
         }
       }
       warnIfConfigDiffers(t, array.labels().config());
-      long garbage = array.store().collectGarbage();
+      long garbage = array.garbageAtOpen(); // collected at open, before rebuilds resumed
       if (t.rebuildIdleBytesPerSecond() > 0 || t.rebuildBusyBytesPerSecond() > 0) {
         array.store().throttle(BackgroundThrottle.of(unlimitedIfZero(t.rebuildIdleBytesPerSecond()),
             unlimitedIfZero(t.rebuildBusyBytesPerSecond()), 1000));

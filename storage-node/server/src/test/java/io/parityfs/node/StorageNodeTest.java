@@ -385,7 +385,7 @@ class StorageNodeTest {
     assertEquals(ArrayState.DEGRADED, small.state());
     assertEquals(200, get(node, "/health").statusCode());
     // more drives lost than the mirror tolerates: unhealthy
-    small.array().failDrive(0);
+    small.array().failDrive(0, true); // beyond the tolerance: forced
     assertEquals(ArrayState.FAILED, small.state());
     HttpResponse<String> failed = get(node, "/health");
     assertEquals(503, failed.statusCode());

@@ -377,8 +377,17 @@ public final class NodeClient implements Closeable {
   }
 
   public String failDrive(InetSocketAddress node, TargetId target, int slot) throws IOException {
-    new FailDriveRequest(1, target, slot);
-    return admin(node, id -> new FailDriveRequest(id, target, slot), false);
+    return failDrive(node, target, slot, 0);
+  }
+
+  /**
+   * @param flags {@link FailDriveRequest#FORCE} (fail the slot even beyond the array's
+   *     tolerance, which the node refuses otherwise with ILLEGAL_STATE) or 0
+   */
+  public String failDrive(InetSocketAddress node, TargetId target, int slot, int flags)
+      throws IOException {
+    new FailDriveRequest(1, target, slot, flags);
+    return admin(node, id -> new FailDriveRequest(id, target, slot, flags), false);
   }
 
   /** @param flags {@link ReplaceDriveRequest#FORCE} or 0 */

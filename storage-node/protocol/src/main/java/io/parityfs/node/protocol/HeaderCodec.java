@@ -75,6 +75,9 @@ final class HeaderCodec {
     } else if (m instanceof FailDriveRequest f) {
       writeTarget(out, f.target());
       out.writeShort(f.slot());
+      if (f.flags() != 0) {
+        out.writeByte(f.flags()); // the 18-byte form stays the flagless one
+      }
     } else if (m instanceof ReplaceDriveRequest r) {
       writeTarget(out, r.target());
       out.writeShort(r.slot());
@@ -292,9 +295,18 @@ final class HeaderCodec {
       case PROGRESS:
         expect(op, h, 16);
         return new ProgressRequest(id, readTarget(h, true));
-      case FAIL_DRIVE:
-        expect(op, h, 18);
-        return new FailDriveRequest(id, readTarget(h, false), h.readUnsignedShort());
+      case FAIL_DRIVE: {
+        if (h.readableBytes() != 18 && h.readableBytes() != 19) {
+          throw invalid("FAIL_DRIVE: header of " + h.readableBytes() + " bytes, need 18 or 19");
+        }
+        TargetId target = readTarget(h, false);
+        int slot = h.readUnsignedShort();
+        int flags = h.isReadable() ? h.readUnsignedByte() : 0;
+        if ((flags & ~FailDriveRequest.FORCE) != 0) {
+          throw invalid("FAIL_DRIVE: unknown flags " + flags);
+        }
+        return new FailDriveRequest(id, target, slot, flags);
+      }
       case REPLACE_DRIVE: {
         if (h.readableBytes() < 21) {
           throw invalid("REPLACE_DRIVE: header of " + h.readableBytes() + " bytes, need >= 21");

@@ -83,13 +83,22 @@ final class AdminOps {
     return write(m);
   }
 
-  String failDrive(StorageTarget t, int slot) throws IOException {
+  /**
+   * Fails the slot; without {@code force}, refused (ILLEGAL_STATE, naming the unavailable slots)
+   * when that would leave the array beyond what its protection tolerates.
+   */
+  String failDrive(StorageTarget t, int slot, boolean force) throws IOException {
     requireDataSlot(t, slot);
     DriveState s = t.array().driveStates()[slot];
     if (s != DriveState.ONLINE && s != DriveState.REBUILDING) {
       throw new IllegalStateException("slot " + slot + " of target " + t.name() + " is " + s);
     }
-    t.array().failDrive(slot);
+    try {
+      t.array().failDrive(slot, force);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException("target " + t.name() + ": " + e.getMessage()
+          + " (FAIL_DRIVE with FORCE; parityfs fail-drive --force)", e);
+    }
     return write(status(t));
   }
 

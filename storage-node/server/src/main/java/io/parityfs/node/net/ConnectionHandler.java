@@ -337,7 +337,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } else if (r instanceof ProgressRequest) {
       return new AdminResponse(id, Opcode.PROGRESS, admin.progress(targets));
     } else if (r instanceof FailDriveRequest f) {
-      return new AdminResponse(id, Opcode.FAIL_DRIVE, admin.failDrive(targets.get(0), f.slot()));
+      return new AdminResponse(id, Opcode.FAIL_DRIVE, admin.failDrive(targets.get(0), f.slot(),
+          (f.flags() & FailDriveRequest.FORCE) != 0));
     } else if (r instanceof ReplaceDriveRequest rd) {
       return new AdminResponse(id, Opcode.REPLACE_DRIVE, admin.replaceDrive(targets.get(0),
           rd.slot(), rd.path(), (rd.flags() & ReplaceDriveRequest.FORCE) != 0));

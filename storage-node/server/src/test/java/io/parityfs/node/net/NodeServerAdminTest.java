@@ -12,6 +12,7 @@ import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.client.NodeException;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.FailDriveRequest;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
@@ -110,6 +111,33 @@ class NodeServerAdminTest {
 
   private interface Call {
     void run() throws Exception;
+  }
+
+  @Test
+  void failDriveBeyondTheToleranceIsRefusedUnlessForced() throws Exception {
+    try (TestingServer zk = new TestingServer(true);
+        TestNode node = new TestNode(dir, zk.getConnectString(), NodeServerConfig.DEFAULT, "4K",
+            "1M");
+        NodeClient client = NodeClient.create(NodeClientConfig.DEFAULT)) {
+      var addr = node.address;
+      var t = node.target;
+      byte[] data = new byte[50_000];
+      new Random(3).nextBytes(data);
+      client.writeChunk(addr, t, new ChunkId(9, 0), 0, WriteMode.CREATE, 0, ByteBuffer.wrap(data));
+      client.failDrive(addr, t, 1);
+      client.failDrive(addr, t, 4); // raid6:4+2 tolerates two
+      NodeException e = assertThrows(NodeException.class, () -> client.failDrive(addr, t, 2));
+      assertEquals(Status.ILLEGAL_STATE, e.status());
+      assertTrue(e.getMessage().contains("slots 1 FAILED, 4 FAILED")
+          && e.getMessage().contains("FORCE"), e.getMessage());
+      JsonNode status = JSON.readTree(client.arrayStatus(addr, t)).get("targets").get(0);
+      assertEquals("DEGRADED", status.get("state").asText(), status.toString());
+      assertEquals("ONLINE", status.get("drives").get(2).get("state").asText());
+      assertAllReadable(client, node, new byte[][] {data}); // still served
+      JsonNode forced = JSON.readTree(client.failDrive(addr, t, 2, FailDriveRequest.FORCE));
+      assertEquals("FAILED", forced.get("state").asText(), forced.toString());
+      assertEquals("FAILED", forced.get("drives").get(2).get("state").asText());
+    }
   }
 
   private static Status status(Call c) {
