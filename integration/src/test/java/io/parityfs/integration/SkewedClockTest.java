@@ -26,7 +26,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -198,12 +197,11 @@ class SkewedClockTest {
    * written seconds ago for one older than the grace. The chunk here is a true orphan (its file
    * id is a directory's, which no file has), so deleting it harms nothing by itself; it shows
    * that the grace, which is what keeps the chunks of a file created during a scan (invisible to
-   * it) from being collected, does not hold across skewed clocks. Fails on today's code: the
-   * orphan is deleted ("1 orphans found, 1 deleted"). Disabled until D11's fix (times from one
-   * clock, e.g. the manager's own when it first sees a chunk, or the metadata's) is merged.
+   * it) from being collected, does not hold across skewed clocks. Failed before D11's fix: the
+   * orphan was deleted ("1 orphans found, 1 deleted"); orphans are now aged by the manager's own
+   * clock over two rounds, so a node's clock does not enter.
    */
   @Test
-  @Disabled("D11: fails today, the manager's clock ahead of the chunk's node voids the grace")
   void aChunkYoungerThanTheGraceIsNotCollectedByAManagerWhoseClockIsAhead() throws Exception {
     cluster.mkdirs("/skew/orphan-dir");
     long dirId = TestFiles.status(cluster.root(), "/skew/orphan-dir").id();
