@@ -380,7 +380,14 @@ public final class LocalCluster {
       if (!d.equals(c.namespace().getStatus("/").layout())) {
         return;
       }
-      Layout l = new Layout(d.chunkSize(), Math.min(d.stripeCount(), shape.nodes()), List.of(),
+      // over the targets of the root's pool: a node's config may put its target in another one
+      long inPool = c.registry().targets().stream().filter(t -> d.pool().equals(t.pool()))
+          .count();
+      if (inPool == 0) {
+        progress.accept("default layout of / left as it is: no target in pool '" + d.pool() + "'");
+        return;
+      }
+      Layout l = new Layout(d.chunkSize(), (int) Math.min(d.stripeCount(), inPool), List.of(),
           shape.geometry(), d.mirrorCount(), d.pool());
       c.namespace().setLayout("/", l);
       progress.accept("default layout of /: " + l.stripeCount() + " targets, "
