@@ -79,6 +79,13 @@ public final class ObjectStore implements Closeable {
   private final Placement placement;
   private final AtomicLongArray failed;
   private final Map<Long, ObjectManifest> latest = new ConcurrentHashMap<>();
+  /**
+   * Bumped as a delete (or a commit taken back) starts and again once its manifests are gone
+   * from the drives; {@link #stat} caches what it found only if no bump came during its look-up,
+   * so a look-up that read a manifest the delete was about to remove never caches it.
+   */
+  private final java.util.concurrent.atomic.AtomicLong forgets =
+      new java.util.concurrent.atomic.AtomicLong();
   private final AtomicLong cellsRepaired = new AtomicLong();
   private final AtomicLong degradedReads = new AtomicLong();
   private final AtomicLong driveFailures = new AtomicLong();
@@ -428,9 +435,16 @@ public final class ObjectStore implements Closeable {
     if (cached != null) {
       return Optional.of(cached);
     }
+    long before = forgets.get();
     Optional<ObjectManifest> found = findLatest(objectId, placement.drivesFor(objectId));
-    // A commit racing with this look-up puts its own (newer) manifest: never overwrite it.
-    found.ifPresent(m -> latest.putIfAbsent(objectId, m));
+    // A commit racing with this look-up puts its own (newer) manifest: never overwrite it. A
+    // delete racing with it may have removed what it found: then take the entry back.
+    found.ifPresent(m -> {
+      latest.putIfAbsent(objectId, m);
+      if (forgets.get() != before) {
+        latest.remove(objectId, m);
+      }
+    });
     return found;
   }
 
@@ -469,9 +483,15 @@ public final class ObjectStore implements Closeable {
     return name.temp() && claimedTemps.contains(d.root().resolve(fileName).toString());
   }
 
+  /** Drops the cached manifest of {@code objectId} for good (see {@link #forgets}). */
+  private void forget(long objectId) {
+    forgets.incrementAndGet();
+    latest.remove(objectId);
+  }
+
   private boolean deleteLocked(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
-    latest.remove(objectId);
+    forget(objectId);
     readerCache.invalidate(objectId);
     boolean any = false;
     for (boolean manifests : new boolean[] {true, false}) {
@@ -492,6 +512,9 @@ public final class ObjectStore implements Closeable {
           d.syncDirectory();
           return deleted;
         }, false);
+      }
+      if (manifests) {
+        forget(objectId); // a stat that read a manifest just deleted cached it meanwhile
       }
     }
     return any;
@@ -727,7 +750,7 @@ public final class ObjectStore implements Closeable {
           }, null);
         }
       }
-      latest.remove(objectId);
+      forget(objectId);
       String why = String.format("object %016x version %d: %d of %d manifests written, %d needed"
           + " to survive what its shards survive; not committed", objectId, m.version(),
           written.size(), writes.size(), required);
