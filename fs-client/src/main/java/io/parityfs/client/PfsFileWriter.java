@@ -66,6 +66,8 @@ public final class PfsFileWriter implements Closeable {
   private final Map<Integer, Integer> storedSinceCommit = new HashMap<>();
   private long length;
   private long committed;
+  /** The modification time the next commits stamp, -1 for "now" ({@link #keepMtime}). */
+  private long keptMtime = -1;
   private volatile Throwable failure;
   private boolean closed;
 
@@ -104,6 +106,7 @@ public final class PfsFileWriter implements Closeable {
   /** Writes the remaining bytes of {@code src} (consumed) at {@code position}. */
   public synchronized void write(long position, ByteBuffer src) throws IOException {
     checkOpen();
+    keptMtime = -1; // a write sets the modification time
     if (position < 0) {
       throw new IOException(path + ": negative write position " + position);
     }
@@ -174,6 +177,7 @@ public final class PfsFileWriter implements Closeable {
    */
   public synchronized void truncate(long newLength) throws IOException {
     checkOpen();
+    keptMtime = -1;
     if (newLength < 0) {
       throw new IOException(path + ": negative length " + newLength);
     }
@@ -224,10 +228,23 @@ public final class PfsFileWriter implements Closeable {
     checkOpen();
     storeAll();
     if (length != committed) {
-      client.namespace().setLength(path, file.id(), -1, length);
+      client.namespace().setLength(path, file.id(), -1, length, keptMtime);
       committed = length;
     }
     storedSinceCommit.clear();
+  }
+
+  /**
+   * Makes this writer's commits stamp {@code mtime} (milliseconds since the epoch) instead of
+   * "now", in the same namespace write as the length, until the next write or truncate: a time
+   * set on the file while it is open for writing ({@code futimens} before close, as {@code cp
+   * -p} and {@code tar x} do) survives the commits, and no reader sees "now" in between.
+   */
+  public synchronized void keepMtime(long mtime) {
+    if (mtime < 0) {
+      throw new IllegalArgumentException("mtime (" + mtime + ") must be >= 0");
+    }
+    keptMtime = mtime;
   }
 
   /** As {@link #flush}: acknowledged chunk stores are already on the node's drives (hsync). */
@@ -243,7 +260,7 @@ public final class PfsFileWriter implements Closeable {
     }
     try {
       storeAll();
-      client.namespace().complete(path, file.id(), -1, length);
+      client.namespace().complete(path, file.id(), -1, length, keptMtime);
       committed = length;
     } finally {
       closed = true;

@@ -21,17 +21,6 @@ final class OpenFile {
   int writers;
   /** Unlinked while open: writes fail with ESTALE. */
   boolean detached;
-  /**
-   * A modification time set ({@code utimens}) while the file is open for writing and not
-   * followed by a write, or -1: each commit of the writer sets the time to "now", so it is set
-   * again after each commit ({@code cp -p}, {@code tar x}, {@code touch -m} of an open file).
-   * Volatile: a stat reads it without the lock, to know whether to wait for a commit.
-   */
-  volatile long keptMtime = -1;
-  /** Who set {@link #keptMtime}, and whether as "now" (the rule its re-setting is checked by). */
-  Requester keptBy;
-  boolean keptTouch;
-
   OpenFile(String path) {
     this.path = path;
   }

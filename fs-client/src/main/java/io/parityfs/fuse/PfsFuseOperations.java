@@ -103,18 +103,6 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   public int getattr(Requester who, String path, FileAttributes[] out) {
     return call("getattr", path, () -> {
-      OpenFile f = files.get(path);
-      if (f != null && f.keptMtime != -1) {
-        // a commit of its writer stamps "now" and then sets the kept time again, under the
-        // file's lock: read under it, so this mount never shows the stamp in between
-        f.lock.lock();
-        try {
-          out[0] = attributes(ns(who).getStatus(path));
-          return 0;
-        } finally {
-          f.lock.unlock();
-        }
-      }
       out[0] = attributes(ns(who).getStatus(path));
       return 0;
     });
@@ -164,8 +152,9 @@ public final class PfsFuseOperations implements AutoCloseable {
    * Times in milliseconds since the epoch, {@link #UTIME_OMIT} or {@link #UTIME_NOW}, with
    * {@code utimensat(2)}'s rule: explicit times need the owner (so the owner of a read-only
    * file may set them), both "now" the owner or write permission. A modification time set on a
-   * file this mount has open for writing is set again after each commit of its writer (which
-   * stamps "now"), until the next write: so {@code cp -p} and {@code tar x} keep it.
+   * file this mount is writing is kept by its writer, whose commits stamp it (not "now") in
+   * the same namespace write as the length until the next write: so {@code cp -p} and {@code
+   * tar x} keep it, and no reader sees "now" in between.
    */
   public int utimens(Requester who, String path, long accessMillis, long modificationMillis) {
     boolean explicit = accessMillis != UTIME_NOW || modificationMillis != UTIME_NOW;
@@ -193,10 +182,9 @@ public final class PfsFuseOperations implements AutoCloseable {
         f.lock.lock();
         try {
           ns.setTimesPosix(path, mtime, atime, touch);
-          if (mtime != -1 && f.writers > 0 && !f.detached) {
-            f.keptMtime = mtime;
-            f.keptBy = who;
-            f.keptTouch = touch;
+          PfsFileWriter w = f.writer;
+          if (mtime != -1 && w != null && !f.detached) {
+            w.keepMtime(mtime);
           }
         } finally {
           f.lock.unlock();
@@ -466,7 +454,6 @@ public final class PfsFuseOperations implements AutoCloseable {
         }
         PfsFileWriter w = writer(f);
         w.write(h.append ? w.length() : offset, src);
-        f.keptMtime = -1; // a write sets the modification time
         return n;
       } finally {
         f.lock.unlock();
@@ -485,7 +472,6 @@ public final class PfsFuseOperations implements AutoCloseable {
           try {
             if (f.writers > 0 && !f.detached) {
               writer(f).truncate(size);
-              f.keptMtime = -1;
               return 0;
             }
           } finally {
@@ -530,7 +516,6 @@ public final class PfsFuseOperations implements AutoCloseable {
         PfsFileWriter w = h.file.writer;
         if (w != null) {
           w.sync();
-          restoreMtime(h.file);
         }
         return 0;
       } finally {
@@ -884,25 +869,8 @@ public final class PfsFuseOperations implements AutoCloseable {
     f.writer = null;
     try {
       w.close();
-      restoreMtime(f);
     } catch (IOException e) {
       LOG.log(System.Logger.Level.WARNING, "closing {0}: {1}", f.path, e.toString());
-    }
-    f.keptMtime = -1;
-  }
-
-  /**
-   * Sets again the modification time set while the file was open for writing, after a commit
-   * of its writer stamped "now" over it (lock held), as whoever set it and by the same rule.
-   */
-  private void restoreMtime(OpenFile f) {
-    if (f.keptMtime != -1 && !f.detached) {
-      try {
-        ns(f.keptBy).setTimesPosix(f.path, f.keptMtime, -1, f.keptTouch);
-      } catch (IOException | RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "setting the times of {0} again after its commit:"
-            + " {1}", f.path, e.toString());
-      }
     }
   }
 

@@ -418,6 +418,28 @@ class PfsFuseOperationsTest {
     assertTrue(stat(p).modificationMillis() > 3_000_000);
   }
 
+  /**
+   * The kept time travels with the writer's commit: before, the commit stamped "now" and the
+   * mount then set the time again as whoever had set it, so a reader in between saw "now" and
+   * a re-set that was refused (here: the file given away meanwhile) lost the time for good.
+   */
+  @Test
+  void aTimeSetOnAnOpenFileIsCommittedWithItsLength() {
+    String d = BASE + "/kept-in-commit";
+    assertEquals(0, ops.mkdir(ROOT, d, 0777));
+    String p = d + "/f";
+    long[] fh = new long[1];
+    assertEquals(0, ops.create(NOBODY, p, 0644, 01, fh));
+    ops.write(p, fh[0], 0, ByteBuffer.wrap("written by nobody".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(0, ops.utimens(NOBODY, p, 1_000_000, 3_000_000), "the owner sets the times");
+    assertEquals(0, ops.chown(ROOT, p, OTHER.uid(), OTHER.gid()), "then gives the file away");
+    assertEquals(0, ops.release(p, fh[0]));
+    FileAttributes st = stat(p);
+    assertEquals(17, st.size());
+    assertEquals(3_000_000, st.modificationMillis(), "the time set before the close");
+    assertEquals(1_000_000, st.accessMillis());
+  }
+
   @Test
   void theOwnerOfAReadOnlyFileMaySetItsTimes() {
     String d = BASE + "/ro-times";

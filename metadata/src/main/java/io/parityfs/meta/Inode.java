@@ -47,8 +47,14 @@ record Inode(int schema, long id, FileType type, long length, long version, long
   }
 
   Inode withLength(long newLength) {
-    return new Inode(SCHEMA, id, type, newLength, version + 1, System.currentTimeMillis(), atime,
-        owner, group, perm, layout, buckets, xattrs, lease, generation);
+    return withLength(newLength, -1);
+  }
+
+  /** This file at a new length and version, modified at {@code newMtime} (-1: now). */
+  Inode withLength(long newLength, long newMtime) {
+    return new Inode(SCHEMA, id, type, newLength, version + 1,
+        newMtime == -1 ? System.currentTimeMillis() : newMtime, atime, owner, group, perm, layout,
+        buckets, xattrs, lease, generation);
   }
 
   /** This file with another lease (null: closed). */

@@ -1039,13 +1039,30 @@ public final class Namespace implements Closeable {
    */
   public FileStatus setLength(String path, long fileId, long expectedVersion, long length)
       throws NamespaceException {
+    return setLength(path, fileId, expectedVersion, length, -1);
+  }
+
+  /**
+   * {@link #setLength}, stamping the modification time {@code mtime} (-1: now) in the same
+   * commit: a writer keeping a time set while it had the file open ({@code cp -p}, {@code tar
+   * x}), so no reader ever sees "now" in between.
+   */
+  public FileStatus setLength(String path, long fileId, long expectedVersion, long length,
+      long mtime) throws NamespaceException {
+    checkCommit(length, mtime);
+    return commit(path, fileId, i -> {
+      checkWriter(i, path, fileId, expectedVersion);
+      return i.withLength(length, mtime);
+    }, (before, after) -> List.of(leaseAlive(before)));
+  }
+
+  private static void checkCommit(long length, long mtime) {
     if (length < 0) {
       throw new IllegalArgumentException("length (" + length + ") must be >= 0");
     }
-    return commit(path, fileId, i -> {
-      checkWriter(i, path, fileId, expectedVersion);
-      return i.withLength(length);
-    }, (before, after) -> List.of(leaseAlive(before)));
+    if (mtime < -1) {
+      throw new IllegalArgumentException("mtime (" + mtime + ") must be >= -1");
+    }
   }
 
   /**
@@ -1055,12 +1072,16 @@ public final class Namespace implements Closeable {
    */
   public FileStatus complete(String path, long fileId, long expectedVersion, long length)
       throws NamespaceException {
-    if (length < 0) {
-      throw new IllegalArgumentException("length (" + length + ") must be >= 0");
-    }
+    return complete(path, fileId, expectedVersion, length, -1);
+  }
+
+  /** {@link #complete}, stamping the modification time {@code mtime} (-1: now) as it closes. */
+  public FileStatus complete(String path, long fileId, long expectedVersion, long length,
+      long mtime) throws NamespaceException {
+    checkCommit(length, mtime);
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
-      return i.withLength(length).withLease(null);
+      return i.withLength(length, mtime).withLease(null);
     }, (before, after) -> List.of(leaseAlive(before), leases.deleteRecord(before.id())));
   }
 
