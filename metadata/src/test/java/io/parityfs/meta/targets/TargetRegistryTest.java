@@ -58,6 +58,30 @@ class TargetRegistryTest extends RegistryFixture {
     assertEquals(3, r.targets().size());
   }
 
+  /**
+   * Issue 15 item 7: the file systems a node names reach the view, a node that names none (an
+   * older one) has none, and the total counts the file system two nodes share once.
+   */
+  @Test
+  void fileSystemsReachTheViewAndTheTotalCountsASharedOneOnce() throws Exception {
+    TestNode a = node(1);
+    TestNode.Target a0 = a.add("t0", "default", "raid6:4+2", 3 * TestNode.TIB);
+    a0.fileSystems = java.util.Map.of("machine:803", 6);
+    a.start();
+    TestNode b = node(2);
+    TestNode.Target b0 = b.add("t0", "default", "raid6:4+2", 3 * TestNode.TIB);
+    b0.fileSystems = java.util.Map.of("machine:803", 6);
+    b.start();
+    TestNode older = node(3);
+    TestNode.Target c0 = older.add("t0", "default", "raid6:4+2", TestNode.TIB);
+    older.start();
+    TargetRegistry r = openRegistry();
+    assertEquals(java.util.Map.of("machine:803", 6), r.target(a0.id).orElseThrow().fileSystems());
+    assertEquals(java.util.Map.of(), r.target(c0.id).orElseThrow().fileSystems());
+    assertEquals(new SpaceTotal(20 * TestNode.TIB, 4 * TestNode.TIB), SpaceTotal.of(r.targets()),
+        "a0 and b0 share one disk: counted once; the older node's target in full");
+  }
+
   @Test
   void aNodeThatGoesIsProbablyOfflineThenOfflineAfterTheTimeout() throws Exception {
     TestNode a = node(1);
