@@ -2,6 +2,7 @@ package io.parityfs.cli;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.SpaceTotal;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,16 +36,13 @@ final class ClusterCommands {
     @Override
     void run(Session s) throws CliException {
       Map<String, long[]> pools = new TreeMap<>(); // targets, online, capacity, free
-      long[] total = new long[4];
-      for (TargetInfo t : s.client().registry().targets()) {
-        long[] p = pools.computeIfAbsent(t.pool(), k -> new long[4]);
-        for (long[] a : new long[][] {p, total}) {
-          a[0]++;
-          a[1] += t.reachability() == Reachability.ONLINE ? 1 : 0;
-          a[2] += t.capacityBytes();
-          a[3] += t.freeBytes();
-        }
+      Map<String, List<TargetInfo>> members = new TreeMap<>();
+      List<TargetInfo> all = s.client().registry().targets();
+      for (TargetInfo t : all) {
+        members.computeIfAbsent(t.pool(), k -> new ArrayList<>()).add(t);
       }
+      members.forEach((pool, targets) -> pools.put(pool, counts(targets)));
+      long[] total = counts(all);
       if (s.json()) {
         List<Object> list = new ArrayList<>();
         pools.forEach((name, a) -> list.add(json(name, a)));
@@ -59,6 +57,13 @@ final class ClusterCommands {
       pools.forEach((name, a) -> row(t, name, a));
       row(t, "total", total);
       t.print(s.out());
+    }
+
+    /** Targets, online targets, capacity and free space, a file system shared counted once. */
+    private static long[] counts(List<TargetInfo> targets) {
+      SpaceTotal space = SpaceTotal.of(targets);
+      long online = targets.stream().filter(t -> t.reachability() == Reachability.ONLINE).count();
+      return new long[] {targets.size(), online, space.capacityBytes(), space.freeBytes()};
     }
 
     private void row(Table t, String name, long[] a) {

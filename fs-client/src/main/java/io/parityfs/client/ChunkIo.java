@@ -22,8 +22,19 @@ import java.util.List;
  * chunk (REPLACE: one new version, atomic on the node, and safe to retry), so a stream never
  * leaves a torn chunk behind; every transfer's frames carry CRC32C, checked at both ends, and
  * the node's array checks its own per-cell CRC32C on every read.
+ *
+ * <p><b>A node that moved.</b> Every request names its target, and a node that does not serve
+ * it answers UNKNOWN_TARGET, so a transfer never lands on the wrong node, whoever listens at an
+ * address. A node that restarted on another address may not be in this client's registry view
+ * yet: when a transfer gets no node at the view's address (UNAVAILABLE, TIMEOUT or
+ * SHUTTING_DOWN once the node client's own retries are spent) or the node there does not serve
+ * the target (UNKNOWN_TARGET), the target's records are read again from ZooKeeper, and if they
+ * name another address the transfer is sent there, once. Every transfer here is idempotent
+ * (REPLACE writes, reads, lists, deletes), so sending it again is safe.
  */
 final class ChunkIo implements ChunkService {
+  private static final System.Logger LOG = System.getLogger(ChunkIo.class.getName());
+
   private final NodeClient nodes;
   private final TargetLocator locator;
 
@@ -58,20 +69,18 @@ final class ChunkIo implements ChunkService {
    */
   void write(long fileId, long generation, Layout layout, int index, ByteBuffer data)
       throws IOException {
-    TargetLocator.Location at = locator.locate(targetOf(layout, index));
-    try {
-      nodes.writeChunk(at.node(), at.wireId(), new ChunkId(fileId, index), 0, WriteMode.REPLACE,
-          0, generation, data);
-    } catch (NodeException e) {
-      if (e.status() == Status.STALE_GENERATION) {
-        throw new FencedException("writing chunk " + index + " of file " + fileId + " to target "
-            + at.targetId() + ": this writer (generation " + generation + ") was fenced: its"
-            + " lease was recovered or the file was reopened by another writer; nothing after"
-            + " its last hflush is the file's (" + e.getMessage() + ")", e);
-      }
-      throw new IOException("writing chunk " + index + " of file " + fileId + " to target "
-          + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
-    }
+    onTarget(targetOf(layout, index), at -> nodes.writeChunk(at.node(), at.wireId(),
+        new ChunkId(fileId, index), 0, WriteMode.REPLACE, 0, generation, data), (at, e) -> {
+          if (e.status() == Status.STALE_GENERATION) {
+            return new FencedException("writing chunk " + index + " of file " + fileId
+                + " to target " + at.targetId() + ": this writer (generation " + generation
+                + ") was fenced: its lease was recovered or the file was reopened by another"
+                + " writer; nothing after its last hflush is the file's (" + e.getMessage()
+                + ")", e);
+          }
+          return new IOException("writing chunk " + index + " of file " + fileId + " to target "
+              + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
+        });
   }
 
   /** Deletes chunk {@code index} of the file as writer {@code generation} (fenced as a write). */
@@ -95,17 +104,15 @@ final class ChunkIo implements ChunkService {
    * @return the bytes read: fewer only at the end of the chunk
    */
   int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst) throws IOException {
-    TargetLocator.Location at = locator.locate(targetOf(layout, index));
-    try {
-      return nodes.readChunk(at.node(), at.wireId(), new ChunkId(fileId, index), offset, dst);
-    } catch (NodeException e) {
-      if (e.status() == Status.NOT_FOUND) {
-        throw new IOException("chunk " + index + " of file " + fileId + " is missing on target "
-            + at.targetId() + " (" + at.node() + ")", e);
-      }
-      throw new IOException("reading chunk " + index + " of file " + fileId + " from target "
-          + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
-    }
+    return onTarget(targetOf(layout, index), at -> nodes.readChunk(at.node(), at.wireId(),
+        new ChunkId(fileId, index), offset, dst), (at, e) -> {
+          if (e.status() == Status.NOT_FOUND) {
+            return new IOException("chunk " + index + " of file " + fileId
+                + " is missing on target " + at.targetId() + " (" + at.node() + ")", e);
+          }
+          return new IOException("reading chunk " + index + " of file " + fileId
+              + " from target " + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
+        });
   }
 
   /** Chunk listing, as the cluster manager's {@link ChunkService} sees it (lease recovery). */
@@ -116,8 +123,8 @@ final class ChunkIo implements ChunkService {
 
   @Override
   public ChunkPage list(String targetId, long fileId, long cursor, int limit) throws IOException {
-    TargetLocator.Location at = locator.locate(targetId);
-    ListResponse page = nodes.list(at.node(), at.wireId(), fileId, cursor, limit);
+    ListResponse page = onTarget(targetId,
+        at -> nodes.list(at.node(), at.wireId(), fileId, cursor, limit), (at, e) -> e);
     List<StoredChunk> out = new ArrayList<>(page.entries().size());
     for (ListEntry e : page.entries()) {
       out.add(new StoredChunk(e.chunk().fileId(), e.chunk().chunkIndex(), e.length(),
@@ -128,14 +135,68 @@ final class ChunkIo implements ChunkService {
 
   @Override
   public boolean delete(String targetId, long fileId, int index) throws IOException {
-    TargetLocator.Location at = locator.locate(targetId);
-    return nodes.delete(at.node(), at.wireId(), new ChunkId(fileId, index));
+    return onTarget(targetId,
+        at -> nodes.delete(at.node(), at.wireId(), new ChunkId(fileId, index)), (at, e) -> e);
   }
 
   @Override
   public boolean delete(String targetId, long fileId, int index, long generation)
       throws IOException {
+    return onTarget(targetId, at -> nodes.delete(at.node(), at.wireId(),
+        new ChunkId(fileId, index), generation), (at, e) -> e);
+  }
+
+  /**
+   * Runs {@code transfer} at the target's address in the registry view; where the node there is
+   * gone or does not serve the target, once more at the address its records in ZooKeeper give
+   * now, if that is another (see the class comment). A failure is thrown as {@code failure}
+   * makes it, with the location of the last try.
+   */
+  private <T> T onTarget(String targetId, Transfer<T> transfer, Failure failure)
+      throws IOException {
     TargetLocator.Location at = locator.locate(targetId);
-    return nodes.delete(at.node(), at.wireId(), new ChunkId(fileId, index), generation);
+    try {
+      return transfer.at(at);
+    } catch (NodeException e) {
+      if (!mayHaveMoved(e.status())) {
+        throw failure.of(at, e);
+      }
+      TargetLocator.Location now;
+      try {
+        now = locator.relocate(targetId);
+      } catch (IOException refresh) {
+        IOException f = failure.of(at, e);
+        f.addSuppressed(refresh);
+        throw f;
+      }
+      if (now.node().equals(at.node())) {
+        throw failure.of(at, e);
+      }
+      LOG.log(System.Logger.Level.INFO, "target {0}: {1} on {2}; its records in ZooKeeper now"
+          + " place it on {3}: trying there", targetId, e.status(), at.node(), now.node());
+      try {
+        return transfer.at(now);
+      } catch (NodeException again) {
+        throw failure.of(now, again);
+      }
+    }
+  }
+
+  /** Statuses after which the target may be at another address than the one tried. */
+  static boolean mayHaveMoved(Status s) {
+    return s == Status.UNAVAILABLE || s == Status.TIMEOUT || s == Status.SHUTTING_DOWN
+        || s == Status.UNKNOWN_TARGET;
+  }
+
+  /** One transfer to a target at a location. */
+  @FunctionalInterface
+  private interface Transfer<T> {
+    T at(TargetLocator.Location at) throws IOException;
+  }
+
+  /** The exception a failed transfer throws, from where it was sent and the node's answer. */
+  @FunctionalInterface
+  private interface Failure {
+    IOException of(TargetLocator.Location at, NodeException e);
   }
 }

@@ -10,7 +10,10 @@ import java.util.Optional;
 
 /**
  * Where a layout's target lives: the node address and wire id of a target id, from the target
- * registry (which follows nodes as they come and go).
+ * registry (which follows nodes as they come and go). {@link #locate} answers from the
+ * registry's view, which may lag a node that restarted on another address; {@link #relocate}
+ * reads the target's records from ZooKeeper itself, for a transfer that found no node, or the
+ * wrong one, at the address of the view.
  */
 final class TargetLocator {
   /** A target's node and id on the wire. */
@@ -28,7 +31,18 @@ final class TargetLocator {
    * node's return; the transfer itself will tell).
    */
   Location locate(String targetId) throws IOException {
-    Optional<TargetInfo> t = registry.target(targetId);
+    return location(targetId, registry.target(targetId));
+  }
+
+  /**
+   * The location of a target as its records in ZooKeeper give it now (read again, not from the
+   * registry's view, which they also bring up to date); errors as {@link #locate}.
+   */
+  Location relocate(String targetId) throws IOException {
+    return location(targetId, registry.refresh(targetId));
+  }
+
+  private static Location location(String targetId, Optional<TargetInfo> t) throws IOException {
     if (t.isEmpty()) {
       throw new IOException("storage target " + targetId + " is not in the registry");
     }

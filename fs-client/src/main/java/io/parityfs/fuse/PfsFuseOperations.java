@@ -11,7 +11,7 @@ import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.XAttrMode;
-import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.meta.targets.SpaceTotal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -198,12 +198,9 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   public int statfs(String path, FsStats[] out) {
     return call("statfs", path, () -> {
-      long capacity = 0;
-      long free = 0;
-      for (TargetInfo t : client.registry().targets()) {
-        capacity += Math.max(0, t.capacityBytes());
-        free += Math.max(0, t.freeBytes());
-      }
+      SpaceTotal space = SpaceTotal.of(client.registry().targets()); // shared disks once
+      long capacity = space.capacityBytes();
+      long free = space.freeBytes();
       long bs = 4096;
       out[0] = new FsStats(bs, capacity / bs, Math.min(free, capacity) / bs, 1L << 40,
           1L << 40, 255);

@@ -12,7 +12,7 @@ import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.XAttrMode;
-import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.meta.targets.SpaceTotal;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -368,17 +368,16 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     return getFileChecksum(f, Long.MAX_VALUE);
   }
 
-  /** Capacity and free space summed over every storage target the registry knows. */
+  /**
+   * Capacity and free space of every storage target the registry knows, a file system that
+   * several targets share counted once ({@link SpaceTotal}).
+   */
   @Override
   public FsStatus getStatus(Path p) throws IOException {
     statistics.incrementReadOps(1);
-    long capacity = 0;
-    long free = 0;
-    for (TargetInfo t : client.registry().targets()) {
-      capacity += t.capacityBytes();
-      free += t.freeBytes();
-    }
-    return new FsStatus(capacity, capacity - free, free);
+    SpaceTotal space = SpaceTotal.of(client.registry().targets());
+    return new FsStatus(space.capacityBytes(), space.capacityBytes() - space.freeBytes(),
+        space.freeBytes());
   }
 
   // ---------------------------------------------------------------- writes

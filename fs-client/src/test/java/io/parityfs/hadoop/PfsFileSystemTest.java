@@ -391,6 +391,26 @@ class PfsFileSystemTest {
         (short) 3));
   }
 
+  /**
+   * Issue 15 item 7: the shared cluster's nodes keep their drives on one disk (the test's
+   * temporary folder), so {@code getStatus} counts it once, not once per node.
+   */
+  @Test
+  void getStatusCountsADiskTheNodesShareOnce() throws IOException {
+    java.util.List<io.parityfs.meta.targets.TargetInfo> targets =
+        ((PfsFileSystem) fs).client().registry().targets();
+    assertTrue(targets.size() >= 2, targets.toString());
+    java.util.Set<java.util.Set<String>> disks = new java.util.HashSet<>();
+    long largest = 0;
+    for (io.parityfs.meta.targets.TargetInfo t : targets) {
+      disks.add(t.fileSystems().keySet());
+      largest = Math.max(largest, t.capacityBytes());
+    }
+    assertEquals(1, disks.size(), "every target on the one disk: " + targets);
+    assertEquals(1, disks.iterator().next().size(), targets.toString());
+    assertEquals(largest, fs.getStatus().getCapacity(), "the disk counted once");
+  }
+
   @Test
   void truncateShortensClosedFilesOnly() throws Exception {
     Path f = new Path("/fst/trunc");

@@ -12,6 +12,7 @@ import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.net.NettyNodeServer;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,13 +80,18 @@ public final class MiniCluster implements Closeable {
 
   /** Adds and starts one more node. */
   public StorageNode addNode(String geometry, int drives) throws Exception {
+    return addNode(geometry, drives, 0);
+  }
+
+  /** Adds and starts one more node serving on loopback port {@code port} (0: a free one). */
+  public StorageNode addNode(String geometry, int drives, int port) throws Exception {
     int i = props.size();
     Path home = dir.resolve("node" + i);
     Properties p = new Properties();
     p.setProperty("node.name", "node" + i);
     p.setProperty("node.idFile", home.resolve("node.id").toString());
     p.setProperty("node.listen.host", "127.0.0.1");
-    p.setProperty("node.listen.port", "0");
+    p.setProperty("node.listen.port", Integer.toString(port));
     p.setProperty("metrics.host", "127.0.0.1");
     p.setProperty("metrics.port", "0");
     p.setProperty("zookeeper.connect", zk.getConnectString());
@@ -129,6 +135,11 @@ public final class MiniCluster implements Closeable {
     StorageNode node = startNode(props.get(i), dir.resolve("node" + i));
     nodes.set(i, node);
     return node;
+  }
+
+  /** The wire-protocol address node {@code i} serves on (as it registers it). */
+  public InetSocketAddress address(int i) {
+    return nodes.get(i).address();
   }
 
   /** Waits until a fresh registry sees {@code count} online targets. */

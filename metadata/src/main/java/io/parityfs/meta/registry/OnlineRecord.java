@@ -39,15 +39,38 @@ public record OnlineRecord(int schema, String nodeId, String name, String host, 
    * @param codecImplementation the codec's implementation name
    * @param drives each slot's state
    * @param rebuilds the rebuilds running or just ended
+   * @param fileSystems the file systems its capacity and free space are counted from, each
+   *     once: a cluster total counts a file system that several targets share once. Empty in
+   *     records of older nodes, and where a drive's file system has no id: such a target counts
+   *     in full
    */
   public record TargetStatus(String targetId, String name, String state, String protection,
       long capacityBytes, long freeBytes, String codec, String codecImplementation,
-      List<DriveStatus> drives, List<RebuildStatus> rebuilds) {
+      List<DriveStatus> drives, List<RebuildStatus> rebuilds, List<FileSystemShare> fileSystems) {
     public TargetStatus {
       drives = drives == null ? List.of() : List.copyOf(drives);
       rebuilds = rebuilds == null ? List.of() : List.copyOf(rebuilds);
+      fileSystems = fileSystems == null ? List.of() : List.copyOf(fileSystems);
+    }
+
+    /** A status that names no file systems (as older nodes wrote it). */
+    public TargetStatus(String targetId, String name, String state, String protection,
+        long capacityBytes, long freeBytes, String codec, String codecImplementation,
+        List<DriveStatus> drives, List<RebuildStatus> rebuilds) {
+      this(targetId, name, state, protection, capacityBytes, freeBytes, codec,
+          codecImplementation, drives, rebuilds, List.of());
     }
   }
+
+  /**
+   * A file system holding some of a target's live data drives.
+   *
+   * @param id the file system's identity on its machine, the same for every node there: {@code
+   *     <machine>:<device>} (the kernel's boot id, else the host name, and the device number in
+   *     hex), opaque to readers, which only compare it
+   * @param drives how many of the target's live data drives are on it
+   */
+  public record FileSystemShare(String id, int drives) {}
 
   /**
    * @param slot the array slot

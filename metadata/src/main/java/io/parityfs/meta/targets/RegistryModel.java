@@ -107,7 +107,8 @@ final class RegistryModel {
           ? (m.record().reason().isEmpty() ? "marked offline" : m.record().reason()) : null;
       long gone = goneSince.getOrDefault(nodeId, openedMillis);
       entries.put(id, new RegistrySnapshot.Entry(id, nodeId, address, name, pool, protection,
-          capacity, free, consistency, updated, o != null, markReason, gone));
+          capacity, free, consistency, updated, o != null, markReason, gone,
+          last == null ? Map.of() : fileSystems(last)));
     }
     return new RegistrySnapshot(entries, unreadable);
   }
@@ -123,6 +124,18 @@ final class RegistryModel {
         out.merge(s.targetId(), o,
             (a, b) -> a.record().updatedMillis() >= b.record().updatedMillis() ? a : b);
       }
+    }
+    return out;
+  }
+
+  /** The file systems a status names, by id; empty if any entry is unusable. */
+  private static Map<String, Integer> fileSystems(OnlineRecord.TargetStatus s) {
+    Map<String, Integer> out = new HashMap<>();
+    for (OnlineRecord.FileSystemShare f : s.fileSystems()) {
+      if (f == null || f.id() == null || f.id().isEmpty() || f.drives() <= 0) {
+        return Map.of();
+      }
+      out.merge(f.id(), f.drives(), Integer::sum);
     }
     return out;
   }

@@ -26,10 +26,12 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
    * @param markReason the reason of an offline mark that holds, null when none holds
    * @param goneSinceMillis when it was last seen online (registry clock; for a node never seen,
    *     when the registry opened); unused while online
+   * @param fileSystems see {@link TargetInfo#fileSystems()}
    */
   record Entry(String id, String nodeId, String address, String name, String pool,
       String protection, long capacityBytes, long freeBytes, Consistency consistency,
-      long updatedMillis, boolean online, String markReason, long goneSinceMillis) {
+      long updatedMillis, boolean online, String markReason, long goneSinceMillis,
+      Map<String, Integer> fileSystems) {
 
     TargetInfo at(long nowMillis, Duration offlineTimeout) {
       Reachability r;
@@ -44,7 +46,7 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
       }
       return new TargetInfo(id, nodeId, address, name, pool, protection, capacityBytes,
           freeBytes, r, consistency, Instant.ofEpochMilli(updatedMillis),
-          markReason == null ? "" : markReason);
+          markReason == null ? "" : markReason, fileSystems);
     }
   }
 

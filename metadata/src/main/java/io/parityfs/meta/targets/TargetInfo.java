@@ -3,6 +3,7 @@ package io.parityfs.meta.targets;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * What the registry knows of one storage target at one moment (an immutable value; ask {@link
@@ -24,10 +25,26 @@ import java.time.Instant;
  * @param updated when its node last wrote a record about it (the node's clock)
  * @param offlineReason the reason given to {@link TargetRegistry#markOffline} while that mark
  *     holds, else ""
+ * @param fileSystems the file systems its capacity is counted from, by id (the same for every
+ *     node of a machine), with how many of its live data drives each holds, as last reported by
+ *     its node; empty when the node did not say (an older node): see {@link SpaceTotal}
  */
 public record TargetInfo(String id, String nodeId, String address, String name, String pool,
     String protection, long capacityBytes, long freeBytes, Reachability reachability,
-    Consistency consistency, Instant updated, String offlineReason) {
+    Consistency consistency, Instant updated, String offlineReason,
+    Map<String, Integer> fileSystems) {
+
+  public TargetInfo {
+    fileSystems = fileSystems == null ? Map.of() : Map.copyOf(fileSystems);
+  }
+
+  /** A target whose file systems are not known (counted in full by {@link SpaceTotal}). */
+  public TargetInfo(String id, String nodeId, String address, String name, String pool,
+      String protection, long capacityBytes, long freeBytes, Reachability reachability,
+      Consistency consistency, Instant updated, String offlineReason) {
+    this(id, nodeId, address, name, pool, protection, capacityBytes, freeBytes, reachability,
+        consistency, updated, offlineReason, Map.of());
+  }
 
   /**
    * The node's wire-protocol address as a socket address (unresolved hosts are resolved now).

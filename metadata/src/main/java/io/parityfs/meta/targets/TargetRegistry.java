@@ -284,6 +284,42 @@ public final class TargetRegistry implements Closeable {
     });
   }
 
+  /**
+   * Reads the records of one target again from ZooKeeper (its target record, its node's node
+   * and online records, its offline mark), not from this view, and returns the target as the
+   * view shows it afterwards. For a client whose transfer to the target's last known address
+   * failed: the node may have restarted on another address while the watch event that tells
+   * this view is still on its way (a slow event thread, a lagging server). A few reads; the
+   * next watch events bring the rest of the cluster as usual.
+   *
+   * @throws NamespaceException UNAVAILABLE when ZooKeeper cannot be read
+   */
+  public Optional<TargetInfo> refresh(String targetId) throws NamespaceException {
+    Objects.requireNonNull(targetId, "targetId");
+    checkStarted();
+    onWorker(() -> {
+      read(Folder.TARGETS, targetId);
+      read(Folder.OFFLINE, targetId);
+      Set<String> nodeIds = new java.util.LinkedHashSet<>();
+      TargetRecord r = model.targets.get(targetId);
+      if (r != null) {
+        nodeIds.add(r.nodeId());
+      }
+      RegistrySnapshot.Entry known = snapshot.entries().get(targetId);
+      if (known != null) {
+        nodeIds.add(known.nodeId()); // the node last seen serving it, if the record moved on
+      }
+      nodeIds.remove(null);
+      for (String nodeId : nodeIds) {
+        read(Folder.NODES, nodeId);
+        read(Folder.ONLINE, nodeId);
+      }
+      publish();
+      return null;
+    });
+    return target(targetId);
+  }
+
   /** Stops watching; the last view stays readable. Leaves the Curator client open. */
   @Override
   public void close() {

@@ -38,6 +38,26 @@ class RegistryCodecTest {
     assertEquals(m, RegistryCodec.decode(RegistryCodec.encode(m), OfflineRecord.class, PATH));
   }
 
+  /** Issue 15 item 7: the file systems of a target status, an additive field of schema 1. */
+  @Test
+  void aTargetStatusNamesItsFileSystemsAndOneFromBeforeNamesNone() throws Exception {
+    OnlineRecord.TargetStatus s = new OnlineRecord.TargetStatus("t1", "t0", "OPTIMAL",
+        "raid6:4+2", 3, 4, "cpu", "x", List.of(), List.of(),
+        List.of(new OnlineRecord.FileSystemShare("boot:803", 6)));
+    OnlineRecord o = new OnlineRecord(1, "n1", "node", "h", 7110, -1, 1, 2, 3, 4, List.of(s));
+    String json = RegistryCodec.toJson(o);
+    assertTrue(json.contains("\"fileSystems\":[{\"id\":\"boot:803\",\"drives\":6}]"), json);
+    assertEquals(o, RegistryCodec.decode(RegistryCodec.encode(o), OnlineRecord.class, PATH));
+
+    ObjectNode old = (ObjectNode) JSON.readTree(RegistryCodec.encode(o));
+    ((ObjectNode) old.get("targets").get(0)).remove("fileSystems");
+    OnlineRecord read = RegistryCodec.decode(JSON.writeValueAsBytes(old), OnlineRecord.class,
+        PATH);
+    assertEquals(List.of(), read.targets().get(0).fileSystems());
+    assertEquals(new OnlineRecord.TargetStatus("t1", "t0", "OPTIMAL", "raid6:4+2", 3, 4, "cpu",
+        "x", List.of(), List.of()), read.targets().get(0));
+  }
+
   @Test
   void aTargetRecordFromBeforePoolsIsInTheDefaultPool() throws Exception {
     ObjectNode old = (ObjectNode) JSON.readTree(RegistryCodec.encode(target("ssd")));

@@ -58,6 +58,67 @@ class TargetRegistryTest extends RegistryFixture {
     assertEquals(3, r.targets().size());
   }
 
+  /**
+   * Issue 15 item 7: the file systems a node names reach the view, a node that names none (an
+   * older one) has none, and the total counts the file system two nodes share once.
+   */
+  @Test
+  void fileSystemsReachTheViewAndTheTotalCountsASharedOneOnce() throws Exception {
+    TestNode a = node(1);
+    TestNode.Target a0 = a.add("t0", "default", "raid6:4+2", 3 * TestNode.TIB);
+    a0.fileSystems = java.util.Map.of("machine:803", 6);
+    a.start();
+    TestNode b = node(2);
+    TestNode.Target b0 = b.add("t0", "default", "raid6:4+2", 3 * TestNode.TIB);
+    b0.fileSystems = java.util.Map.of("machine:803", 6);
+    b.start();
+    TestNode older = node(3);
+    TestNode.Target c0 = older.add("t0", "default", "raid6:4+2", TestNode.TIB);
+    older.start();
+    TargetRegistry r = openRegistry();
+    assertEquals(java.util.Map.of("machine:803", 6), r.target(a0.id).orElseThrow().fileSystems());
+    assertEquals(java.util.Map.of(), r.target(c0.id).orElseThrow().fileSystems());
+    assertEquals(new SpaceTotal(20 * TestNode.TIB, 4 * TestNode.TIB), SpaceTotal.of(r.targets()),
+        "a0 and b0 share one disk: counted once; the older node's target in full");
+  }
+
+  /**
+   * A node that moved while the view's watch events are held back (its ZooKeeper event thread
+   * busy): the view keeps the old address, {@code refresh(targetId)} reads the target's records
+   * from ZooKeeper and shows the new one (audit, Low: a stale registry address after a restart).
+   */
+  @Test
+  void refreshOfOneTargetReadsItsRecordsFromZooKeeperNotTheView() throws Exception {
+    TestNode a = node(1);
+    TestNode.Target a0 = a.add("t0", "default", "raid6:4+2", TestNode.TIB);
+    a.start();
+    TargetRegistry r = openRegistry();
+    assertEquals("10.0.0.1:7110", r.target(a0.id).orElseThrow().address());
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    client.checkExists().usingWatcher((org.apache.zookeeper.Watcher) e -> {
+      held.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException x) {
+        Thread.currentThread().interrupt();
+      }
+    }).forPath("/hold");
+    client.create().forPath("/hold"); // the watch holds the event thread the view's watches use
+    held.await();
+    try {
+      client.setData().forPath(ZkPaths.node(a.id), io.parityfs.meta.registry.RegistryCodec.encode(
+          new io.parityfs.meta.registry.NodeRecord(1, a.id, "moved", "10.0.0.9", 7999, -1,
+              List.of(a0.id), 1)));
+      assertEquals("10.0.0.1:7110", r.target(a0.id).orElseThrow().address(), "stale view");
+      assertEquals("10.0.0.9:7999", r.refresh(a0.id).orElseThrow().address());
+      assertEquals("10.0.0.9:7999", r.target(a0.id).orElseThrow().address());
+      assertTrue(r.refresh("no-such-target").isEmpty());
+    } finally {
+      release.countDown();
+    }
+  }
+
   @Test
   void aNodeThatGoesIsProbablyOfflineThenOfflineAfterTheTimeout() throws Exception {
     TestNode a = node(1);

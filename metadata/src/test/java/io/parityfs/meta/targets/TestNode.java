@@ -34,6 +34,8 @@ final class TestNode {
     String state = "OPTIMAL";
     long capacityBytes = 10 * TIB;
     long freeBytes;
+    /** The file systems its online status names (id to drives); none, as older nodes. */
+    Map<String, Integer> fileSystems = Map.of();
 
     Target(String name, String pool, String protection, long freeBytes) {
       this.name = name;
@@ -123,7 +125,9 @@ final class TestNode {
     long free = 0;
     for (Target t : targets.values()) {
       statuses.add(new OnlineRecord.TargetStatus(t.id, t.name, t.state, t.protection,
-          t.capacityBytes, t.freeBytes, "cpu", "test", List.of(), List.of()));
+          t.capacityBytes, t.freeBytes, "cpu", "test", List.of(), List.of(),
+          t.fileSystems.entrySet().stream().map(e -> new OnlineRecord.FileSystemShare(
+              e.getKey(), e.getValue())).toList()));
       capacity += t.capacityBytes;
       free += t.freeBytes;
     }

@@ -344,7 +344,9 @@ public final class StorageNode implements NodeServices, Closeable {
           slot, p.state().name(), p.bytesDone(), p.bytesTotal(), p.bytesPerSecond())));
       statuses.add(new OnlineRecord.TargetStatus(t.id(), t.name(), st, t.protection(), cap, fr,
           t.codec().map(s -> s.chosen().label()).orElse("none"),
-          t.codec().map(CodecSelection::implementation).orElse("none"), drives, rebuilds));
+          t.codec().map(CodecSelection::implementation).orElse("none"), drives, rebuilds,
+          t.fileSystemIds().entrySet().stream().map(e -> new OnlineRecord.FileSystemShare(
+              e.getKey(), e.getValue())).toList()));
     }
     String host = address.getHostString();
     int port = address.getPort();

@@ -105,23 +105,50 @@ public final class StorageTarget {
     return java.util.List.copyOf(dataDriveStores().keySet());
   }
 
+  /**
+   * The file systems of the live data drives by {@link FileSystemId} (the same for every node of
+   * this machine), with how many of them each holds: what a cluster total counts once however
+   * many targets share it. Empty when a drive's file system has no id, or cannot be read (a
+   * vanished drive): the target then counts in full.
+   */
+  public java.util.Map<String, Integer> fileSystemIds() {
+    java.util.Map<String, Integer> ids = new java.util.LinkedHashMap<>();
+    for (Path drive : liveDataDrives()) {
+      Optional<String> id = FileSystemId.of(drive);
+      if (id.isEmpty()) {
+        return java.util.Map.of();
+      }
+      ids.merge(id.get(), 1, Integer::sum);
+    }
+    return ids;
+  }
+
   /** Each file system holding live data drives, with how many of them. */
   private java.util.Map<FileStore, Integer> dataDriveStores() {
-    int dataSlots = array.labels().dataSlots();
-    DriveState[] states = array.driveStates();
     java.util.Map<FileStore, Integer> stores = new java.util.LinkedHashMap<>();
-    for (ArraySlot s : array.labels().slots()) {
-      if (s.slot() >= dataSlots || s.drivePath().isEmpty()
-          || (states[s.slot()] != DriveState.ONLINE && states[s.slot()] != DriveState.REBUILDING)) {
-        continue;
-      }
+    for (Path drive : liveDataDrives()) {
       try {
-        stores.merge(Files.getFileStore(s.drivePath().get()), 1, Integer::sum);
+        stores.merge(Files.getFileStore(drive), 1, Integer::sum);
       } catch (IOException e) {
         // a vanished drive: the array fails it on its own; leave it out of the estimate
       }
     }
     return stores;
+  }
+
+  /** The directories of the data slots that are ONLINE or REBUILDING. */
+  private java.util.List<Path> liveDataDrives() {
+    int dataSlots = array.labels().dataSlots();
+    DriveState[] states = array.driveStates();
+    java.util.List<Path> out = new java.util.ArrayList<>();
+    for (ArraySlot s : array.labels().slots()) {
+      if (s.slot() >= dataSlots || s.drivePath().isEmpty()
+          || (states[s.slot()] != DriveState.ONLINE && states[s.slot()] != DriveState.REBUILDING)) {
+        continue;
+      }
+      out.add(s.drivePath().get());
+    }
+    return out;
   }
 
   private long estimate(boolean free) {

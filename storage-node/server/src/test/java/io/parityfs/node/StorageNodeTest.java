@@ -279,6 +279,30 @@ class StorageNodeTest {
     }
   }
 
+  /**
+   * Issue 15 item 7: each target names the file system its capacity counts, by an id that every
+   * node of this machine gives it (boot id and device), so that a cluster total counts a disk
+   * that several targets or nodes share once. Both targets here are on the test folder's.
+   */
+  @Test
+  void targetsNameTheFileSystemTheirCapacityCounts() throws Exception {
+    StorageNode node = start(props());
+    try {
+      String dev = Long.toHexString((Long) Files.getAttribute(dir, "unix:dev"));
+      java.util.Map<String, Integer> fast = node.targets().get(0).fileSystemIds();
+      assertEquals(1, fast.size(), fast.toString());
+      String id = fast.keySet().iterator().next();
+      assertTrue(id.endsWith(":" + dev), id);
+      assertEquals(6, fast.get(id), "every data drive of raid6:4+2");
+      assertEquals(java.util.Map.of(id, 2), node.targets().get(1).fileSystemIds());
+      OnlineRecord online = node.snapshot().online();
+      assertEquals(java.util.List.of(new OnlineRecord.FileSystemShare(id, 6)),
+          online.targets().get(0).fileSystems(), "in the online record");
+    } finally {
+      node.close();
+    }
+  }
+
   @Test
   void aRestartedNodeIsTheSameNodeWithTheSameTargetsAndData() throws Exception {
     Properties p = props();
