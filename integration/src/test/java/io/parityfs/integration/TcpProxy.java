@@ -49,6 +49,8 @@ final class TcpProxy implements AutoCloseable {
   private final AtomicLong dropped = new AtomicLong();
   private volatile Mode mode = Mode.PASS;
   private volatile boolean closed;
+  /** Runs after a connection to the target is made, before it is registered (tests). */
+  volatile Runnable beforeRegister = () -> {};
 
   /**
    * Listens on {@code listen} (loopback; port 0: any) and forwards to {@code target}
@@ -83,18 +85,22 @@ final class TcpProxy implements AutoCloseable {
     return dropped.get();
   }
 
-  /** Switches the mode; RESET resets every open connection now. */
+  /**
+   * Switches the mode; RESET resets every open connection now, including one being accepted
+   * at this moment (the mode is set under the same lock as a connection is registered, so a
+   * connection is either registered before, and reset here, or sees RESET and is reset there).
+   */
   void mode(Mode m) {
     System.out.println("[proxy " + name + "] " + mode + " -> " + m);
-    mode = m;
-    if (m == Mode.RESET) {
-      List<Socket> open;
-      synchronized (sockets) {
+    List<Socket> open = List.of();
+    synchronized (sockets) {
+      mode = m;
+      if (m == Mode.RESET) {
         open = new ArrayList<>(sockets);
         sockets.clear();
       }
-      open.forEach(TcpProxy::reset);
     }
+    open.forEach(TcpProxy::reset);
   }
 
   Mode mode() {
@@ -121,9 +127,20 @@ final class TcpProxy implements AutoCloseable {
         closeQuietly(to);
         continue;
       }
+      beforeRegister.run();
+      boolean resetNow;
       synchronized (sockets) {
-        sockets.add(from);
-        sockets.add(to);
+        // RESET set while this connection was being made: mode() did not see it
+        resetNow = mode == Mode.RESET;
+        if (!resetNow) {
+          sockets.add(from);
+          sockets.add(to);
+        }
+      }
+      if (resetNow) {
+        reset(from);
+        reset(to);
+        continue;
       }
       pump(from, to, true);
       pump(to, from, false);

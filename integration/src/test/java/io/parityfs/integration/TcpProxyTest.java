@@ -12,6 +12,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,6 +46,7 @@ class TcpProxyTest {
 
   private Socket connect() throws Exception {
     Socket c = new Socket(InetAddress.getLoopbackAddress(), proxy.port());
+    c.setSoTimeout(10_000); // a read that the proxy never answers fails instead of hanging
     accepted = server.accept();
     Thread t = new Thread(() -> {
       try (InputStream in = accepted.getInputStream()) {
@@ -112,6 +114,40 @@ class TcpProxyTest {
     }
   }
 
+  /**
+   * RESET set while a connection is being made, after the target accepted it but before the
+   * proxy registered it: before, mode() reset the registered ones only and this connection was
+   * then pumped as if nothing happened (a repeat run hung here for good).
+   */
+  @Test
+  void resetWhileAConnectionIsBeingMadeResetsItToo() throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    CountDownLatch resetSet = new CountDownLatch(1);
+    proxy.beforeRegister = () -> {
+      connected.countDown();
+      try {
+        resetSet.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    };
+    try (Socket c = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+      c.setSoTimeout(10_000);
+      try (Socket a = server.accept()) {
+        assertTrue(connected.await(10, TimeUnit.SECONDS));
+        proxy.mode(TcpProxy.Mode.RESET);
+        resetSet.countDown();
+        boolean reset;
+        try {
+          reset = c.getInputStream().read() < 0;
+        } catch (SocketException e) {
+          reset = true;
+        }
+        assertTrue(reset);
+      }
+    }
+  }
+
   @Test
   void resetResetsOpenAndNewConnections() throws Exception {
     try (Socket c = connect()) {
@@ -125,6 +161,7 @@ class TcpProxyTest {
       assertTrue(reset);
     }
     try (Socket c = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+      c.setSoTimeout(10_000);
       boolean reset;
       try {
         reset = c.getInputStream().read() < 0;
