@@ -30,7 +30,8 @@ class IdRollbackTest extends ZkFixture {
   /** Writes the target record a node writes, advertising {@code maxFileId}. */
   static void advertise(String target, long maxFileId) throws Exception {
     byte[] data = RegistryCodec.encode(new TargetRecord(RegistryCodec.SCHEMA, target,
-        "n-" + target, "t", null, "raid6:4+2", 65536, 64L << 20, 6, 0, 1, "OPTIMAL", 1L << 40, 2, maxFileId));
+        "n-" + target, "t", null, "raid6:4+2", 65536, 64L << 20, 6, 0, 1, "OPTIMAL", 1L << 40,
+        2, maxFileId));
     if (client.checkExists().forPath(ZkPaths.target(target)) == null) {
       client.create().creatingParentsIfNeeded().forPath(ZkPaths.target(target), data);
     } else {
