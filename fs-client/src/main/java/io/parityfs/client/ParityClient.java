@@ -84,6 +84,7 @@ public final class ParityClient implements Closeable {
       }
       base = Namespace.open(zk, config.namespace());
       TargetRegistry registry = TargetRegistry.open(zk, config.registry());
+      base.checkIdsAgainst(registry::highestFileId); // a target registering later: at once
       return new ParityClient(config, zk, base, registry, caller);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

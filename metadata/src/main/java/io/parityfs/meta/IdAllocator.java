@@ -20,7 +20,8 @@ import org.apache.zookeeper.data.Stat;
  * when the counter is at or below it, the counter jumps past it, the ids jumped over are
  * recorded in {@code R/idskips} in the same {@code multi} (the orphan collector keeps chunks of
  * them: this namespace never handed them out) and a WARNING says the namespace was rolled back.
- * {@link #raisePastAdvertised()} does the same without taking ids, at open.
+ * {@link #raisePastAdvertised()} does the same without taking ids, at open; with {@link
+ * #checkAgainst} every id of a block already taken is checked against a live view too.
  */
 final class IdAllocator {
   static final long LIMIT = 1L << 40;
@@ -34,6 +35,7 @@ final class IdAllocator {
   private final AdvertisedIds advertised;
   private long next;
   private long end;
+  private volatile java.util.function.LongSupplier live;
 
   IdAllocator(CuratorFramework client, ZNodes zn, int block, int maxRetries,
       AdvertisedIds advertised) {
@@ -47,10 +49,23 @@ final class IdAllocator {
 
   synchronized long next() throws NamespaceException {
     if (next < end) {
-      return next++;
+      java.util.function.LongSupplier h = live;
+      if (h == null || next > h.getAsLong()) {
+        return next++;
+      }
+      // a target that registered since this block was taken holds ids of it: drop the rest
     }
     advance(block);
     return next++;
+  }
+
+  /**
+   * Checks every id handed out from a block already taken against {@code highest} (a live
+   * view of the advertised ids, the target registry's), so that a target registering after
+   * the block was taken (one that was away during a restore) ends the block at once.
+   */
+  void checkAgainst(java.util.function.LongSupplier highest) {
+    live = highest;
   }
 
   /**

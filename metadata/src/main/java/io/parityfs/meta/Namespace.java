@@ -141,6 +141,17 @@ public final class Namespace implements Closeable {
     return new Namespace(this, access.caller(), Objects.requireNonNull(placer, "placer"));
   }
 
+  /**
+   * Checks every id this namespace (and every view of it) hands out against {@code
+   * highestFileId}, a live view of the highest file id the storage targets advertise (e.g.
+   * {@code TargetRegistry::highestFileId}): an id at or below it is never used, the counter is
+   * raised past it (see {@link IdAllocator}). Without it, that is checked only when a block of
+   * ids is taken, so a target registering later is seen at the next block.
+   */
+  public void checkIdsAgainst(java.util.function.LongSupplier highestFileId) {
+    ids.checkAgainst(Objects.requireNonNull(highestFileId, "highestFileId"));
+  }
+
   /** Who this namespace acts for. */
   public Caller caller() {
     return access.caller();

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.meta.registry.RegistryCodec;
 import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;
+import io.parityfs.meta.targets.TargetRegistry;
+import io.parityfs.meta.targets.TargetRegistryConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,6 +106,29 @@ class IdRollbackTest extends ZkFixture {
     }
     long id = restored.create("/g", CreateOptions.file()).id();
     assertTrue(id > held, "id " + id + " after the target registered with " + held);
+  }
+
+  @Test
+  void withALiveViewOfTheTargetsAThenRegisteringTargetEndsTheBlockInUseAtOnce()
+      throws Exception {
+    NamespaceConfig config = config(); // blocks of 256: a long-lived client's block
+    Namespace ns = open(config);
+    long a = ns.create("/a", CreateOptions.file()).id();
+    rollBackCounter(config, a);
+    try (TargetRegistry registry = TargetRegistry.open(client, TargetRegistryConfig.DEFAULT)) {
+      Namespace restored = open(config);
+      restored.checkIdsAgainst(registry::highestFileId);
+      assertTrue(restored.create("/b", CreateOptions.file()).id() >= a); // takes a block
+      long held = a + 100; // inside that block
+      advertise("late", held);
+      long end = System.nanoTime() + 10_000_000_000L;
+      while (registry.highestFileId() < held) { // the registry's watch sees the new record
+        assertTrue(System.nanoTime() < end, "the registry never saw the target");
+        Thread.sleep(10);
+      }
+      long id = restored.create("/c", CreateOptions.file()).id();
+      assertTrue(id > held, "id " + id + " after the target registered with " + held);
+    }
   }
 
   @Test

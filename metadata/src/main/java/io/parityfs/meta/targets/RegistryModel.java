@@ -109,7 +109,11 @@ final class RegistryModel {
       entries.put(id, new RegistrySnapshot.Entry(id, nodeId, address, name, pool, protection,
           capacity, free, consistency, updated, o != null, markReason, gone));
     }
-    return new RegistrySnapshot(entries, unreadable);
+    long highest = 0;
+    for (TargetRecord r : targets.values()) {
+      highest = Math.max(highest, r.maxFileId());
+    }
+    return new RegistrySnapshot(entries, unreadable, highest);
   }
 
   /** Target id to the online record listing it (the newest, if two nodes claim one target). */
