@@ -63,9 +63,12 @@ public final class ParityClient implements Closeable {
 
   /**
    * Connects: starts a ZooKeeper session (waiting up to the connection timeout), opens the
-   * namespace (formatting it on first use) and the target registry.
+   * namespace and the target registry. A namespace that is not there is not created (unless
+   * {@code config.namespace().ifMissing()} says so): see {@link #format}.
    *
-   * @throws IOException when ZooKeeper cannot be reached in time or the namespace is unreadable
+   * @throws IOException when ZooKeeper cannot be reached in time or the namespace is unreadable;
+   *     a {@link NamespaceException} NOT_FOUND naming the ZooKeeper ensemble, chroot and root
+   *     when there is no namespace
    */
   public static ParityClient connect(ClientConfig config, Caller caller) throws IOException {
     Objects.requireNonNull(config, "config");
@@ -81,6 +84,7 @@ public final class ParityClient implements Closeable {
       }
       base = Namespace.open(zk, config.namespace());
       TargetRegistry registry = TargetRegistry.open(zk, config.registry());
+      base.checkIdsAgainst(registry::highestFileId); // a target registering later: at once
       return new ParityClient(config, zk, base, registry, caller);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -92,6 +96,28 @@ public final class ParityClient implements Closeable {
       }
       zk.close();
       throw e;
+    }
+  }
+
+  /**
+   * Formats the namespace of {@code config} ({@code parityfs format}) unless it exists; its id
+   * counter starts past every file id the registered storage targets hold.
+   *
+   * @return whether it was created (false: it was there, and is left as it is)
+   * @throws IOException when ZooKeeper cannot be reached in time or written
+   */
+  public static boolean format(ClientConfig config) throws IOException {
+    try (CuratorFramework zk = config.zooKeeper().newClient()) {
+      zk.start();
+      long wait = config.zooKeeper().connectionTimeout().toMillis();
+      if (!zk.blockUntilConnected((int) wait, TimeUnit.MILLISECONDS)) {
+        throw new IOException("cannot reach ZooKeeper at " + config.zooKeeper().connect()
+            + " within " + wait + " ms");
+      }
+      return Namespace.format(zk, config.namespace());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted connecting to ZooKeeper");
     }
   }
 

@@ -22,9 +22,10 @@ import java.util.Properties;
 import org.apache.curator.test.TestingServer;
 
 /**
- * A whole cluster in this JVM, for tests: one embedded ZooKeeper server and {@code n} storage
- * nodes, each serving one RAID target over {@code drives} folders with the real wire-protocol
- * server on a free loopback port. Clients connect with {@link #client}.
+ * A whole cluster in this JVM, for tests: one embedded ZooKeeper server (its namespace
+ * formatted first, as {@code parityfs format} does) and {@code n} storage nodes, each serving
+ * one RAID target over {@code drives} folders with the real wire-protocol server on a free
+ * loopback port. Clients connect with {@link #client}.
  */
 public final class MiniCluster implements Closeable {
   private final Path dir;
@@ -45,6 +46,7 @@ public final class MiniCluster implements Closeable {
       throws Exception {
     MiniCluster c = new MiniCluster(dir);
     try {
+      ParityClient.format(c.clientConfig().build()); // clients do not format: the cluster does
       for (int i = 0; i < nodeCount; i++) {
         c.addNode(geometry, drives);
       }

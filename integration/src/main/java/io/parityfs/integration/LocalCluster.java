@@ -38,8 +38,9 @@ import java.util.function.Consumer;
  * processes and of the machine: {@code cluster.properties} (the shape chosen at creation),
  * {@code zookeeper/} (its configuration and data; {@code zookeeper<s>/} for server s of an
  * ensemble, with its {@code myid}), {@code node<i>/} (a node's configuration,
- * its id file and its drive folders {@code drive<d>}), {@code logs/} (every process's output)
- * and {@code run/} (the pid files of the processes now running).
+ * its id file and its drive folders {@code drive<d>}), {@code logs/} (every process's output),
+ * {@code run/} (the pid files of the processes now running) and {@code namespace.formatted}
+ * (the first start formatted the namespace; later ones never do).
  *
  * <p>The processes are started detached ({@code setsid} where present): they outlive the JVM
  * that started them, and Ctrl-C in the terminal that started them does not reach them. An
@@ -52,6 +53,8 @@ public final class LocalCluster {
   public static final int DEFAULT_ZOOKEEPER_PORT = 2181;
 
   private static final String SHAPE_FILE = "cluster.properties";
+  /** Written once the first start formatted the namespace ({@link #start}). */
+  private static final String FORMATTED_FILE = "namespace.formatted";
   private static final String NODE_MAIN = "io.parityfs.node.NodeCommand";
   private static final String ZOOKEEPER_MAIN = "org.apache.zookeeper.server.ZooKeeperServerMain";
   private static final String QUORUM_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
@@ -358,6 +361,7 @@ public final class LocalCluster {
     long end = System.nanoTime() + timeout.toNanos();
     try (Lock ignored = lock()) {
       startZooKeeper(end, progress);
+      formatOnFirstStart(progress);
       for (int i = 0; i < shape.nodes(); i++) {
         if (!nodeProcess(i).running()) {
           progress.accept("starting storage node " + nodeName(i));
@@ -367,6 +371,23 @@ public final class LocalCluster {
     }
     awaitTargetsOnline(shape.nodes(), end, progress);
     setRootLayout(progress);
+  }
+
+  /**
+   * At the cluster's first start, before any node: formats its namespace (what {@code parityfs
+   * format} does; clients never do). Later starts leave a missing namespace missing: ZooKeeper
+   * lost its data, and clients say so instead of finding an empty file system over the nodes'
+   * chunks. The file {@value #FORMATTED_FILE} records that the first start formatted it.
+   */
+  private void formatOnFirstStart(Consumer<String> progress) throws IOException {
+    Path marker = dir.resolve(FORMATTED_FILE);
+    if (Files.exists(marker)) {
+      return;
+    }
+    boolean created = ParityClient.format(ClientConfig.builder(zooKeeper()).build());
+    progress.accept(created ? "namespace formatted" : "namespace already formatted");
+    Files.writeString(marker, "the namespace of this cluster was formatted at its first start;"
+        + " `parityfs format` makes one again if ZooKeeper lost it\n");
   }
 
   /**

@@ -134,7 +134,8 @@ public final class LiveFileScanner {
         }
       }
       if (changed.isEmpty()) {
-        return Optional.of(new LiveFiles(ids(all), readIdLimit(), pass));
+        long limit = readIdLimit();
+        return Optional.of(new LiveFiles(ids(all), limit, readSkips(), pass));
       }
       if (!list(changed, inFlight, progress)) {
         return Optional.empty();
@@ -247,6 +248,19 @@ public final class LiveFileScanner {
       }
     }
     return Arrays.copyOf(ids, n);
+  }
+
+  /** The skipped id ranges, read after the counter (a raise writes both in one multi). */
+  private java.util.List<long[]> readSkips() throws NamespaceException {
+    try {
+      return IdSkips.decode(zk.client().getData().forPath(zn.idSkips), zn.idSkips);
+    } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+      return java.util.List.of(); // formatted before skips existed, not opened since
+    } catch (NamespaceException e) {
+      throw e;
+    } catch (Exception e) {
+      throw Zk.failure(zn.idSkips, "reading the skipped id ranges", e);
+    }
   }
 
   private long readIdLimit() throws NamespaceException {

@@ -10,11 +10,13 @@ import java.util.Arrays;
 public final class LiveFiles {
   private final long[] ids;
   private final long idLimit;
+  private final java.util.List<long[]> skipped;
   private final int passes;
 
-  LiveFiles(long[] sortedIds, long idLimit, int passes) {
+  LiveFiles(long[] sortedIds, long idLimit, java.util.List<long[]> skipped, int passes) {
     this.ids = sortedIds;
     this.idLimit = idLimit;
+    this.skipped = java.util.List.copyOf(skipped);
     this.passes = passes;
   }
 
@@ -31,6 +33,16 @@ public final class LiveFiles {
   /** The id counter after the scan: no file id at or above it has been handed out. */
   public long idLimit() {
     return idLimit;
+  }
+
+  /**
+   * Whether this namespace never handed out {@code id}: at or above {@link #idLimit()}, or in a
+   * range the id counter jumped over ({@code R/idskips}: ids that storage targets held when
+   * the namespace was rolled back or formatted over them). Chunks of such an id are not this
+   * namespace's to collect.
+   */
+  public boolean neverIssued(long id) {
+    return id >= idLimit || IdSkips.contains(skipped, id);
   }
 
   /** Verification passes the scan needed (1 when nothing changed while it ran). */

@@ -84,7 +84,8 @@ public final class Namespace implements Closeable {
     this.client = client;
     this.zk = new Zk(client);
     this.zn = new ZNodes(config.root());
-    this.ids = new IdAllocator(client, zn.ids, config.idBlock(), config.maxRetries());
+    this.ids = new IdAllocator(client, zn, config.idBlock(), config.maxRetries(),
+        new AdvertisedIds(zk));
     this.rootBuckets = rootBuckets;
     this.cache = new EntryCache(client, config.entryCacheSize());
     zk.invalidates(cache);
@@ -140,14 +141,30 @@ public final class Namespace implements Closeable {
     return new Namespace(this, access.caller(), Objects.requireNonNull(placer, "placer"));
   }
 
+  /**
+   * Checks every id this namespace (and every view of it) hands out against {@code
+   * highestFileId}, a live view of the highest file id the storage targets advertise (e.g.
+   * {@code TargetRegistry::highestFileId}): an id at or below it is never used, the counter is
+   * raised past it (see {@link IdAllocator}). Without it, that is checked only when a block of
+   * ids is taken, so a target registering later is seen at the next block.
+   */
+  public void checkIdsAgainst(java.util.function.LongSupplier highestFileId) {
+    ids.checkAgainst(Objects.requireNonNull(highestFileId, "highestFileId"));
+  }
+
   /** Who this namespace acts for. */
   public Caller caller() {
     return access.caller();
   }
 
   /**
-   * Opens the namespace under {@code config.root()}, formatting it first if it does not exist
-   * (one {@code multi}; concurrent openers agree on one format).
+   * Opens the namespace under {@code config.root()}. Where there is none, {@code
+   * config.ifMissing()} decides: FAIL (the default) throws NOT_FOUND naming the ZooKeeper
+   * ensemble, chroot and root and how to create one; FORMAT formats it (one {@code multi};
+   * concurrent openers agree on one format); FORMAT_IF_NO_DATA formats it only while no
+   * registered storage target advertises chunks or fences (NOT_FOUND otherwise). Either way the
+   * id counter is then raised past the highest file id any registered target advertises (see
+   * {@link IdAllocator}), with a WARNING where it had to be.
    *
    * @param client a started Curator client; the caller keeps ownership
    */
@@ -161,10 +178,11 @@ public final class Namespace implements Closeable {
     ZNodes zn = new ZNodes(config.root());
     try {
       if (client.checkExists().forPath(zn.root) == null) {
-        format(client, config, zn);
+        formatIfAllowed(client, config, zn);
       }
       DeleteQueue.ensureFormatted(client, zn);
       Leases.ensureFormatted(client, zn);
+      Zk.ensureAll(client, List.of(zn.idSkips));
       byte[] rootData = client.getData().forPath(zn.rootInode);
       Inode root = InodeCodec.decode(rootData, "/");
       Map<?, ?> format = JSON.readValue(client.getData().forPath(zn.root), Map.class);
@@ -172,7 +190,14 @@ public final class Namespace implements Closeable {
         throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root,
             "namespace format " + format + " is not schema 1");
       }
-      return new Namespace(client, config, root.buckets());
+      Namespace ns = new Namespace(client, config, root.buckets());
+      try {
+        ns.ids.raisePastAdvertised();
+      } catch (NamespaceException | RuntimeException e) {
+        ns.close();
+        throw e;
+      }
+      return ns;
     } catch (NamespaceException e) {
       throw e;
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -183,7 +208,57 @@ public final class Namespace implements Closeable {
     }
   }
 
-  private static void format(CuratorFramework client, NamespaceConfig config, ZNodes zn)
+  /**
+   * Formats the namespace under {@code config.root()} unless it exists (whatever {@code
+   * config.ifMissing()} says): what {@code parityfs format} runs. The new namespace's id
+   * counter starts past every file id the registered storage targets advertise.
+   *
+   * @return whether this call created it (false: it existed)
+   */
+  public static boolean format(CuratorFramework client, NamespaceConfig config)
+      throws NamespaceException {
+    ZNodes zn = new ZNodes(config.root());
+    try {
+      if (client.checkExists().forPath(zn.root) != null) {
+        return false;
+      }
+      boolean created = format(client, config, zn);
+      open(client, config).close(); // completes what open ensures, and raises the counter
+      return created;
+    } catch (NamespaceException e) {
+      throw e;
+    } catch (Exception e) {
+      throw Zk.failure(zn.root, "formatting the namespace", e);
+    }
+  }
+
+  private static void formatIfAllowed(CuratorFramework client, NamespaceConfig config,
+      ZNodes zn) throws Exception {
+    NamespaceConfig.IfMissing policy = config.ifMissing();
+    AdvertisedIds.Highest held = policy == NamespaceConfig.IfMissing.FORMAT_IF_NO_DATA
+        ? new AdvertisedIds(new Zk(client)).highest() : AdvertisedIds.NONE;
+    if (policy == NamespaceConfig.IfMissing.FORMAT
+        || policy == NamespaceConfig.IfMissing.FORMAT_IF_NO_DATA && held.fileId() == 0) {
+      format(client, config, zn);
+      return;
+    }
+    String chroot = client.getNamespace() == null || client.getNamespace().isEmpty() ? "none"
+        : "/" + client.getNamespace();
+    String where = "ZooKeeper " + client.getZookeeperClient().getCurrentConnectionString()
+        + ", chroot " + chroot + ", root " + zn.root;
+    String why = held.fileId() > 0
+        ? "; yet target " + held.targetId() + " holds chunks of file ids up to " + held.fileId()
+            + ", so this ZooKeeper has lost the namespace (or the chroot is wrong): restore"
+            + " it, or create an empty one on purpose with `parityfs format`"
+        : ": check --zookeeper and --chroot (PARITYFS_ZOOKEEPER, PARITYFS_CHROOT; Hadoop:"
+            + " the pfs:// authority and its chroot keys), or create one with"
+            + " `parityfs format`";
+    throw new NamespaceException(NamespaceStatus.NOT_FOUND, zn.root,
+        "no ParityFS namespace here (" + where + ")" + why);
+  }
+
+  /** Formats; false when another opener formatted it concurrently. */
+  private static boolean format(CuratorFramework client, NamespaceConfig config, ZNodes zn)
       throws Exception {
     String parent = zn.root.substring(0, zn.root.lastIndexOf('/'));
     if (!parent.isEmpty()) {
@@ -203,6 +278,7 @@ public final class Namespace implements Closeable {
         Map.of("schema", 1, "rootId", ZNodes.ROOT_ID, "shards", ZNodes.SHARDS))));
     ops.add(client.transactionOp().create().forPath(zn.ids,
         Long.toString(ZNodes.ROOT_ID + 1).getBytes(StandardCharsets.US_ASCII)));
+    ops.add(client.transactionOp().create().forPath(zn.idSkips, IdSkips.encode(List.of())));
     ops.add(client.transactionOp().create().forPath(zn.rootInode, InodeCodec.encode(root)));
     ops.add(client.transactionOp().create().forPath(zn.dirs, new byte[0]));
     ops.add(client.transactionOp().create().forPath(zn.trash, new byte[0]));
@@ -217,8 +293,10 @@ public final class Namespace implements Closeable {
     try {
       client.transaction().forOperations(ops);
       LOG.log(System.Logger.Level.INFO, "namespace formatted at {0}", zn.root);
+      return true;
     } catch (KeeperException.NodeExistsException e) {
       // formatted concurrently by another client (or by our own retried attempt)
+      return false;
     }
   }
 

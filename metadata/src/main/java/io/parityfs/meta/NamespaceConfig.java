@@ -25,17 +25,36 @@ import java.util.Objects;
  * @param entryCacheSize entry records this client caches, each with a ZooKeeper watch (see
  *     {@code EntryCache}; roughly 0.5 KiB each); 0 turns the cache off (and with it the
  *     lister's watched name cache); default 100,000
+ * @param ifMissing what {@link Namespace#open} does when there is no namespace at {@code root}:
+ *     default {@link IfMissing#FAIL}, which clients keep, so that a mistyped chroot or root, or
+ *     a ZooKeeper that lost its data, is an error instead of a fresh empty file system
  */
 public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDirectory,
     int idBlock, int maxRetries, int maxPageSize, boolean permissions, String superuser,
-    String superGroup, long suspendedWaitMillis, int entryCacheSize) {
+    String superGroup, long suspendedWaitMillis, int entryCacheSize, IfMissing ifMissing) {
+
+  /** What {@link Namespace#open} does when {@code root} holds no namespace. */
+  public enum IfMissing {
+    /** NOT_FOUND, naming the ZooKeeper ensemble, chroot and root, and {@code parityfs format}. */
+    FAIL,
+    /**
+     * Formats it when no registered storage target holds chunks or fences (a new cluster);
+     * NOT_FOUND otherwise (ZooKeeper lost its data, or the chroot is wrong): what a storage
+     * node's cluster manager and {@code parityfs local} use.
+     */
+    FORMAT_IF_NO_DATA,
+    /** Formats it (an explicit {@code parityfs format}, test clusters). */
+    FORMAT
+  }
 
   public static final NamespaceConfig DEFAULT = new NamespaceConfig("/parityfs/ns",
-      Layout.DEFAULT, 64, 256, 200, 1000, true, "root", "supergroup", 20_000, 100_000);
+      Layout.DEFAULT, 64, 256, 200, 1000, true, "root", "supergroup", 20_000, 100_000,
+      IfMissing.FAIL);
 
   public NamespaceConfig {
     Objects.requireNonNull(root, "root");
     Objects.requireNonNull(rootLayout, "rootLayout");
+    Objects.requireNonNull(ifMissing, "ifMissing");
     if (!root.startsWith("/") || root.endsWith("/") || root.contains("//")) {
       throw new IllegalArgumentException(
           "root (" + root + ") must be an absolute znode path without a trailing slash");
@@ -92,6 +111,7 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
     private String superGroup;
     private long suspendedWaitMillis;
     private int entryCacheSize;
+    private IfMissing ifMissing;
 
     private Builder(NamespaceConfig c) {
       root = c.root;
@@ -105,6 +125,7 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
       superGroup = c.superGroup;
       suspendedWaitMillis = c.suspendedWaitMillis;
       entryCacheSize = c.entryCacheSize;
+      ifMissing = c.ifMissing;
     }
 
     public Builder root(String v) {
@@ -162,9 +183,15 @@ public record NamespaceConfig(String root, Layout rootLayout, int bucketsPerDire
       return this;
     }
 
+    public Builder ifMissing(IfMissing v) {
+      ifMissing = v;
+      return this;
+    }
+
     public NamespaceConfig build() {
       return new NamespaceConfig(root, rootLayout, bucketsPerDirectory, idBlock, maxRetries,
-          maxPageSize, permissions, superuser, superGroup, suspendedWaitMillis, entryCacheSize);
+          maxPageSize, permissions, superuser, superGroup, suspendedWaitMillis, entryCacheSize,
+          ifMissing);
     }
   }
 }

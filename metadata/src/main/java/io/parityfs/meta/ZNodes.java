@@ -6,6 +6,8 @@ package io.parityfs.meta;
  * <pre>
  * R                              format record, JSON {"schema":1,"rootId":1,"shards":256}
  * R/ids                          next free inode id, decimal text (compare-and-set)
+ * R/idskips                      id ranges the counter jumped over, never handed out: JSON
+ *                                [[from,to),...] ({@link IdSkips}, {@link IdAllocator})
  * R/root                         the root directory's inode (JSON, {@link InodeCodec})
  * R/dirs/SS                      256 shard znodes, SS = low byte of a directory id, 2 hex digits
  * R/dirs/SS/IIIIIIIIII           a directory's container, id as 10 hex digits; data empty and
@@ -36,6 +38,7 @@ final class ZNodes {
 
   final String root;
   final String ids;
+  final String idSkips;
   final String rootInode;
   final String dirs;
   final String trash;
@@ -46,6 +49,7 @@ final class ZNodes {
   ZNodes(String root) {
     this.root = root;
     this.ids = root + "/ids";
+    this.idSkips = root + "/idskips";
     this.rootInode = root + "/root";
     this.dirs = root + "/dirs";
     this.trash = root + "/trash";

@@ -340,7 +340,9 @@ class NamespaceTest extends ZkFixture {
   void coexistsWithStorageNodeRecordsAndCuratorNamespaces() throws Exception {
     client.create().creatingParentsIfNeeded().forPath("/parityfs/nodes/n1",
         "{\"schema\":1}".getBytes(StandardCharsets.UTF_8));
-    Namespace other = Namespace.open(client, NamespaceConfig.DEFAULT);
+    NamespaceConfig formatting = NamespaceConfig.DEFAULT.toBuilder()
+        .ifMissing(NamespaceConfig.IfMissing.FORMAT).build();
+    Namespace other = Namespace.open(client, formatting);
     other.create("/x", CreateOptions.file());
     assertEquals("{\"schema\":1}", new String(client.getData().forPath("/parityfs/nodes/n1"),
         StandardCharsets.UTF_8));
@@ -348,7 +350,7 @@ class NamespaceTest extends ZkFixture {
     // a second open sees the same namespace; a chrooted client (Curator namespace) its own
     assertTrue(Namespace.open(client, NamespaceConfig.DEFAULT).exists("/x"));
     CuratorFramework chrooted = client.usingNamespace("prod");
-    Namespace prod = Namespace.open(chrooted, NamespaceConfig.DEFAULT);
+    Namespace prod = Namespace.open(chrooted, formatting);
     assertFalse(prod.exists("/x"));
     prod.create("/y/z", CreateOptions.file());
     prod.rename("/y/z", "/w");

@@ -9,7 +9,10 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** One embedded ZooKeeper and one Curator client per test class; a fresh namespace per test. */
+/**
+ * One embedded ZooKeeper and one Curator client per test class; a fresh namespace per test
+ * (its configuration formats it on first open).
+ */
 public abstract class ZkFixture {
   protected static TestingServer server;
   protected static CuratorFramework client;
@@ -51,6 +54,7 @@ public abstract class ZkFixture {
   }
 
   protected static NamespaceConfig config() {
-    return NamespaceConfig.builder().root("/parityfs/ns" + ROOTS.incrementAndGet()).build();
+    return NamespaceConfig.builder().root("/parityfs/ns" + ROOTS.incrementAndGet())
+        .ifMissing(NamespaceConfig.IfMissing.FORMAT).build();
   }
 }

@@ -24,11 +24,14 @@ class ZooKeeperSettingsTest extends ZkFixture {
     return c;
   }
 
+  private static final NamespaceConfig FORMATTING = NamespaceConfig.DEFAULT.toBuilder()
+      .ifMissing(NamespaceConfig.IfMissing.FORMAT).build();
+
   @Test
   void aNamespaceUnderAChrootStaysInside() throws Exception {
     ZooKeeperSettings s = ZooKeeperSettings.of(server.getConnectString()).withChroot("/tenant-a");
     try (CuratorFramework c = start(s)) {
-      Namespace ns = Namespace.open(c, NamespaceConfig.DEFAULT);
+      Namespace ns = Namespace.open(c, FORMATTING);
       ns.mkdirs("/data");
       assertNotNull(client.checkExists().forPath("/tenant-a/parityfs/ns"));
       // names can't climb out: ".." is refused, never resolved
@@ -52,7 +55,7 @@ class ZooKeeperSettingsTest extends ZkFixture {
     try (CuratorFramework owner = start(base.withDigest("pfs:s3cret"));
         CuratorFramework stranger = start(base);
         CuratorFramework wrong = start(base.withDigest("pfs:guess"))) {
-      Namespace ns = Namespace.open(owner, NamespaceConfig.DEFAULT);
+      Namespace ns = Namespace.open(owner, FORMATTING);
       FileStatus f = ns.create("/f", CreateOptions.file());
       ns.complete("/f", f.id(), -1, 10);
       assertEquals(10, ns.getStatus("/f").length());

@@ -48,7 +48,8 @@ final class ParityFsSide implements MetadataSide {
         .exitHandler(ExitHandler.LOG_ONLY).build();
     server.start(30_000);
     connect = server.getConnectionString();
-    config = NamespaceConfig.builder().root("/bench").entryCacheSize(entryCacheSize).build();
+    config = NamespaceConfig.builder().root("/bench").entryCacheSize(entryCacheSize)
+        .ifMissing(NamespaceConfig.IfMissing.FORMAT).build();
     for (int i = 0; i < sessions; i++) {
       CuratorFramework c = newClient();
       clients.add(c);

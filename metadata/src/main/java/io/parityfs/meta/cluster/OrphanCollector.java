@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  * ({@link LiveFileScanner}: the scan lists every bucket with its {@code pzxid} and re-lists until
  * a pass over all of them sees no change, so renames running meanwhile cannot hide a file); read
  * the deferred-delete queue and the id counter; then list every target. A chunk is a
- * <em>suspect</em> if its file id is not live, not queued and below the id counter. A suspect
+ * <em>suspect</em> if its file id is not live, not queued, below the id counter and not in a
+ * range the counter skipped ({@link LiveFiles#neverIssued}). A suspect
  * whose file id was already a suspect in an earlier round, first seen at least {@code grace}
  * ago, is deleted; the others are remembered (file id, and when the manager first listed it).
  *
@@ -35,8 +36,9 @@ import java.util.function.LongSupplier;
  * never reused and a rename moves an id atomically, so F is dead for ever and every chunk of it,
  * whenever written, is garbage. This holds whatever the clocks say: the grace only spaces the
  * two sightings (by the manager's clock) as a margin; a node's clock, ahead or behind, plays no
- * part. An id at or above the counter was never handed out: such a chunk is logged, not deleted
- * (another namespace's chunk, or a bug). Two managers acting at once (a deposed leader that has
+ * part. An id at or above the counter, or in a range it skipped, was never handed out: such a
+ * chunk is logged, not deleted (another namespace's chunk, one kept from before a rollback of
+ * the namespace, or a bug). Two managers acting at once (a deposed leader that has
  * not noticed yet) would both be right. Suspects live in memory: a new leader starts without
  * them and deletes nothing in its first round.
  */
@@ -119,7 +121,7 @@ final class OrphanCollector implements ManagerTask {
             if (live.contains(id) || Arrays.binarySearch(queued, id) >= 0) {
               continue;
             }
-            if (id >= live.idLimit()) {
+            if (live.neverIssued(id)) {
               unallocated.add(id);
               continue;
             }
@@ -155,7 +157,8 @@ final class OrphanCollector implements ManagerTask {
     }
     if (!unallocated.isEmpty()) {
       LOG.log(System.Logger.Level.WARNING, "orphan collection: {0} file ids at or above the id"
-          + " counter {1} have chunks (never handed out; not deleted): {2}", unallocated.size(),
+          + " counter {1}, or in a range it skipped, have chunks (never handed out by this"
+          + " namespace; not deleted): {2}", unallocated.size(),
           live.idLimit(), unallocated.stream().limit(IDS_LOGGED).toList());
     }
     if (!complete) {

@@ -22,11 +22,18 @@ import io.parityfs.meta.Layout;
  * @param state the array state last seen: OPTIMAL, DEGRADED, REBUILDING or FAILED
  * @param capacityBytes chunk bytes the target can hold (estimate)
  * @param updatedMillis when written (the node's clock)
+ * @param maxFileId the highest file id whose chunks or writer fences the target holds, 0 for
+ *     none; records of nodes that predate it read as 0. The namespace never hands out an id at
+ *     or below it (its id counter is raised past it), so a namespace rolled back by a ZooKeeper
+ *     restore cannot give a new file the id of chunks still stored
  */
 public record TargetRecord(int schema, String targetId, String nodeId, String name, String pool,
     String protection, int cellSize, long maxChunkSize, int dataSlots, int hotSpares,
-    long createdMillis, String state, long capacityBytes, long updatedMillis) {
+    long createdMillis, String state, long capacityBytes, long updatedMillis, long maxFileId) {
   public TargetRecord {
+    if (maxFileId < 0) {
+      throw new IllegalArgumentException("maxFileId (" + maxFileId + ") must be >= 0");
+    }
     if (pool == null) {
       pool = Layout.DEFAULT_POOL;
     } else if (!Layout.isValidPool(pool)) {

@@ -110,7 +110,11 @@ final class RegistryModel {
           capacity, free, consistency, updated, o != null, markReason, gone,
           last == null ? Map.of() : fileSystems(last)));
     }
-    return new RegistrySnapshot(entries, unreadable);
+    long highest = 0;
+    for (TargetRecord r : targets.values()) {
+      highest = Math.max(highest, r.maxFileId());
+    }
+    return new RegistrySnapshot(entries, unreadable, highest);
   }
 
   /** Target id to the online record listing it (the newest, if two nodes claim one target). */

@@ -15,9 +15,11 @@ import java.util.TreeMap;
  *
  * @param entries by target id, in id order
  * @param unreadable znode path to why it could not be read
+ * @param highestFileId the largest {@code maxFileId} of the target records, 0 for none
  */
-record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadable) {
-  static final RegistrySnapshot EMPTY = new RegistrySnapshot(Map.of(), Map.of());
+record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadable,
+    long highestFileId) {
+  static final RegistrySnapshot EMPTY = new RegistrySnapshot(Map.of(), Map.of(), 0);
 
   /**
    * One target, time aside.

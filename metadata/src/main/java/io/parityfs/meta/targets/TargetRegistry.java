@@ -165,6 +165,15 @@ public final class TargetRegistry implements Closeable {
     return snapshot.targets(config.clock().millis(), config.offlineTimeout());
   }
 
+  /**
+   * The highest file id any target record advertises holding chunks or fences of ({@code
+   * maxFileId}), 0 for none; as current as the rest of the view. What a namespace checks the
+   * ids it hands out against ({@code Namespace#checkIdsAgainst}).
+   */
+  public long highestFileId() {
+    return snapshot.highestFileId();
+  }
+
   /** The target {@code targetId}, if known. */
   public Optional<TargetInfo> target(String targetId) {
     return snapshot.target(targetId, config.clock().millis(), config.offlineTimeout());

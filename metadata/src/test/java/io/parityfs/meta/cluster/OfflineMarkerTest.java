@@ -29,7 +29,7 @@ class OfflineMarkerTest extends ClusterFixture {
             now)));
     c.create().creatingParentsIfNeeded().forPath(ZkPaths.target(target), RegistryCodec.encode(
         new TargetRecord(RegistryCodec.SCHEMA, target, node, "t0", null, "raid6:4+2", 65536,
-            64L << 20, 6, 0, now, "OPTIMAL", 1L << 40, now)));
+            64L << 20, 6, 0, now, "OPTIMAL", 1L << 40, now, 0)));
     if (online) {
       c.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
           .forPath(ZkPaths.online(node), RegistryCodec.encode(new OnlineRecord(

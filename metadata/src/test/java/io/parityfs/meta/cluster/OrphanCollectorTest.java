@@ -10,7 +10,12 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.LiveFileScanner;
 import io.parityfs.meta.LiveFiles;
 import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.TargetRecord;
+import io.parityfs.meta.registry.ZkPaths;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,6 +114,60 @@ class OrphanCollectorTest extends ClusterFixture {
     clock[0] += HOUR;
     collector.runOnce(() -> true);
     assertEquals(0, chunks.count(late));
+  }
+
+  @Test
+  void afterARollbackOfTheNamespaceChunksOfIdsItNoLongerKnowsAreKeptAndNeverReused()
+      throws Exception {
+    long old = now - 2 * HOUR;
+    long kept = liveFile("/kept", old);
+    // a file created after the backup the namespace is about to be restored from
+    long lost = liveFile("/lost", old);
+    String root = ns.config().root();
+    // the restore: /lost's entry is gone, and so is every id handed out after the backup
+    ns.close();
+    ns = null;
+    client.delete().forPath(entryOf(root, "lost"));
+    client.setData().forPath(root + "/ids",
+        Long.toString(lost).getBytes(StandardCharsets.US_ASCII));
+    // the targets holding /lost's chunks say so in their records
+    client.create().creatingParentsIfNeeded().forPath(ZkPaths.target("t1"),
+        RegistryCodec.encode(new TargetRecord(1, "t1", "n1", "t", null, "raid6:4+2", 65536,
+            64L << 20, 6, 0, 1, "OPTIMAL", 1L << 40, 2, lost)));
+    try {
+      ns = newNamespace(configOf(root));
+      long fresh = ns.create("/new", CreateOptions.file().withLayout(LAYOUT)).id();
+      assertTrue(fresh > lost, "the new file's id " + fresh + " is not the lost file's " + lost);
+      long[] clock = {now};
+      OrphanCollector collector = new OrphanCollector(LiveFileScanner.open(client, ns.config()),
+          queue, chunks, ClusterManagerConfig.DEFAULT, counters, () -> clock[0],
+          (buckets, entries) -> true);
+      collector.runOnce(() -> true);
+      clock[0] += 2 * HOUR;
+      collector.runOnce(() -> true);
+      assertEquals(4, chunks.count(kept));
+      assertEquals(4, chunks.count(lost), "never handed out by the restored namespace: kept");
+      assertEquals(0, chunks.count(fresh));
+      assertEquals(0, counters.orphansDeleted.get());
+    } finally {
+      client.delete().deletingChildrenIfNeeded().forPath(ZkPaths.TARGETS);
+      ns.close();
+    }
+  }
+
+  private NamespaceConfig configOf(String root) {
+    return config().toBuilder().root(root).build();
+  }
+
+  /** The znode of the root directory's entry {@code name}. */
+  private static String entryOf(String root, String name) throws Exception {
+    String container = root + "/dirs/01/0000000001";
+    for (String b : client.getChildren().forPath(container)) {
+      if (client.getChildren().forPath(container + "/" + b).contains(name)) {
+        return container + "/" + b + "/" + name;
+      }
+    }
+    throw new AssertionError(name + " not found");
   }
 
   @Test

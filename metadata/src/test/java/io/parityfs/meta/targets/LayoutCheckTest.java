@@ -36,7 +36,8 @@ class LayoutCheckTest extends RegistryFixture {
     n.start();
     TargetRegistry r = openRegistry();
     eventually("4 targets", () -> r.targets().size() == 4);
-    try (Namespace base = Namespace.open(client, NamespaceConfig.builder().root("/ns").build())) {
+    try (Namespace base = Namespace.open(client, NamespaceConfig.builder().root("/ns")
+        .ifMissing(NamespaceConfig.IfMissing.FORMAT).build())) {
       Namespace ns = base.withPlacement(new Placement(r, PlacementConfig.DEFAULT));
       ns.mkdirs("/d");
 
@@ -87,7 +88,8 @@ class LayoutCheckTest extends RegistryFixture {
     n.start();
     TargetRegistry r = openRegistry();
     eventually("3 targets", () -> r.targets().size() == 3);
-    try (Namespace base = Namespace.open(client, NamespaceConfig.builder().root("/ns").build())) {
+    try (Namespace base = Namespace.open(client, NamespaceConfig.builder().root("/ns")
+        .ifMissing(NamespaceConfig.IfMissing.FORMAT).build())) {
       Namespace ns = base.withPlacement(new Placement(r, PlacementConfig.DEFAULT));
       ns.create("/f", CreateOptions.file().withLease(false)
           .withLayout(layout(1, List.of(), "default")));

@@ -33,6 +33,8 @@ final class TestNode {
     String protection;
     String state = "OPTIMAL";
     long capacityBytes = 10 * TIB;
+    /** The highest file id the target says it holds chunks or fences of. */
+    long maxFileId;
     long freeBytes;
     /** The file systems its online status names (id to drives); none, as older nodes. */
     Map<String, Integer> fileSystems = Map.of();
@@ -115,7 +117,7 @@ final class TestNode {
     for (Target t : targets.values()) {
       put(ZkPaths.target(t.id), RegistryCodec.encode(new TargetRecord(RegistryCodec.SCHEMA,
           t.id, id, t.name, t.pool, t.protection, 65536, 64L << 20, 6, 0, now, t.state,
-          t.capacityBytes, now)));
+          t.capacityBytes, now, t.maxFileId)));
     }
   }
 

@@ -332,7 +332,8 @@ public final class StorageNode implements NodeServices, Closeable {
       String st = t.state().name();
       records.add(new TargetRecord(SCHEMA, t.id(), id, t.name(), t.config().pool(),
           t.protection(), c.cellSize(), c.maxObjectSize(), t.array().labels().dataSlots(),
-          c.hotSpares(), t.array().labels().created().toEpochMilli(), st, cap, now));
+          c.hotSpares(), t.array().labels().created().toEpochMilli(), st, cap, now,
+          t.chunks().maxFileId()));
       List<OnlineRecord.DriveStatus> drives = new ArrayList<>();
       DriveState[] ds = t.array().driveStates();
       for (var slot : t.array().labels().slots()) {

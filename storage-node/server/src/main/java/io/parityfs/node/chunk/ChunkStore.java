@@ -17,6 +17,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The chunks of one storage target, kept as objects of its {@link RaidArray}: chunk {@code
@@ -49,6 +50,8 @@ public final class ChunkStore {
   private final ObjectStore objects;
   private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
   private final FenceTable fences;
+  /** The highest file id this target holds a chunk or a fence of (see {@link #maxFileId}). */
+  private final AtomicLong maxFileId;
 
   /** The chunks of {@code array}; the writer fences live on the array's drives. */
   public ChunkStore(RaidArray array) {
@@ -62,6 +65,24 @@ public final class ChunkStore {
     }
     this.fences = new FenceTable(drives,
         array.labels().config().protection().tolerates() + 1);
+    java.util.NavigableSet<Long> stored = objects.listObjects(0, -1L);
+    long highest = stored.isEmpty() ? 0 : stored.last() >>> ChunkId.CHUNK_INDEX_BITS;
+    this.maxFileId = new AtomicLong(Math.max(highest, fences.highestFencedFile()));
+  }
+
+  /**
+   * The highest file id whose chunks or writer fence this target holds (or was asked to write),
+   * 0 for none: found from the array's objects and fence records when the store opens, raised
+   * by every write, fence and delete naming a higher one. The node advertises it in its target
+   * record ({@code maxFileId}), and the namespace never hands out an id at or below it, so a
+   * namespace rolled back by a ZooKeeper restore cannot give a new file these chunks' id.
+   */
+  public long maxFileId() {
+    return maxFileId.get();
+  }
+
+  private void holds(long fileId) {
+    maxFileId.accumulateAndGet(fileId, Math::max);
   }
 
   /** The file's writer fence on this target: the highest generation seen, 0 when none. */
@@ -75,6 +96,7 @@ public final class ChunkStore {
    * @throws ChunkStoreException STALE when the fence is higher already
    */
   public void raiseFence(long fileId, long generation) throws ChunkStoreException {
+    holds(fileId);
     fences.admit(fileId, generation);
   }
 
@@ -109,6 +131,7 @@ public final class ChunkStore {
     ObjectWriter w = null;
     boolean ok = false;
     try {
+      holds(id.fileId());
       fences.admit(id.fileId(), generation);
       switch (mode) {
         case CREATE, REPLACE -> {
@@ -198,6 +221,7 @@ public final class ChunkStore {
   public boolean delete(ChunkId id, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();
     try {
+      holds(id.fileId());
       if (generation >= 0) {
         fences.admit(id.fileId(), generation);
       }

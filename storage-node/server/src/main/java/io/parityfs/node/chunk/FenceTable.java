@@ -127,6 +127,31 @@ final class FenceTable {
     }
   }
 
+  /**
+   * The highest file id with a fence record on any drive, 0 when none: one listing of each
+   * drive's fence directory (what the node advertises at start, see {@link ChunkStore#maxFileId}).
+   */
+  long highestFencedFile() {
+    long best = 0;
+    for (Path d : dirs) {
+      try (java.nio.file.DirectoryStream<Path> names = Files.newDirectoryStream(d)) {
+        for (Path p : names) {
+          String n = p.getFileName().toString();
+          if (n.length() == 10) {
+            try {
+              best = Math.max(best, Long.parseLong(n, 16));
+            } catch (NumberFormatException e) {
+              // not a fence record
+            }
+          }
+        }
+      } catch (IOException e) {
+        // no fence directory on this drive (or unreadable: the other copies count)
+      }
+    }
+    return best;
+  }
+
   private ReentrantReadWriteLock lock(long fileId) {
     return locks[(int) Long.remainderUnsigned(fileId * 0x9E3779B97F4A7C15L >>> 32, STRIPES)];
   }

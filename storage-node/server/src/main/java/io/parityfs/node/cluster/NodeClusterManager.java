@@ -16,7 +16,9 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * A storage node's cluster-manager candidate ({@code cluster.manager.enabled}): on the node's own
  * ZooKeeper session it opens a {@link TargetRegistry}, the {@link Namespace} at its default root
- * ({@code /parityfs/ns}, formatted with the defaults if no one has yet), a {@link NodeClient} and
+ * ({@code /parityfs/ns}, formatted with the defaults if no one has yet and no registered target
+ * holds data; where targets do, a missing namespace means ZooKeeper lost it, and the candidate
+ * does not start: see {@code NamespaceConfig.IfMissing}), a {@link NodeClient} and
  * a {@link ClusterManager} with a {@link NodeChunkService}, and closes them in reverse order.
  * Every node may run one; the election makes one of them act.
  */
@@ -48,7 +50,8 @@ public final class NodeClusterManager implements Closeable {
     NodeClient client = null;
     try {
       registry = TargetRegistry.open(zk, TargetRegistryConfig.DEFAULT);
-      namespace = Namespace.open(zk, NamespaceConfig.DEFAULT);
+      namespace = Namespace.open(zk, NamespaceConfig.DEFAULT.toBuilder()
+          .ifMissing(NamespaceConfig.IfMissing.FORMAT_IF_NO_DATA).build());
       client = NodeClient.create(NodeClientConfig.DEFAULT);
       ClusterManager manager = new ClusterManager(zk, namespace,
           new NodeChunkService(client, registry), registry, config, nodeId);

@@ -294,7 +294,7 @@ public final class NodeRegistration implements Closeable {
       put(ZkPaths.target(t.targetId()), t,
           new TargetRecord(t.schema(), t.targetId(), t.nodeId(), t.name(), t.pool(),
               t.protection(), t.cellSize(), t.maxChunkSize(), t.dataSlots(), t.hotSpares(),
-              t.createdMillis(), t.state(), t.capacityBytes(), 0));
+              t.createdMillis(), t.state(), t.capacityBytes(), 0, t.maxFileId()));
     }
   }
 

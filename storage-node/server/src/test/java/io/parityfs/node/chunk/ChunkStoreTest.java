@@ -91,6 +91,21 @@ class ChunkStoreTest {
   }
 
   @Test
+  void maxFileIdCoversEveryChunkAndFenceHeldAndIsFoundAgainWhenTheStoreReopens()
+      throws IOException {
+    assertEquals(0, store.maxFileId(), "a new target holds nothing");
+    write(new ChunkId(7, 0), 0, WriteMode.CREATE, bytes(1000));
+    assertEquals(7, store.maxFileId());
+    store.raiseFence(30, 2); // lease recovery fences a file that has no chunk here
+    write(new ChunkId(12, 1), 0, WriteMode.CREATE, bytes(1000));
+    assertEquals(30, store.maxFileId());
+    assertEquals(30, new ChunkStore(array).maxFileId(), "from the fence records, at a restart");
+    long high = (1L << 39) + 5; // its object id has the top bit set
+    write(new ChunkId(high, 3), 0, WriteMode.CREATE, bytes(1000));
+    assertEquals(high, new ChunkStore(array).maxFileId(), "from the objects, at a restart");
+  }
+
+  @Test
   void aStreamedReadOfOneVersionIsRefusedOnceAWriteReplacedIt() throws IOException {
     ChunkId id = new ChunkId(9, 0);
     byte[] first = bytes(40_000);
