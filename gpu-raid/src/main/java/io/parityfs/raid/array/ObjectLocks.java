@@ -30,6 +30,15 @@ final class ObjectLocks {
     return h != null && h.owner == Thread.currentThread();
   }
 
+  /**
+   * Takes {@code objectId} if nobody holds it and returns the unlock, or null at once when
+   * somebody does (for background work that skips a busy object and comes back later).
+   */
+  Runnable tryLock(long objectId) {
+    Holding mine = new Holding();
+    return held.putIfAbsent(objectId, mine) == null ? unlocker(objectId, mine) : null;
+  }
+
   private Runnable unlocker(long objectId, Holding mine) {
     AtomicBoolean done = new AtomicBoolean();
     return () -> {

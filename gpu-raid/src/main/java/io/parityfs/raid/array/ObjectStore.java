@@ -70,7 +70,8 @@ import java.util.function.IntConsumer;
  * objects. Writes and deletes of one object must not run concurrently with each other, and
  * {@link #collectGarbage} works one object at a time under the object's writer lock, so it may
  * run alongside writes and rebuilds (it leaves a rebuild's claimed temp files alone); it is meant
- * for right after opening ({@link RaidArray} runs it before resuming rebuilds).
+ * for right after opening ({@link RaidArray} runs it before resuming rebuilds). {@link
+ * #collectGarbageOnline} is the pass for a store in use: it skips objects whose lock is held.
  */
 public final class ObjectStore implements Closeable {
   private static final System.Logger LOG = System.getLogger(ObjectStore.class.getName());
@@ -91,6 +92,8 @@ public final class ObjectStore implements Closeable {
   private final AtomicLong cellsRepaired = new AtomicLong();
   private final AtomicLong degradedReads = new AtomicLong();
   private final AtomicLong driveFailures = new AtomicLong();
+  private final AtomicLong garbageDeleted = new AtomicLong();
+  private final AtomicLong garbagePasses = new AtomicLong();
   private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
   private volatile IntConsumer failureListener = slot -> { };
   private final StoreOptions options;
@@ -629,10 +632,108 @@ public final class ObjectStore implements Closeable {
         unlock.run();
       }
     }
+    garbageDeleted.addAndGet(deleted);
     if (deleted > 0) {
       LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
     }
     return deleted;
+  }
+
+  /**
+   * A garbage collection pass for an array in use (a long-lived node: {@link RaidArray} runs it
+   * on a schedule): one listing of every live drive, then, one object at a time and only for the
+   * objects whose files there look like garbage (a temp file nobody claimed, a tombstone, files of
+   * more than one version, shards without a manifest), what {@link #collectGarbage} does for an
+   * object. Each is collected under its writer lock, taken without waiting: an object whose lock
+   * is held (a write between its open and its commit, a delete, a rebuild publishing) is left for
+   * the next pass ({@link GarbagePass#busy}), so nothing of a version being written or committed
+   * is touched; temps a rebuild or scrub claimed are skipped as always. Unlike the pass at open,
+   * it does not re-read every manifest copy (rolling manifests forward onto drives that lack one
+   * is the pass at open's job, and a rebuild's).
+   */
+  public GarbagePass collectGarbageOnline() throws IOException {
+    Map<Long, List<Integer>> suspects = new TreeMap<>(Long::compareUnsigned);
+    Map<Long, Map<Integer, List<ObjectFiles.Name>>> byObject = new TreeMap<>();
+    for (int s = 0; s < drives.length(); s++) {
+      if (!alive(s)) {
+        continue;
+      }
+      Drive d = drives.get(s);
+      int slot = s;
+      for (String n : tolerant(s, () -> d.list(""), List.<String>of())) {
+        ObjectFiles.tryParse(n).ifPresent(name -> {
+          if (!claimed(d, name, n)) {
+            byObject.computeIfAbsent(name.objectId(), id -> new TreeMap<>())
+                .computeIfAbsent(slot, x -> new ArrayList<>()).add(name);
+          }
+        });
+      }
+    }
+    for (Map.Entry<Long, Map<Integer, List<ObjectFiles.Name>>> e : byObject.entrySet()) {
+      if (looksLikeGarbage(e.getValue())) {
+        suspects.put(e.getKey(), new ArrayList<>(e.getValue().keySet()));
+      }
+    }
+    long deleted = 0;
+    int busy = 0;
+    for (Map.Entry<Long, List<Integer>> e : suspects.entrySet()) {
+      Runnable unlock = locks.tryLock(e.getKey());
+      if (unlock == null) {
+        busy++;
+        continue;
+      }
+      try {
+        List<Integer> slots = e.getValue();
+        for (int slot : placement.drivesFor(e.getKey())) {
+          slots.add(slot); // where a file written since the listing may be too
+        }
+        deleted += collectGarbage(e.getKey(), slots);
+      } finally {
+        unlock.run();
+      }
+    }
+    garbageDeleted.addAndGet(deleted);
+    garbagePasses.incrementAndGet();
+    if (deleted > 0 || busy > 0) {
+      LOG.log(System.Logger.Level.INFO, "garbage collection pass: {0} files deleted, {1} of {2}"
+          + " suspect objects busy (left for the next pass)", deleted, busy, suspects.size());
+    }
+    return new GarbagePass(suspects.size(), busy, deleted);
+  }
+
+  /**
+   * What one {@link #collectGarbageOnline} pass did.
+   *
+   * @param suspects objects whose files looked like garbage in the pass's listing
+   * @param busy of those, objects left for the next pass because their lock was held
+   * @param deleted files deleted
+   */
+  public record GarbagePass(int suspects, int busy, long deleted) { }
+
+  /** Files deleted by garbage collection since the store opened, the pass at open included. */
+  public long garbageDeleted() {
+    return garbageDeleted.get();
+  }
+
+  /** Runtime garbage collection passes ({@link #collectGarbageOnline}) since the store opened. */
+  public long garbagePasses() {
+    return garbagePasses.get();
+  }
+
+  /** Whether one object's listed files (claimed temps left out) hold something to collect. */
+  private static boolean looksLikeGarbage(Map<Integer, List<ObjectFiles.Name>> bySlot) {
+    long version = -1;
+    boolean manifest = false;
+    for (List<ObjectFiles.Name> names : bySlot.values()) {
+      for (ObjectFiles.Name n : names) {
+        if (n.temp() || n.isTombstone() || (version >= 0 && n.version() != version)) {
+          return true;
+        }
+        version = n.version();
+        manifest |= n.isManifest();
+      }
+    }
+    return !manifest;
   }
 
   /** {@link #collectGarbage} of one object, found on {@code found} slots, under its lock. */
