@@ -13,6 +13,8 @@ import java.util.OptionalLong;
  *   manifest   &lt;object id: 16 hex&gt;.&lt;version: 16 hex&gt;.manifest
  *   shard      &lt;object id: 16 hex&gt;.&lt;version: 16 hex&gt;.&lt;shard: 2 hex&gt;
  *   temp file  either name + ".tmp" (being written; never read, deleted by recovery)
+ *   tombstone  &lt;object id: 16 hex&gt;.&lt;version: 16 hex&gt;.deleted   (a delete in progress: every
+ *              file of the object at this version or below is being deleted; never a temp)
  *
  *   object 0x0123456789abcdef version 42:
  *     0123456789abcdef.000000000000002a.manifest
@@ -30,6 +32,8 @@ final class ObjectFiles {
 
   static final String MANIFEST_SUFFIX = "manifest";
 
+  static final String TOMBSTONE_SUFFIX = "deleted";
+
   private static final int ID_DIGITS = 16;
   private static final int SHARD_DIGITS = 2;
   private static final int MAX_SHARDS = io.parityfs.raid.codec.CodecGeometry.MAX_SHARDS;
@@ -41,22 +45,34 @@ final class ObjectFiles {
    *
    * @param objectId the object
    * @param version the object version, >= 0
-   * @param shard the shard index, or {@link #MANIFEST} for the manifest
+   * @param shard the shard index, {@link #MANIFEST} for the manifest, {@link #TOMBSTONE} for a
+   *     tombstone
    * @param temp whether the name ends with {@value ObjectFiles#TEMP_SUFFIX}
    */
   record Name(long objectId, long version, int shard, boolean temp) {
     /** The {@link #shard} of a manifest. */
     static final int MANIFEST = -1;
+    /** The {@link #shard} of a tombstone. */
+    static final int TOMBSTONE = -2;
 
     boolean isManifest() {
       return shard == MANIFEST;
     }
 
+    boolean isTombstone() {
+      return shard == TOMBSTONE;
+    }
+
+    /** Whether this names a published shard file (not a manifest, tombstone or temp). */
+    boolean isShard() {
+      return shard >= 0 && !temp;
+    }
+
     /** The file name this was parsed from. */
     @Override
     public String toString() {
-      String name = isManifest()
-          ? ObjectFiles.manifest(objectId, version)
+      String name = isManifest() ? ObjectFiles.manifest(objectId, version)
+          : isTombstone() ? ObjectFiles.tombstone(objectId, version)
           : ObjectFiles.shard(objectId, version, shard);
       return temp ? ObjectFiles.temp(name) : name;
     }
@@ -70,6 +86,15 @@ final class ObjectFiles {
   /** The manifest of {@code objectId} at {@code version}. */
   static String manifest(long objectId, long version) {
     return versionPrefix(objectId, version) + MANIFEST_SUFFIX;
+  }
+
+  /**
+   * The tombstone of {@code objectId} at {@code version}: left by a delete while it removes the
+   * object's files; while a live drive holds it, no version at or below it is read, rebuilt or
+   * reconstructed from shard headers, and garbage collection finishes the delete.
+   */
+  static String tombstone(long objectId, long version) {
+    return versionPrefix(objectId, version) + TOMBSTONE_SUFFIX;
   }
 
   /** Shard {@code shard} of {@code objectId} at {@code version}. */
@@ -109,6 +134,12 @@ final class ObjectFiles {
     }
     if (parts[2].equals(MANIFEST_SUFFIX)) {
       return new Name(objectId, version, Name.MANIFEST, temp);
+    }
+    if (parts[2].equals(TOMBSTONE_SUFFIX)) {
+      if (temp) {
+        throw foreign(fileName, "a tombstone is never a temp file");
+      }
+      return new Name(objectId, version, Name.TOMBSTONE, false);
     }
     long shard = number(fileName, "shard", parts[2], SHARD_DIGITS);
     if (shard >= MAX_SHARDS) {

@@ -49,8 +49,10 @@ import java.util.function.IntConsumer;
  * versions are deleted after the commit.
  *
  * <p><b>Read.</b> The latest version is the highest one with a readable manifest on any live drive
- * of the placement (cached after a write or a read). A healthy range read opens only the shards
- * holding the range. A bad cell (CRC mismatch), a failed drive, a missing or corrupt shard file
+ * of the placement (cached after a write or a read); with none readable, the manifest is rebuilt
+ * from the shard headers where they prove a committed version ({@link #recoverManifest}). A
+ * tombstone left by a delete hides every version at or below it. A healthy range read opens only
+ * the shards holding the range. A bad cell (CRC mismatch), a failed drive, a missing or corrupt shard file
  * makes the stripe be reconstructed from k survivors; corrupt cells on live drives are rewritten
  * in place; more than m unavailable shards in a stripe is {@link ArrayError#OBJECT_LOST}, never
  * wrong data.
@@ -68,7 +70,8 @@ import java.util.function.IntConsumer;
  * objects. Writes and deletes of one object must not run concurrently with each other, and
  * {@link #collectGarbage} works one object at a time under the object's writer lock, so it may
  * run alongside writes and rebuilds (it leaves a rebuild's claimed temp files alone); it is meant
- * for right after opening ({@link RaidArray} runs it before resuming rebuilds).
+ * for right after opening ({@link RaidArray} runs it before resuming rebuilds). {@link
+ * #collectGarbageOnline} is the pass for a store in use: it skips objects whose lock is held.
  */
 public final class ObjectStore implements Closeable {
   private static final System.Logger LOG = System.getLogger(ObjectStore.class.getName());
@@ -89,6 +92,8 @@ public final class ObjectStore implements Closeable {
   private final AtomicLong cellsRepaired = new AtomicLong();
   private final AtomicLong degradedReads = new AtomicLong();
   private final AtomicLong driveFailures = new AtomicLong();
+  private final AtomicLong garbageDeleted = new AtomicLong();
+  private final AtomicLong garbagePasses = new AtomicLong();
   private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
   private volatile IntConsumer failureListener = slot -> { };
   private final StoreOptions options;
@@ -96,6 +101,12 @@ public final class ObjectStore implements Closeable {
   private final BufferPool buffers;
   private final ShardReaderCache readerCache = new ShardReaderCache(1024);
   private final ObjectLocks locks = new ObjectLocks();
+  /**
+   * Per object: the version whose manifest could not be rebuilt from its shards ({@link
+   * #recoverManifest}), so that look-ups do not verify the same shards again and again; dropped
+   * when the object is written or deleted.
+   */
+  private final Map<Long, Long> unrecoverable = new ConcurrentHashMap<>();
   /** Writers between open and commit or abort; a rebuild waits for those that skip its drive. */
   private final Set<ObjectWriter> openWriters = ConcurrentHashMap.newKeySet();
   /**
@@ -436,7 +447,7 @@ public final class ObjectStore implements Closeable {
       return Optional.of(cached);
     }
     long before = forgets.get();
-    Optional<ObjectManifest> found = findLatest(objectId, placement.drivesFor(objectId));
+    Optional<ObjectManifest> found = lookup(objectId);
     // A commit racing with this look-up puts its own (newer) manifest: never overwrite it. A
     // delete racing with it may have removed what it found: then take the entry back.
     found.ifPresent(m -> {
@@ -449,10 +460,13 @@ public final class ObjectStore implements Closeable {
   }
 
   /**
-   * Deletes every version of {@code objectId}: first the manifests on every drive of the placement
-   * (and a directory fsync), then the shards. A crash in the first phase leaves the object as it
-   * was on the drives not reached (still readable; delete again); in the second, shards with no
-   * manifest, which are garbage. Returns whether anything was deleted.
+   * Deletes every version of {@code objectId}. First, on every live drive of the placement, a
+   * manifest is renamed to a tombstone ({@link ObjectFiles#tombstone}) and the other manifests
+   * are deleted (then a directory fsync); then the shards, then the tombstones. While a tombstone
+   * is on a live drive no version at or below it is found, and none is rebuilt from its shards
+   * ({@link #recoverManifest}): a crash after the first phase leaves a delete that {@link
+   * #collectGarbage} finishes, never an object that comes back; a crash in it before any
+   * tombstone is durable leaves the object as it was. Returns whether anything was deleted.
    */
   public boolean delete(long objectId) throws IOException {
     Runnable unlock = locks.lock(objectId);
@@ -487,37 +501,101 @@ public final class ObjectStore implements Closeable {
   private void forget(long objectId) {
     forgets.incrementAndGet();
     latest.remove(objectId);
+    unrecoverable.remove(objectId);
   }
 
   private boolean deleteLocked(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
     forget(objectId);
     readerCache.invalidate(objectId);
+    Map<Integer, List<String>> names = new TreeMap<>();
     boolean any = false;
-    for (boolean manifests : new boolean[] {true, false}) {
-      for (int slot : slots) {
-        if (!alive(slot)) {
+    // 1: on each drive, a tombstone (a manifest, or else a shard, renamed: no space needed)
+    // covering every version there, and no manifest left; durable before any shard goes
+    for (int slot : slots) {
+      if (!alive(slot)) {
+        continue;
+      }
+      Drive d = drives.get(slot);
+      any |= tolerant(slot, () -> {
+        List<String> listed = new ArrayList<>(d.list(ObjectFiles.prefix(objectId)));
+        names.put(slot, listed);
+        return tombstone(d, objectId, listed);
+      }, false);
+    }
+    forget(objectId); // a stat that read a manifest just renamed cached it meanwhile
+    // 2: everything else (a claimed temp is a rebuild's: it sees the delete), 3: the tombstones
+    for (boolean tombstones : new boolean[] {false, true}) {
+      for (Map.Entry<Integer, List<String>> e : names.entrySet()) {
+        int slot = e.getKey();
+        Drive d = drive(slot);
+        if (d == null) {
           continue;
         }
-        Drive d = drives.get(slot);
         any |= tolerant(slot, () -> {
           boolean deleted = false;
-          for (String n : d.list(ObjectFiles.prefix(objectId))) {
+          for (String n : e.getValue()) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
-            if (name.isPresent() && name.get().objectId() == objectId
-                && name.get().isManifest() == manifests && !claimed(d, name.get(), n)) {
-              deleted |= d.delete(n); // a claimed temp is a rebuild's: it sees the delete
+            if (name.isPresent() && name.get().isTombstone() == tombstones
+                && !claimed(d, name.get(), n)) {
+              deleted |= d.delete(n);
             }
           }
-          d.syncDirectory();
+          if (deleted) {
+            d.syncDirectory();
+          }
           return deleted;
         }, false);
       }
-      if (manifests) {
-        forget(objectId); // a stat that read a manifest just deleted cached it meanwhile
-      }
     }
     return any;
+  }
+
+  /**
+   * Phase 1 of a delete on one drive: renames its highest manifest (or, with none, its highest
+   * shard) to a tombstone at the highest version of any file of the object there, deletes the
+   * other manifests, and syncs; {@code listed} then holds the tombstone's name in place of the
+   * renamed file. Returns whether anything changed.
+   */
+  private static boolean tombstone(Drive d, long objectId, List<String> listed)
+      throws IOException {
+    long top = -1;
+    String source = null;
+    boolean sourceIsManifest = false;
+    for (String n : listed) {
+      Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
+      if (name.isEmpty() || name.get().temp()) {
+        continue;
+      }
+      top = Math.max(top, name.get().version());
+      if (name.get().isManifest() || (!sourceIsManifest && name.get().isShard())) {
+        source = n; // listed in version order: the last is the highest
+        sourceIsManifest = name.get().isManifest();
+      }
+    }
+    if (top < 0) {
+      return false; // only temps: deleted in phase 2
+    }
+    String tomb = ObjectFiles.tombstone(objectId, top);
+    boolean changed = false;
+    if (!listed.contains(tomb) && source != null) {
+      d.rename(source, tomb);
+      listed.remove(source);
+      listed.add(tomb);
+      changed = true;
+    }
+    for (String n : listed) {
+      Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
+      if (name.isPresent() && name.get().isManifest() && !name.get().temp()) {
+        changed |= d.delete(n);
+      }
+    }
+    listed.removeIf(n -> ObjectFiles.tryParse(n).map(x -> x.isManifest() && !x.temp())
+        .orElse(false));
+    if (changed) {
+      d.syncDirectory();
+    }
+    return changed;
   }
 
   /**
@@ -554,10 +632,108 @@ public final class ObjectStore implements Closeable {
         unlock.run();
       }
     }
+    garbageDeleted.addAndGet(deleted);
     if (deleted > 0) {
       LOG.log(System.Logger.Level.INFO, "garbage collection deleted {0} files", deleted);
     }
     return deleted;
+  }
+
+  /**
+   * A garbage collection pass for an array in use (a long-lived node: {@link RaidArray} runs it
+   * on a schedule): one listing of every live drive, then, one object at a time and only for the
+   * objects whose files there look like garbage (a temp file nobody claimed, a tombstone, files of
+   * more than one version, shards without a manifest), what {@link #collectGarbage} does for an
+   * object. Each is collected under its writer lock, taken without waiting: an object whose lock
+   * is held (a write between its open and its commit, a delete, a rebuild publishing) is left for
+   * the next pass ({@link GarbagePass#busy}), so nothing of a version being written or committed
+   * is touched; temps a rebuild or scrub claimed are skipped as always. Unlike the pass at open,
+   * it does not re-read every manifest copy (rolling manifests forward onto drives that lack one
+   * is the pass at open's job, and a rebuild's).
+   */
+  public GarbagePass collectGarbageOnline() throws IOException {
+    Map<Long, List<Integer>> suspects = new TreeMap<>(Long::compareUnsigned);
+    Map<Long, Map<Integer, List<ObjectFiles.Name>>> byObject = new TreeMap<>();
+    for (int s = 0; s < drives.length(); s++) {
+      if (!alive(s)) {
+        continue;
+      }
+      Drive d = drives.get(s);
+      int slot = s;
+      for (String n : tolerant(s, () -> d.list(""), List.<String>of())) {
+        ObjectFiles.tryParse(n).ifPresent(name -> {
+          if (!claimed(d, name, n)) {
+            byObject.computeIfAbsent(name.objectId(), id -> new TreeMap<>())
+                .computeIfAbsent(slot, x -> new ArrayList<>()).add(name);
+          }
+        });
+      }
+    }
+    for (Map.Entry<Long, Map<Integer, List<ObjectFiles.Name>>> e : byObject.entrySet()) {
+      if (looksLikeGarbage(e.getValue())) {
+        suspects.put(e.getKey(), new ArrayList<>(e.getValue().keySet()));
+      }
+    }
+    long deleted = 0;
+    int busy = 0;
+    for (Map.Entry<Long, List<Integer>> e : suspects.entrySet()) {
+      Runnable unlock = locks.tryLock(e.getKey());
+      if (unlock == null) {
+        busy++;
+        continue;
+      }
+      try {
+        List<Integer> slots = e.getValue();
+        for (int slot : placement.drivesFor(e.getKey())) {
+          slots.add(slot); // where a file written since the listing may be too
+        }
+        deleted += collectGarbage(e.getKey(), slots);
+      } finally {
+        unlock.run();
+      }
+    }
+    garbageDeleted.addAndGet(deleted);
+    garbagePasses.incrementAndGet();
+    if (deleted > 0 || busy > 0) {
+      LOG.log(System.Logger.Level.INFO, "garbage collection pass: {0} files deleted, {1} of {2}"
+          + " suspect objects busy (left for the next pass)", deleted, busy, suspects.size());
+    }
+    return new GarbagePass(suspects.size(), busy, deleted);
+  }
+
+  /**
+   * What one {@link #collectGarbageOnline} pass did.
+   *
+   * @param suspects objects whose files looked like garbage in the pass's listing
+   * @param busy of those, objects left for the next pass because their lock was held
+   * @param deleted files deleted
+   */
+  public record GarbagePass(int suspects, int busy, long deleted) { }
+
+  /** Files deleted by garbage collection since the store opened, the pass at open included. */
+  public long garbageDeleted() {
+    return garbageDeleted.get();
+  }
+
+  /** Runtime garbage collection passes ({@link #collectGarbageOnline}) since the store opened. */
+  public long garbagePasses() {
+    return garbagePasses.get();
+  }
+
+  /** Whether one object's listed files (claimed temps left out) hold something to collect. */
+  private static boolean looksLikeGarbage(Map<Integer, List<ObjectFiles.Name>> bySlot) {
+    long version = -1;
+    boolean manifest = false;
+    for (List<ObjectFiles.Name> names : bySlot.values()) {
+      for (ObjectFiles.Name n : names) {
+        if (n.temp() || n.isTombstone() || (version >= 0 && n.version() != version)) {
+          return true;
+        }
+        version = n.version();
+        manifest |= n.isManifest();
+      }
+    }
+    return !manifest;
   }
 
   /** {@link #collectGarbage} of one object, found on {@code found} slots, under its lock. */
@@ -567,7 +743,12 @@ public final class ObjectStore implements Closeable {
       latest.remove(id);
       readerCache.invalidate(id);
       int[] slots = found.stream().distinct().mapToInt(Integer::intValue).toArray();
-      Optional<ObjectManifest> committed = findLatest(id, slots);
+      ObjectListing listed = listing(id, slots);
+      long tombstone = listed.tombstone();
+      Optional<ObjectManifest> committed = latestIn(listed);
+      if (committed.isEmpty() && listed.hasShards()) {
+        committed = recoverManifest(listing(id, placement.drivesFor(id)));
+      }
       if (committed.isPresent()) {
         ObjectManifest m = committed.get();
         for (int slot : m.slots()) {
@@ -609,6 +790,7 @@ public final class ObjectStore implements Closeable {
         }
         deleted += tolerant(slot, () -> {
           long n = 0;
+          List<String> tombstones = new ArrayList<>();
           for (String f : d.list(ObjectFiles.prefix(id))) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(f);
             if (name.isEmpty()) {
@@ -618,7 +800,11 @@ public final class ObjectStore implements Closeable {
               continue; // a running rebuild's
             }
             long v = name.get().version();
-            boolean garbage = name.get().temp() || v < keep
+            if (name.get().isTombstone() && v > keep) {
+              tombstones.add(f); // after the files it covers are gone
+              continue;
+            }
+            boolean garbage = name.get().temp() || v < keep || v <= tombstone
                 || (v > keep && newerAreGarbage && !manifested.contains(v));
             if (garbage) {
               n += d.delete(f) ? 1 : 0;
@@ -631,9 +817,18 @@ public final class ObjectStore implements Closeable {
           if (n > 0) {
             d.syncDirectory();
           }
+          if (!tombstones.isEmpty()) {
+            for (String t : tombstones) {
+              n += d.delete(t) ? 1 : 0;
+            }
+            d.syncDirectory();
+          }
           return n;
         }, 0L);
       }
+    }
+    if (deleted > 0) {
+      forget(id);
     }
     return deleted;
   }
@@ -751,6 +946,7 @@ public final class ObjectStore implements Closeable {
         }
       }
       forget(objectId);
+      deleteShards(m); // else a manifest rebuilt from them would commit what failed here
       String why = String.format("object %016x version %d: %d of %d manifests written, %d needed"
           + " to survive what its shards survive; not committed", objectId, m.version(),
           written.size(), writes.size(), required);
@@ -761,6 +957,7 @@ public final class ObjectStore implements Closeable {
           why + (failure == null ? "" : ": " + failure.getMessage()), failure);
     }
     latest.put(objectId, m);
+    unrecoverable.remove(objectId);
     readerCache.invalidate(objectId);
     if (m.version() > 0) {
       // version 0 is a new object's first (the writer saw no file of it, under its lock):
@@ -768,6 +965,31 @@ public final class ObjectStore implements Closeable {
       // more objects a drive holds
       deleteOlderThan(objectId, m.version(),
           m.slots().stream().mapToInt(Integer::intValue).toArray());
+    }
+  }
+
+  /**
+   * Deletes the shards of {@code m}'s version, not committed, on the live drives of its slots
+   * (best effort: one left behind is garbage for {@link #collectGarbage}).
+   */
+  private void deleteShards(ObjectManifest m) {
+    for (int i = 0; i < m.slots().size(); i++) {
+      int slot = m.slotOf(i);
+      Drive d = drive(slot);
+      if (d == null) {
+        continue;
+      }
+      String name = ObjectFiles.shard(m.objectId(), m.version(), i);
+      try {
+        if (d.delete(name)) {
+          d.syncDirectory();
+        }
+      } catch (IOException e) {
+        noteFailure(slot, e);
+        LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: shard {2} of the version"
+            + " not committed was not deleted (left for garbage collection): {3}",
+            String.format("%016x", m.objectId()), m.version(), name, e.getMessage());
+      }
     }
   }
 
@@ -1075,31 +1297,89 @@ public final class ObjectStore implements Closeable {
    * an unreadable copy (corrupt, drive error) is skipped in favour of another drive's.
    */
   private Optional<ObjectManifest> findLatest(long objectId, int[] slots) throws IOException {
-    TreeMap<Long, List<Integer>> versions = new TreeMap<>();
+    return latestIn(listing(objectId, slots));
+  }
+
+  /** The files of one object on some live drives, as listed once, by slot. */
+  private record ObjectListing(long objectId, Map<Integer, List<ObjectFiles.Name>> bySlot) {
+    /** The highest tombstone's version, -1 if none: no version at or below it is committed. */
+    long tombstone() {
+      long t = -1;
+      for (List<ObjectFiles.Name> names : bySlot.values()) {
+        for (ObjectFiles.Name n : names) {
+          if (n.isTombstone()) {
+            t = Math.max(t, n.version());
+          }
+        }
+      }
+      return t;
+    }
+
+    /** Whether a published shard above the highest tombstone is listed. */
+    boolean hasShards() {
+      long t = tombstone();
+      for (List<ObjectFiles.Name> names : bySlot.values()) {
+        for (ObjectFiles.Name n : names) {
+          if (n.isShard() && n.version() > t) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+
+    /** Whether {@code slot}'s listing holds exactly {@code name}. */
+    boolean has(int slot, ObjectFiles.Name name) {
+      return bySlot.getOrDefault(slot, List.of()).contains(name);
+    }
+  }
+
+  /** Lists {@code objectId}'s files on each live drive among {@code slots}. */
+  private ObjectListing listing(long objectId, int[] slots) {
+    Map<Integer, List<ObjectFiles.Name>> bySlot = new TreeMap<>();
     for (int slot : slots) {
       if (!alive(slot)) {
         continue;
       }
-      Drive d = drives.get(slot);
       List<String> names;
       try {
-        names = d.list(ObjectFiles.prefix(objectId));
+        names = drives.get(slot).list(ObjectFiles.prefix(objectId));
       } catch (IOException e) {
         noteFailure(slot, e);
         continue;
       }
+      List<ObjectFiles.Name> parsed = new ArrayList<>();
       for (String n : names) {
-        Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
-        if (name.isPresent() && name.get().objectId() == objectId && name.get().isManifest()
-            && !name.get().temp()) {
-          versions.computeIfAbsent(name.get().version(), v -> new ArrayList<>()).add(slot);
+        ObjectFiles.tryParse(n).filter(name -> name.objectId() == objectId).ifPresent(parsed::add);
+      }
+      bySlot.put(slot, parsed);
+    }
+    return new ObjectListing(objectId, bySlot);
+  }
+
+  /**
+   * The highest version above the highest tombstone with a manifest that reads back on a drive
+   * of {@code files}; an unreadable copy is skipped in favour of another drive's.
+   */
+  private Optional<ObjectManifest> latestIn(ObjectListing files) throws IOException {
+    long objectId = files.objectId();
+    long tombstone = files.tombstone();
+    TreeMap<Long, List<Integer>> versions = new TreeMap<>();
+    for (Map.Entry<Integer, List<ObjectFiles.Name>> e : files.bySlot().entrySet()) {
+      for (ObjectFiles.Name name : e.getValue()) {
+        if (name.isManifest() && !name.temp() && name.version() > tombstone) {
+          versions.computeIfAbsent(name.version(), v -> new ArrayList<>()).add(e.getKey());
         }
       }
     }
     for (Long v : versions.descendingKeySet()) {
       for (int slot : versions.get(v)) {
+        Drive d = drive(slot);
+        if (d == null) {
+          continue;
+        }
         try {
-          return Optional.of(ManifestFile.read(drives.get(slot), objectId, v));
+          return Optional.of(ManifestFile.read(d, objectId, v));
         } catch (NoSuchFileException e) {
           continue; // deleted since listed
         } catch (ArrayException e) {
@@ -1109,6 +1389,154 @@ public final class ObjectStore implements Closeable {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The latest committed manifest, from the drives; when no readable one is there but published
+   * shards of the object are, the manifest rebuilt from their headers ({@link #recoverManifest}),
+   * under the object's lock (taken here unless the calling thread holds it already).
+   */
+  private Optional<ObjectManifest> lookup(long objectId) throws IOException {
+    int[] slots = placement.drivesFor(objectId);
+    ObjectListing files = listing(objectId, slots);
+    Optional<ObjectManifest> found = latestIn(files);
+    if (found.isPresent() || !files.hasShards()) {
+      return found;
+    }
+    if (locks.heldByCurrentThread(objectId)) {
+      return recoverManifest(files);
+    }
+    Runnable unlock = locks.lock(objectId);
+    try {
+      files = listing(objectId, slots); // a write or a delete may have ended meanwhile
+      found = latestIn(files);
+      return found.isPresent() || !files.hasShards() ? found : recoverManifest(files);
+    } finally {
+      unlock.run();
+    }
+  }
+
+  /**
+   * Rebuilds the manifest of an object that has published shards but no readable manifest on
+   * any live drive of its placement (audit D7: every drive holding one failed, or every copy
+   * rotted), from its shard headers; call under the object's lock. The candidate is the highest
+   * version of any shard or manifest listed, and it is rebuilt only when all of this holds:
+   *
+   * <ul>
+   *   <li>no tombstone at or above it (a delete in progress; deleted versions never come back);
+   *   <li>something says it was committed: a manifest of it was listed but does not read back,
+   *       or fewer than all of its shards are present (the drives that held its manifests are
+   *       gone). All shards present and no manifest at all is a write that never committed (a
+   *       commit that found too few manifests durable, a crash before the first): garbage;
+   *   <li>the headers of its shards agree with each other and with their file names and slots,
+   *       and at least k of them verify (every cell against its CRC).
+   * </ul>
+   *
+   * Then the manifest (the writer's own: the headers carry its length, geometry and creation
+   * time; placement gives the slots) is written again on every live drive of the placement and
+   * a WARNING names the object and version. Empty when it cannot be rebuilt.
+   */
+  private Optional<ObjectManifest> recoverManifest(ObjectListing files) throws IOException {
+    long id = files.objectId();
+    long tombstone = files.tombstone();
+    long version = -1;
+    for (List<ObjectFiles.Name> names : files.bySlot().values()) {
+      for (ObjectFiles.Name n : names) {
+        if (!n.temp() && !n.isTombstone()) {
+          version = Math.max(version, n.version());
+        }
+      }
+    }
+    if (version < 0 || version <= tombstone) {
+      return Optional.empty();
+    }
+    Long refused = unrecoverable.get(id);
+    if (refused != null && refused == version) {
+      return Optional.empty(); // tried before: nothing has brought a missing shard back since
+    }
+    int[] slots = placement.drivesFor(id);
+    boolean unreadableManifest = false;
+    int present = 0;
+    for (int i = 0; i < slots.length; i++) {
+      unreadableManifest |= files.has(slots[i],
+          new ObjectFiles.Name(id, version, ObjectFiles.Name.MANIFEST, false));
+      present += files.has(slots[i], new ObjectFiles.Name(id, version, i, false)) ? 1 : 0;
+    }
+    String which = String.format("object %016x version %d", id, version);
+    if (!unreadableManifest && present == slots.length) {
+      return Optional.empty(); // never committed (see above): collectGarbage deletes it
+    }
+    ShardHeader first = null;
+    int verified = 0;
+    for (int i = 0; i < slots.length; i++) {
+      Drive d = drive(slots[i]);
+      if (d == null || !files.has(slots[i], new ObjectFiles.Name(id, version, i, false))) {
+        continue;
+      }
+      String name = ObjectFiles.shard(id, version, i);
+      try (ShardReader r = ShardReader.open(d, name)) {
+        ShardHeader h = r.header();
+        if (h.objectId() != id || h.objectVersion() != version || h.shardIndex() != i
+            || (first != null && !sameVersion(first, h))
+            || h.protection().width() != slots.length) {
+          LOG.log(System.Logger.Level.WARNING, "{0}: no manifest, and shard {1} on slot {2}"
+              + " disagrees with its name or the other shards ({3}); not rebuilt", which, i,
+              slots[i], h);
+          unrecoverable.put(id, version);
+          return Optional.empty();
+        }
+        first = first == null ? h : first;
+        verified += verifies(d, r) ? 1 : 0;
+      } catch (NoSuchFileException e) {
+        continue; // deleted since listed
+      } catch (ArrayException e) {
+        noteFailure(slots[i], e); // a drive failure; a corrupt shard just does not count
+      }
+    }
+    int k = first == null ? Integer.MAX_VALUE : first.layout().dataShards();
+    if (verified < k) {
+      LOG.log(System.Logger.Level.WARNING, "{0}: no readable manifest and {1} verified shards of"
+          + " {2} present; not rebuilt", which, verified, present);
+      unrecoverable.put(id, version);
+      return Optional.empty();
+    }
+    ObjectManifest m = ObjectManifest.of(id, version, first.layout(), slots, first.created());
+    int written = 0;
+    for (int slot : slots) {
+      Drive d = drive(slot);
+      if (d != null && tolerant(slot, () -> {
+        ManifestFile.write(d, m);
+        return true;
+      }, false)) {
+        written++;
+      }
+    }
+    LOG.log(System.Logger.Level.WARNING, "{0}: no readable manifest on any live drive; rebuilt it"
+        + " from {1} verified shard headers ({2} of {3} shards present) and wrote it on {4}"
+        + " drives", which, verified, present, slots.length, written);
+    return Optional.of(m);
+  }
+
+  /** Whether two shard headers describe the same object version (all but the shard itself). */
+  private static boolean sameVersion(ShardHeader a, ShardHeader b) {
+    return a.objectId() == b.objectId() && a.objectVersion() == b.objectVersion()
+        && a.protection().equals(b.protection()) && a.cellSize() == b.cellSize()
+        && a.objectLength() == b.objectLength() && a.created().equals(b.created());
+  }
+
+  /** Whether every cell of the shard {@code r} reads passes its CRC. */
+  private boolean verifies(Drive d, ShardReader r) throws IOException {
+    ShardHeader h = r.header();
+    int perRead = Math.max(1, (1 << 20) / h.cellSize());
+    ByteBuffer buf = d.allocateAligned(perRead * h.cellSize());
+    for (int c = 0; c < h.cellCount(); c += perRead) {
+      int n = Math.min(perRead, h.cellCount() - c);
+      buf.clear().limit(n * h.cellSize());
+      if (r.readRange((long) c * h.cellSize(), (long) n * h.cellSize(), buf).length > 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private boolean hasManifest(int slot, ObjectManifest m) throws IOException {

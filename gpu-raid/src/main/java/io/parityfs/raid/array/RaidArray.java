@@ -43,6 +43,8 @@ import java.util.concurrent.TimeUnit;
  *       ends FAILED while its drive is healthy is planned again after a backoff (doubling, at
  *       most {@link #MAX_REBUILD_ATTEMPTS} attempts in a row).
  *   <li><b>Scrub</b>: {@link #scrub()} on demand, {@link #scheduleScrub} on a schedule.
+ *   <li><b>Garbage</b>: collected at open, and then every interval if {@link
+ *       #scheduleGarbageCollection} was called (a long-lived node).
  * </ul>
  *
  * Label changes run one at a time on an admin thread, never on an I/O thread. Thread-safe.
@@ -74,6 +76,7 @@ public final class RaidArray implements Closeable {
   private final Scrubber scrubber;
   private volatile AssembledArray labels;
   private volatile ScrubSchedule schedule;
+  private volatile GarbageSchedule garbageSchedule;
   private volatile boolean closed;
 
   private RaidArray(AssembledArray labels, ObjectStore store, DriveOpener opener,
@@ -187,7 +190,7 @@ public final class RaidArray implements Closeable {
 
   /**
    * The files {@link ObjectStore#collectGarbage} deleted when the array opened (it runs then,
-   * before any rebuild resumes; there is no need to run it again after opening).
+   * before any rebuild resumes; later passes are {@link #scheduleGarbageCollection}'s).
    */
   public long garbageAtOpen() {
     return garbageAtOpen;
@@ -318,6 +321,26 @@ public final class RaidArray implements Closeable {
     return schedule;
   }
 
+  /**
+   * Collects garbage every {@code interval} while the array is open ({@link
+   * ObjectStore#collectGarbageOnline}: safe alongside writes, deletes, rebuilds and scrubs),
+   * replacing the schedule already running, if any; the first pass one interval from now.
+   *
+   * @throws IllegalArgumentException when the interval is not positive
+   */
+  public synchronized GarbageSchedule scheduleGarbageCollection(Duration interval) {
+    if (garbageSchedule != null) {
+      garbageSchedule.close();
+    }
+    garbageSchedule = GarbageSchedule.start(store, interval);
+    return garbageSchedule;
+  }
+
+  /** The running garbage collection schedule, if any. */
+  public Optional<GarbageSchedule> garbageSchedule() {
+    return Optional.ofNullable(garbageSchedule);
+  }
+
   /** Stops the background work (rebuilds resume at the next open) and closes the drives. */
   @Override
   public void close() throws IOException {
@@ -325,6 +348,10 @@ public final class RaidArray implements Closeable {
     ScrubSchedule s = schedule;
     if (s != null) {
       s.close();
+    }
+    GarbageSchedule g = garbageSchedule;
+    if (g != null) {
+      g.close();
     }
     scrubber.stop();
     rebuilds.values().forEach(Rebuilder::stop);

@@ -49,7 +49,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p><b>Thread safety.</b> One scrub runs at a time per scrubber: {@link #run} refuses a second
  * concurrent call, {@link #tryRun} returns empty instead. A scrub may run alongside reads and
- * writes of the store; it must not run alongside {@link ObjectStore#collectGarbage}.
+ * writes of the store, and alongside garbage collection, which deletes only versions that are not
+ * the latest committed one (a scrub treats them as replaced) and skips temps a scrub claimed.
  */
 public final class Scrubber {
   private static final System.Logger LOG = System.getLogger(Scrubber.class.getName());

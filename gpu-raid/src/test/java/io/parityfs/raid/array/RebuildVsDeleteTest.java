@@ -139,7 +139,7 @@ class RebuildVsDeleteTest {
     Gate gate = new Gate();
     for (int s = 0; s < drives.length; s++) {
       if (s != SLOT) {
-        drives[s].inject(Fault.hold(gate, Op.DELETE)
+        drives[s].inject(Fault.hold(gate, Op.RENAME, Op.DELETE)
             .matching(regex(ObjectFiles.manifest(X, m.version()))));
       }
     }

@@ -266,6 +266,9 @@ public final class StorageNode implements NodeServices, Closeable {
       if (!t.scrubInterval().isZero()) {
         target.scrubSchedule(array.scheduleScrub(t.scrubInterval()));
       }
+      if (!t.gcInterval().isZero()) {
+        array.scheduleGarbageCollection(t.gcInterval()); // closed with the array
+      }
       LOG.log(System.Logger.Level.INFO, "target {0} {1}: {2} {3}, {4} garbage files removed,"
           + " codec {5}", t.name(), target.id(), target.protection(), array.state(), garbage,
           codec.map(CodecSelection::toString).orElse("none (mirror)"));

@@ -69,6 +69,7 @@ public final class NodeConfigParser {
       new String[] {"hotSpares", "0"},
       new String[] {"codec", ""},
       new String[] {"scrubInterval", "7d"},
+      new String[] {"gcInterval", "1h"},
       new String[] {"rebuild.idleRate", "0"},
       new String[] {"rebuild.busyRate", "256"},
       new String[] {"pool", Layout.DEFAULT_POOL});
@@ -251,7 +252,8 @@ public final class NodeConfigParser {
       problem(k + "pool", "value (" + pool + ") must be 1-64 letters, digits, '_', '.' or '-'");
       pool = Layout.DEFAULT_POOL;
     }
-    return new TargetConfig(t, drives, array, codec, scrub, idle, busy, pool);
+    Duration gc = duration(k + "gcInterval", true);
+    return new TargetConfig(t, drives, array, codec, scrub, idle, busy, pool, gc);
   }
 
   // ---- typed values; each records a problem naming the key and returns a harmless value ----

@@ -22,12 +22,20 @@ import java.util.Optional;
  * @param rebuildBusyBytesPerSecond background rate while foreground requests arrive; 0: unlimited
  * @param pool the pool the metadata layer's placement draws this target from, written into its
  *     target record: 1..64 of {@code A-Z a-z 0-9 _ . -}; {@link Layout#DEFAULT_POOL} unless set
+ * @param gcInterval time between garbage collection passes while the node runs (one also runs
+ *     at open); {@link Duration#ZERO}: only at open
  */
 public record TargetConfig(String name, List<Path> drives, Optional<ArrayConfig> create,
     CodecBackend codec, Duration scrubInterval, long rebuildIdleBytesPerSecond,
-    long rebuildBusyBytesPerSecond, String pool) {
+    long rebuildBusyBytesPerSecond, String pool, Duration gcInterval) {
+  /** The default {@link #gcInterval}. */
+  public static final Duration DEFAULT_GC_INTERVAL = Duration.ofHours(1);
+
   public TargetConfig {
     drives = List.copyOf(drives);
+    if (gcInterval == null || gcInterval.isNegative()) {
+      throw new IllegalArgumentException("gcInterval (" + gcInterval + ") must be 0 or more");
+    }
     if (!Layout.isValidPool(pool)) {
       throw new IllegalArgumentException("pool (" + pool + ") must be 1-64 letters, digits,"
           + " '_', '.' or '-'");
@@ -40,5 +48,13 @@ public record TargetConfig(String name, List<Path> drives, Optional<ArrayConfig>
       long rebuildBusyBytesPerSecond) {
     this(name, drives, create, codec, scrubInterval, rebuildIdleBytesPerSecond,
         rebuildBusyBytesPerSecond, Layout.DEFAULT_POOL);
+  }
+
+  /** A target with the default {@link #gcInterval}. */
+  public TargetConfig(String name, List<Path> drives, Optional<ArrayConfig> create,
+      CodecBackend codec, Duration scrubInterval, long rebuildIdleBytesPerSecond,
+      long rebuildBusyBytesPerSecond, String pool) {
+    this(name, drives, create, codec, scrubInterval, rebuildIdleBytesPerSecond,
+        rebuildBusyBytesPerSecond, pool, DEFAULT_GC_INTERVAL);
   }
 }

@@ -44,6 +44,7 @@ class NodeConfigParserTest {
     assertTrue(t.create().isEmpty(), "create = false");
     assertEquals(CodecBackend.AUTO, t.codec());
     assertEquals(Duration.ofDays(7), t.scrubInterval());
+    assertEquals(Duration.ofHours(1), t.gcInterval(), "garbage collected every hour");
     assertEquals(0, t.rebuildIdleBytesPerSecond());
     assertEquals(256_000_000, t.rebuildBusyBytesPerSecond());
     assertEquals("default", t.pool());
@@ -62,6 +63,7 @@ class NodeConfigParserTest {
     p.setProperty("target.a.hotSpares", "1");
     p.setProperty("target.a.codec", "cpu");
     p.setProperty("target.a.scrubInterval", "0");
+    p.setProperty("target.a.gcInterval", "0");
     p.setProperty("target.a.rebuild.busyRate", "12.5");
     p.setProperty("zookeeper.chroot", "/prod");
     p.setProperty("node.name", "n1");
@@ -76,6 +78,7 @@ class NodeConfigParserTest {
         .maxObjectSize(1 << 20).hotSpares(1).build(), a);
     assertEquals(CodecBackend.CPU, t.codec());
     assertEquals(Duration.ZERO, t.scrubInterval());
+    assertEquals(Duration.ZERO, t.gcInterval(), "0: garbage collected only at open");
     assertEquals(12_500_000, t.rebuildBusyBytesPerSecond());
     assertEquals("default", t.pool(), "the default pool");
     p.setProperty("target.a.pool", "nvme-fast_1.a");
@@ -107,6 +110,7 @@ class NodeConfigParserTest {
         {"target.a.geometry", "raid7:4+3"},
         {"target.a.hotSpares", "-1"},
         {"target.a.scrubInterval", "weekly"},
+        {"target.a.gcInterval", "hourly"},
         {"target.a.rebuild.idleRate", "-5"},
         {"target.a.pool", "has space"},
         {"target.a.pool", "x".repeat(65)},
