@@ -460,13 +460,18 @@ public final class ObjectStore implements Closeable {
   }
 
   /**
-   * Deletes every version of {@code objectId}. First, on every live drive of the placement, a
-   * manifest is renamed to a tombstone ({@link ObjectFiles#tombstone}) and the other manifests
-   * are deleted (then a directory fsync); then the shards, then the tombstones. While a tombstone
-   * is on a live drive no version at or below it is found, and none is rebuilt from its shards
-   * ({@link #recoverManifest}): a crash after the first phase leaves a delete that {@link
+   * Deletes {@code objectId}, touching only the files of its latest version that its manifest
+   * names (no listing of the drives when the manifest is cached): first, on each drive of its
+   * slots, the manifest is renamed to a tombstone ({@link ObjectFiles#tombstone}; on a drive
+   * without it, the shard is) and the directory fsynced; then the shards go (a directory fsync
+   * each), all drives in parallel, phase after phase. While a tombstone is on a live drive no
+   * version at or below it is found, and none is rebuilt from its shards ({@link
+   * #recoverManifest}): a crash after the first phase leaves a delete that {@link
    * #collectGarbage} finishes, never an object that comes back; a crash in it before any
-   * tombstone is durable leaves the object as it was. Returns whether anything was deleted.
+   * tombstone is durable leaves the object as it was. The tombstones, and whatever else of the
+   * object failed writes or deletes left (temps, other versions), stay for garbage collection;
+   * so do temps a rebuild has claimed. An object with no committed version has its files found
+   * by listing and deleted. Returns whether anything was deleted.
    */
   public boolean delete(long objectId) throws IOException {
     Runnable unlock = locks.lock(objectId);
@@ -505,6 +510,84 @@ public final class ObjectStore implements Closeable {
   }
 
   private boolean deleteLocked(long objectId) throws IOException {
+    ObjectManifest cached = latest.get(objectId); // exact under the lock: commits put theirs
+    Optional<ObjectManifest> m = cached != null ? Optional.of(cached) : lookup(objectId);
+    if (m.isEmpty()) {
+      return deleteListed(objectId); // no committed version: whatever files it left (rare)
+    }
+    forget(objectId);
+    readerCache.invalidate(objectId);
+    ObjectManifest v = m.get();
+    // 1: the manifest becomes the tombstone (or, on a drive without it, the shard does)
+    boolean any = onEachDrive(v, (shard, d) -> {
+      String tomb = ObjectFiles.tombstone(objectId, v.version());
+      try {
+        d.rename(ObjectFiles.manifest(objectId, v.version()), tomb);
+      } catch (NoSuchFileException noManifest) {
+        try {
+          d.rename(ObjectFiles.shard(objectId, v.version(), shard), tomb);
+        } catch (NoSuchFileException nothing) {
+          return false; // no file of the version here (a slot left out, a blank replacement)
+        }
+      }
+      d.syncDirectory();
+      return true;
+    });
+    forget(objectId); // a stat that read a manifest just renamed cached it meanwhile
+    // 2: the shards (the version's temps, a rebuild's claimed one included, are not touched)
+    any |= onEachDrive(v, (shard, d) -> {
+      boolean deleted = d.delete(ObjectFiles.shard(objectId, v.version(), shard));
+      if (deleted) {
+        d.syncDirectory();
+      }
+      return deleted;
+    });
+    // The tombstones stay: collectGarbage removes them with whatever else of the object a
+    // failed write or delete may have left at or below their version, which only a listing
+    // finds; a tombstone removed before could let an older manifest left behind come back.
+    return any;
+  }
+
+  /** A step of a delete on the drive holding shard {@code shard}. */
+  private interface DriveStep {
+    boolean run(int shard, Drive d) throws IOException;
+  }
+
+  /**
+   * Runs {@code step} on the live drive of every slot of {@code m}, all drives in parallel on
+   * their queues, and waits for all; returns whether any returned true. A drive failure marks
+   * the drive failed; another error is rethrown once every drive is done.
+   */
+  private boolean onEachDrive(ObjectManifest m, DriveStep step) throws IOException {
+    List<CompletableFuture<Boolean>> steps = new ArrayList<>();
+    for (int i = 0; i < m.slots().size(); i++) {
+      int shard = i;
+      int slot = m.slotOf(i);
+      Drive d = drive(slot);
+      if (d != null) {
+        steps.add(queues.submit(slot, () -> tolerant(slot, () -> step.run(shard, d), false)));
+      }
+    }
+    boolean any = false;
+    IOException failure = null;
+    for (CompletableFuture<Boolean> f : steps) {
+      try {
+        any |= DriveQueues.join(f);
+      } catch (IOException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    return any;
+  }
+
+  /**
+   * A delete by listing: every file of the object on each live drive of its placement, in the
+   * phases of {@link #delete}, the tombstones last. For an object with no committed version.
+   */
+  private boolean deleteListed(long objectId) throws IOException {
     int[] slots = placement.drivesFor(objectId);
     forget(objectId);
     readerCache.invalidate(objectId);
@@ -532,20 +615,21 @@ public final class ObjectStore implements Closeable {
         if (d == null) {
           continue;
         }
-        any |= tolerant(slot, () -> {
-          boolean deleted = false;
+        boolean deleted = tolerant(slot, () -> {
+          boolean gone = false;
           for (String n : e.getValue()) {
             Optional<ObjectFiles.Name> name = ObjectFiles.tryParse(n);
             if (name.isPresent() && name.get().isTombstone() == tombstones
                 && !claimed(d, name.get(), n)) {
-              deleted |= d.delete(n);
+              gone |= d.delete(n);
             }
           }
-          if (deleted) {
+          if (gone) {
             d.syncDirectory();
           }
-          return deleted;
+          return gone;
         }, false);
+        any |= deleted && !tombstones; // an earlier delete's tombstones: nothing was there
       }
     }
     return any;
@@ -669,13 +753,28 @@ public final class ObjectStore implements Closeable {
         });
       }
     }
+    Map<Long, Map<Integer, List<ObjectFiles.Name>>> finished = new TreeMap<>();
     for (Map.Entry<Long, Map<Integer, List<ObjectFiles.Name>>> e : byObject.entrySet()) {
-      if (looksLikeGarbage(e.getValue())) {
+      if (onlyTombstones(e.getValue())) {
+        finished.put(e.getKey(), e.getValue());
+      } else if (looksLikeGarbage(e.getValue())) {
         suspects.put(e.getKey(), new ArrayList<>(e.getValue().keySet()));
       }
     }
     long deleted = 0;
     int busy = 0;
+    for (Map.Entry<Long, Map<Integer, List<ObjectFiles.Name>>> e : finished.entrySet()) {
+      Runnable unlock = locks.tryLock(e.getKey());
+      if (unlock == null) {
+        busy++;
+        continue;
+      }
+      try {
+        deleted += dropTombstones(e.getValue());
+      } finally {
+        unlock.run();
+      }
+    }
     for (Map.Entry<Long, List<Integer>> e : suspects.entrySet()) {
       Runnable unlock = locks.tryLock(e.getKey());
       if (unlock == null) {
@@ -698,7 +797,47 @@ public final class ObjectStore implements Closeable {
       LOG.log(System.Logger.Level.INFO, "garbage collection pass: {0} files deleted, {1} of {2}"
           + " suspect objects busy (left for the next pass)", deleted, busy, suspects.size());
     }
-    return new GarbagePass(suspects.size(), busy, deleted);
+    return new GarbagePass(suspects.size() + finished.size(), busy, deleted);
+  }
+
+  /** Whether one object's listed files are tombstones only: a delete that ran to its end. */
+  private static boolean onlyTombstones(Map<Integer, List<ObjectFiles.Name>> bySlot) {
+    for (List<ObjectFiles.Name> names : bySlot.values()) {
+      for (ObjectFiles.Name n : names) {
+        if (!n.isTombstone()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Deletes the tombstones of an object that had no other file on any live drive when listed;
+   * under its lock. No file at or below a tombstone appears after its delete (a new write takes
+   * a higher version; a rebuild's temp of a deleted version is dropped by the rebuild), so they
+   * go without another listing.
+   */
+  private long dropTombstones(Map<Integer, List<ObjectFiles.Name>> bySlot) throws IOException {
+    long n = 0;
+    for (Map.Entry<Integer, List<ObjectFiles.Name>> e : bySlot.entrySet()) {
+      int slot = e.getKey();
+      Drive d = drive(slot);
+      if (d == null) {
+        continue;
+      }
+      n += tolerant(slot, () -> {
+        long gone = 0;
+        for (ObjectFiles.Name t : e.getValue()) {
+          gone += d.delete(t.toString()) ? 1 : 0;
+        }
+        if (gone > 0) {
+          d.syncDirectory();
+        }
+        return gone;
+      }, 0L);
+    }
+    return n;
   }
 
   /**

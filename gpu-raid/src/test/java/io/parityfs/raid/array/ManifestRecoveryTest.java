@@ -128,9 +128,11 @@ class ManifestRecoveryTest {
     FaultyDrive[] d = faulty(dirs);
     try (ObjectStore s = new ObjectStore(c, d, codec(c))) {
       s.write(ID, new ByteArrayInputStream(data), data.length);
-      // drive 0's delete steps: the first phase (manifest gone, directory synced) takes two;
-      // the crash comes at the third, its first shard delete, after every drive's first phase
-      d[0].crashAtStep(d[0].steps() + 3, CrashModel.LOSE_UNSYNCED);
+      // a drive's delete steps: the first phase (manifest renamed, directory synced) takes
+      // two; the crash comes at the third, its shard delete, after every drive's first phase
+      for (FaultyDrive f : d) {
+        f.crashAtStep(f.steps() + 3, CrashModel.LOSE_UNSYNCED);
+      }
       assertThrows(SimulatedCrash.class, () -> s.delete(ID));
       for (FaultyDrive f : d) {
         f.crashNow(CrashModel.LOSE_UNSYNCED);
@@ -159,9 +161,12 @@ class ManifestRecoveryTest {
     }
   }
 
-  /** A delete that completes leaves nothing: no tombstone either, and the id is reusable. */
+  /**
+   * A delete that completes leaves only its tombstones, which hide nothing live: the id is
+   * written again at a higher version, and a garbage collection pass takes them away.
+   */
   @Test
-  void aCompletedDeleteLeavesNoFile() throws IOException {
+  void aCompletedDeleteLeavesOnlyTombstonesForGarbageCollection() throws IOException {
     ArrayConfig c = config("raid5:3+1");
     List<Path> dirs = ArrayFixtures.dirs(root, "done", 4);
     try (ObjectStore s = new ObjectStore(c, fileDrives(dirs, Drive.IoMode.BUFFERED), codec(c))) {
@@ -170,7 +175,22 @@ class ManifestRecoveryTest {
       assertTrue(s.delete(ID));
       assertTrue(s.stat(ID).isEmpty());
       for (Path dir : dirs) {
+        assertEquals(1, count(dir, ID, n -> true), dir.toString());
+        assertEquals(1, count(dir, ID, ObjectFiles.Name::isTombstone), dir.toString());
+      }
+      assertEquals(4, s.collectGarbageOnline().deleted());
+      for (Path dir : dirs) {
         assertEquals(0, count(dir, ID, n -> true), dir.toString());
+      }
+      s.write(ID, new ByteArrayInputStream(data), data.length);
+      assertTrue(s.delete(ID));
+      assertEquals(1, s.write(ID, new ByteArrayInputStream(data), data.length),
+          "above the tombstone left by the last delete");
+      assertArrayEquals(data, readAll(s, ID));
+      s.collectGarbageOnline();
+      for (Path dir : dirs) {
+        assertEquals(2, count(dir, ID, n -> n.version() == 1), dir.toString());
+        assertEquals(2, count(dir, ID, n -> true), "the tombstone went with the old version");
       }
     }
   }

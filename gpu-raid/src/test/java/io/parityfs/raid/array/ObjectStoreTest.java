@@ -224,6 +224,7 @@ class ObjectStoreTest {
       assertTrue(s.delete(ID));
       ArrayException e = assertThrows(ArrayException.class, () -> s.length(ID));
       assertEquals(ArrayError.OBJECT_NOT_FOUND, e.error());
+      assertEquals(6, s.collectGarbage(), "only the delete's tombstones are left");
       assertEquals(0, s.collectGarbage());
     }
   }

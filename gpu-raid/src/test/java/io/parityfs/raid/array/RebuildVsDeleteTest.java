@@ -181,6 +181,13 @@ class RebuildVsDeleteTest {
     assertEquals(List.of(), files(freshDir, X), "the rebuild dropped its temp of X");
     for (int s = 0; s < 6; s++) {
       if (s != SLOT) { // the failed drive keeps its files
+        assertEquals(List.of(ObjectFiles.tombstone(X, 0)), files(dirs.get(s), X),
+            "no file of X left on slot " + s + " but the delete's tombstone");
+      }
+    }
+    store.collectGarbageOnline(); // which removes the tombstones
+    for (int s = 0; s < 6; s++) {
+      if (s != SLOT) {
         assertEquals(List.of(), files(dirs.get(s), X), "no file of X left on slot " + s);
       }
     }

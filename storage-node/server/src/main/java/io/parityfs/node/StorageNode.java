@@ -45,8 +45,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p><b>Start</b> ({@link #start}), in order: resolve the node id ({@link NodeIdentity}: the id
  * file, else the drives, else a new one); open each target's array from its drives, or create it
  * when the target is configured to and none of its drives carries a label; collect the garbage a
- * crash left; set the background throttle and the scrub schedule; write the node id on every
- * drive; start the metrics endpoint; start the server; register in ZooKeeper. A failure at any
+ * crash left; set the background throttle, the scrub schedule and the garbage collection
+ * schedule; write the node id on every drive; start the metrics endpoint; start the server; register in ZooKeeper. A failure at any
  * step closes what was opened and is rethrown: a node serves all its targets or does not start.
  * Then, with {@code cluster.manager.enabled}, join the cluster-manager election ({@link
  * NodeClusterManager}); a candidate that cannot start is logged and the node serves anyway.
