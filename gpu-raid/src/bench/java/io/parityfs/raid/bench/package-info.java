@@ -5,7 +5,6 @@
  * pure-Java coders on one thread and writes {@code docs/benchmarks/codec-cpu.json};
  * {@link io.parityfs.raid.bench.ArrayBenchmark} times the RAID array ({@code ObjectStore}, RAID-6
  * 4+2 over 6 drive directories) against raw O_DIRECT and plain-file baselines and writes
- * {@code docs/benchmarks/array.json} ({@code -Dbench.main=io.parityfs.raid.bench.ArrayBenchmark});
- * {@link io.parityfs.raid.bench.DeleteRate} counts the objects a second the array deletes.
+ * {@code docs/benchmarks/array.json} ({@code -Dbench.main=io.parityfs.raid.bench.ArrayBenchmark}).
  */
 package io.parityfs.raid.bench;

@@ -59,6 +59,14 @@ final class TargetMetrics {
         .help("Cell reads served by reconstruction").labelNames("target")
         .callback(cb -> targets.forEach(
             t -> cb.call(t.array().store().degradedReads(), t.id()))).register(r);
+    CounterWithCallback.builder().name("parityfs_target_garbage_files_deleted")
+        .help("Files garbage collection deleted (what failed writes and deletes left)")
+        .labelNames("target").callback(cb -> targets.forEach(
+            t -> cb.call(t.array().store().garbageDeleted(), t.id()))).register(r);
+    CounterWithCallback.builder().name("parityfs_target_garbage_passes")
+        .help("Garbage collection passes on the running node (target.<n>.gcInterval)")
+        .labelNames("target").callback(cb -> targets.forEach(
+            t -> cb.call(t.array().store().garbagePasses(), t.id()))).register(r);
     rebuild(r, targets);
     scrub(r, targets);
     codec(r, targets);

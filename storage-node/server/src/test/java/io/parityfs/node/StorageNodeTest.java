@@ -393,6 +393,8 @@ class StorageNodeTest {
         "parityfs_target_free_bytes{",
         "parityfs_target_scrub_running{",
         "parityfs_target_cells_repaired_total{",
+        "parityfs_target_garbage_files_deleted_total{",
+        "parityfs_target_garbage_passes_total{",
         "parityfs_codec_info{chosen=\"cpu\"",
         "parityfs_zookeeper_connected 1.0"}) {
       assertTrue(text.contains(name), name + " in\n" + text);

@@ -133,7 +133,8 @@ public final class ReclaimBenchmark {
           .retryPolicy(new ExponentialBackoffRetry(100, 10)).build();
       curator.start();
       try (NodeClient client = NodeClient.create(NodeClientConfig.DEFAULT);
-          Namespace ns = Namespace.open(curator, NamespaceConfig.DEFAULT);
+          Namespace ns = Namespace.open(curator, NamespaceConfig.builder()
+              .ifMissing(NamespaceConfig.IfMissing.FORMAT).build()); // a fresh ZooKeeper
           TargetRegistry registry = TargetRegistry.open(curator, TargetRegistryConfig.DEFAULT)) {
         String targetId = node.targets().get(0).id();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
