@@ -4,10 +4,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -23,27 +19,20 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class GarbageSchedule implements Closeable {
   private static final System.Logger LOG = System.getLogger(GarbageSchedule.class.getName());
-  /** How long {@link #close} waits for a running pass. */
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
-  private enum State {
-    STARTED,
-    CLOSED
-  }
-
-  private final ObjectStore store;
-  private final ScheduledExecutorService executor;
-  private final AtomicReference<State> state = new AtomicReference<>(State.STARTED);
   private final AtomicReference<ObjectStore.GarbagePass> last = new AtomicReference<>();
-  private final AtomicLong runs = new AtomicLong();
+  private final PassTimer timer = new PassTimer("garbage collection");
 
-  private GarbageSchedule(ObjectStore store) {
-    this.store = store;
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "gc-schedule");
-      t.setDaemon(true);
-      return t;
-    });
+  private GarbageSchedule() {}
+
+  private boolean runOnce(ObjectStore store) {
+    try {
+      last.set(store.collectGarbageOnline());
+      return true;
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.ERROR, "garbage collection pass failed: {0}", e.toString());
+      return false;
+    }
   }
 
   /**
@@ -58,10 +47,8 @@ public final class GarbageSchedule implements Closeable {
       throw new IllegalArgumentException(
           "garbage collection interval (" + interval + ") must be positive");
     }
-    GarbageSchedule s = new GarbageSchedule(store);
-    s.executor.scheduleWithFixedDelay(s::runOnce, interval.toNanos(), interval.toNanos(),
-        TimeUnit.NANOSECONDS);
-    LOG.log(System.Logger.Level.INFO, "garbage collection scheduled every {0}", interval);
+    GarbageSchedule s = new GarbageSchedule();
+    s.timer.start(interval, interval, () -> s.runOnce(store));
     return s;
   }
 
@@ -72,35 +59,12 @@ public final class GarbageSchedule implements Closeable {
 
   /** Passes run so far. */
   public long runs() {
-    return runs.get();
+    return timer.runs();
   }
 
   /** Stops the schedule: no pass starts any more; a running one is waited for. */
   @Override
   public void close() {
-    if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
-      return;
-    }
-    executor.shutdown(); // never shutdownNow: an interrupt would close the drives' channels
-    try {
-      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.log(System.Logger.Level.WARNING, "garbage collection schedule closed; the running"
-            + " pass has not ended after {0}", CLOSE_WAIT);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void runOnce() {
-    if (state.get() != State.STARTED) {
-      return;
-    }
-    try {
-      last.set(store.collectGarbageOnline());
-      runs.incrementAndGet();
-    } catch (IOException | RuntimeException e) { // keep the schedule alive
-      LOG.log(System.Logger.Level.ERROR, "garbage collection pass failed: {0}", e.toString());
-    }
+    timer.close();
   }
 }

@@ -3,10 +3,6 @@ package io.parityfs.raid.array;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -21,27 +17,13 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class ScrubSchedule implements Closeable {
   private static final System.Logger LOG = System.getLogger(ScrubSchedule.class.getName());
-  /** How long {@link #close} waits for a running scrub to notice it is cancelled. */
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
-
-  private enum State {
-    STARTED,
-    CLOSED
-  }
 
   private final Scrubber scrubber;
-  private final ScheduledExecutorService executor;
-  private final AtomicReference<State> state = new AtomicReference<>(State.STARTED);
   private final AtomicReference<ScrubReport> last = new AtomicReference<>();
-  private final AtomicLong runs = new AtomicLong();
+  private final PassTimer timer = new PassTimer("scrub");
 
   private ScrubSchedule(Scrubber scrubber) {
     this.scrubber = scrubber;
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "scrub-schedule");
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   /** Scrubs with {@code scrubber} every {@code interval}, the first time one interval from now. */
@@ -62,9 +44,7 @@ public final class ScrubSchedule implements Closeable {
           + " the initial delay (" + initialDelay + ") not negative");
     }
     ScrubSchedule s = new ScrubSchedule(scrubber);
-    s.executor.scheduleWithFixedDelay(s::runOnce, initialDelay.toNanos(), interval.toNanos(),
-        TimeUnit.NANOSECONDS);
-    LOG.log(System.Logger.Level.INFO, "scrub scheduled every {0}", interval);
+    s.timer.start(initialDelay, interval, s::runOnce);
     return s;
   }
 
@@ -75,7 +55,7 @@ public final class ScrubSchedule implements Closeable {
 
   /** Scheduled scrubs that ran (finished or cancelled) so far. */
   public long runs() {
-    return runs.get();
+    return timer.runs();
   }
 
   /** The scrubber this schedule drives, e.g. for {@link Scrubber#progress}. */
@@ -86,36 +66,19 @@ public final class ScrubSchedule implements Closeable {
   /** Stops the schedule: no scrub starts any more; a running one is cancelled and waited for. */
   @Override
   public void close() {
-    if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
-      return;
-    }
-    executor.shutdown(); // never shutdownNow: an interrupt would close the drives' channels
-    try {
-      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.log(System.Logger.Level.WARNING, "scrub schedule closed; the running scrub has not"
-            + " stopped after {0}", CLOSE_WAIT);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    timer.close();
   }
 
-  private void runOnce() {
-    if (state.get() != State.STARTED) {
-      return;
+  /** One scheduled scrub; false when skipped (a scrub already running). */
+  private boolean runOnce() {
+    Optional<ScrubReport> report = scrubber.tryRun(() -> !timer.isOpen());
+    if (report.isEmpty()) {
+      LOG.log(System.Logger.Level.INFO, "scheduled scrub skipped: a scrub is already running");
+      return false;
     }
-    try {
-      Optional<ScrubReport> report = scrubber.tryRun(() -> state.get() != State.STARTED);
-      if (report.isEmpty()) {
-        LOG.log(System.Logger.Level.INFO, "scheduled scrub skipped: a scrub is already running");
-        return;
-      }
-      ScrubReport r = report.get();
-      last.set(r);
-      runs.incrementAndGet();
-      LOG.log(r.clean() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}", r);
-    } catch (RuntimeException e) { // keep the schedule alive: a thrown task is never rerun
-      LOG.log(System.Logger.Level.ERROR, "scheduled scrub failed", e);
-    }
+    ScrubReport r = report.get();
+    last.set(r);
+    LOG.log(r.clean() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}", r);
+    return true;
   }
 }
