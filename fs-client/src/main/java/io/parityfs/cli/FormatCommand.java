@@ -29,12 +29,7 @@ final class FormatCommand extends CliCommand {
     try {
       created = ParityClient.format(config);
     } catch (IOException e) {
-      CliException c = CliException.of(zk.connect(), e);
-      if (c.status() == ExitStatus.FAILED) { // "cannot reach ZooKeeper at ..."
-        c = new CliException(ExitStatus.UNAVAILABLE, zk.connect(), "UNAVAILABLE: "
-            + e.getMessage());
-      }
-      throw c;
+      throw Session.connectFailure(zk, e);
     }
     NamespaceConfig ns = config.namespace();
     String chroot = zk.chroot().isEmpty() ? "none" : zk.chroot();

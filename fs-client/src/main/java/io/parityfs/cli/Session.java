@@ -86,15 +86,20 @@ final class Session implements Closeable {
       try {
         client = ParityClient.connect(ClientConfig.builder(zk).build(), caller());
       } catch (IOException e) {
-        CliException c = CliException.of(zk.connect(), e);
-        if (c.status() == ExitStatus.FAILED) { // "cannot reach ZooKeeper at ..."
-          c = new CliException(ExitStatus.UNAVAILABLE, zk.connect(), "UNAVAILABLE: "
-              + e.getMessage());
-        }
-        throw c;
+        throw connectFailure(zk, e);
       }
     }
     return client;
+  }
+
+  /** A failure to reach the cluster as the CLI reports it: UNAVAILABLE unless more precise. */
+  static CliException connectFailure(ZooKeeperSettings zk, IOException e) {
+    CliException c = CliException.of(zk.connect(), e);
+    if (c.status() == ExitStatus.FAILED) { // "cannot reach ZooKeeper at ..."
+      c = new CliException(ExitStatus.UNAVAILABLE, zk.connect(), "UNAVAILABLE: "
+          + e.getMessage());
+    }
+    return c;
   }
 
   ZooKeeperSettings zooKeeper() throws CliException {
