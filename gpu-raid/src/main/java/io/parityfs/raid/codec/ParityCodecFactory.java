@@ -39,6 +39,7 @@ public final class ParityCodecFactory implements AutoCloseable {
   private final int calibrationStripes;
   private final int calibrationShardBytes;
   private final Function<CodecGeometry, ParityCodec> cpuSource;
+  private final java.util.function.LongSupplier clock;
   private final GpuCodecSource configuredGpuSource;
   private final GpuCodecSource gpuSource;
   private final Map<CodecGeometry, Choice> choices = new ConcurrentHashMap<>();
@@ -51,6 +52,7 @@ public final class ParityCodecFactory implements AutoCloseable {
     this.calibrationStripes = b.calibrationStripes;
     this.calibrationShardBytes = b.calibrationShardBytes;
     this.cpuSource = b.cpuSource;
+    this.clock = b.clock;
     this.configuredGpuSource = b.gpuSource;
     this.gpuSource = b.gpuSource != null ? b.gpuSource : new ProbedGpu(b.gpuShare);
     if (backend == CodecBackend.GPU) {
@@ -70,6 +72,7 @@ public final class ParityCodecFactory implements AutoCloseable {
     b.calibrationStripes = calibrationStripes;
     b.calibrationShardBytes = calibrationShardBytes;
     b.cpuSource = cpuSource;
+    b.clock = clock;
     b.gpuSource = configuredGpuSource;
     return b;
   }
@@ -145,7 +148,7 @@ public final class ParityCodecFactory implements AutoCloseable {
     ParityCodec gpu = gpuSource.open(g);
     String mismatch;
     try {
-      mismatch = new Calibration(g, calibrationStripes, calibrationShardBytes)
+      mismatch = new Calibration(g, calibrationStripes, calibrationShardBytes, clock)
           .selfCheck(cpuSource.apply(g), gpu);
     } catch (RuntimeException e) {
       closeQuietly(gpu);
@@ -173,7 +176,7 @@ public final class ParityCodecFactory implements AutoCloseable {
     ParityCodec cpu = cpuSource.apply(g);
     Calibration.Timing t;
     try {
-      Calibration cal = new Calibration(g, calibrationStripes, calibrationShardBytes);
+      Calibration cal = new Calibration(g, calibrationStripes, calibrationShardBytes, clock);
       String mismatch = cal.selfCheck(cpu, gpu);
       if (mismatch != null) {
         closeQuietly(gpu);
@@ -239,6 +242,7 @@ public final class ParityCodecFactory implements AutoCloseable {
     private int calibrationShardBytes = 64 * 1024;
     private Function<CodecGeometry, ParityCodec> cpuSource = CpuParityCodec::create;
     private GpuCodecSource gpuSource;
+    private java.util.function.LongSupplier clock = System::nanoTime;
 
     private Builder() {}
 
@@ -283,6 +287,12 @@ public final class ParityCodecFactory implements AutoCloseable {
     /** Tests: where CPU codecs come from. */
     Builder cpuSource(Function<CodecGeometry, ParityCodec> source) {
       this.cpuSource = source;
+      return this;
+    }
+
+    /** Tests: the calibration's clock in nanoseconds (default {@link System#nanoTime}). */
+    Builder clock(java.util.function.LongSupplier nanos) {
+      this.clock = java.util.Objects.requireNonNull(nanos, "clock");
       return this;
     }
 

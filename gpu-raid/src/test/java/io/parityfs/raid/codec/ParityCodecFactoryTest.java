@@ -16,6 +16,13 @@ import org.junit.jupiter.api.Test;
  */
 class ParityCodecFactoryTest {
   private static final CodecGeometry G = CodecGeometry.reedSolomon(6, 3);
+  /**
+   * The calibration's clock: only the fakes' delays advance it, so which backend is faster does
+   * not depend on how long the real encodes inside them take (a cold JIT on a newer JDK once
+   * made the "fast GPU" lose to a CPU slowed by 3 ms a stripe).
+   */
+  static final java.util.concurrent.atomic.AtomicLong VIRTUAL =
+      new java.util.concurrent.atomic.AtomicLong();
 
   @Test
   void autoTakesTheGpuWhenItIsCorrectAndFaster() {
@@ -172,7 +179,7 @@ class ParityCodecFactoryTest {
   private static ParityCodecFactory factory(CodecBackend backend,
       java.util.function.Function<CodecGeometry, ParityCodec> cpu, GpuCodecSource gpu) {
     return ParityCodecFactory.builder().backend(backend).calibrationStripes(4)
-        .calibrationShardBytes(4096).cpuSource(cpu).gpuSource(gpu).build();
+        .calibrationShardBytes(4096).cpuSource(cpu).gpuSource(gpu).clock(VIRTUAL::get).build();
   }
 
   private static java.util.function.Function<CodecGeometry, ParityCodec> slowCpu() {
@@ -184,7 +191,10 @@ class ParityCodecFactoryTest {
     };
   }
 
-  /** A stand-in codec: the CPU's results, optionally slowed by ms per stripe, optionally wrong. */
+  /**
+   * A stand-in codec: the CPU's results, optionally slowed by ms per stripe (on {@link #VIRTUAL}),
+   * optionally wrong.
+   */
   static class Fake implements ParityCodec, AutoCloseable {
     final ParityCodec inner;
     final int delayMillis;
@@ -232,14 +242,9 @@ class ParityCodecFactoryTest {
       closed.incrementAndGet();
     }
 
+    /** The delay, on the calibration's virtual clock (no sleep). */
     private void pause() {
-      if (delayMillis > 0) {
-        try {
-          Thread.sleep(delayMillis);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      VIRTUAL.addAndGet(delayMillis * 1_000_000L);
     }
   }
 }
