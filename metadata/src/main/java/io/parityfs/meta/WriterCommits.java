@@ -1,0 +1,338 @@
+package io.parityfs.meta;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * What the writer of a file and lease recovery commit, for one {@link Namespace} view: {@link
+ * Namespace#setLength}, {@link Namespace#complete}, {@link Namespace#append}, {@link
+ * Namespace#recoverLease} and {@link Namespace#recoverExpiredLeases}. A writer's commit tries
+ * the entry it last wrote ({@link NamespaceCore#writing}) before reading. Thread-safe.
+ */
+final class WriterCommits {
+  private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  /** The most rounds {@link #recoverExpiredLeases} skips a file whose recovery keeps failing. */
+  static final int MAX_RECOVERY_SKIP = 8;
+
+  /**
+   * Files whose recovery failed: {rounds still to skip, last skip}; doubled per failure up to
+   * {@link #MAX_RECOVERY_SKIP} rounds, gone on success or when the file is no longer open.
+   */
+  private final Map<Long, int[]> recoveryBackoff = new HashMap<>();
+  private final NamespaceCore core;
+  private final EntryWalker walker;
+
+  WriterCommits(NamespaceCore core, EntryWalker walker) {
+    this.core = core;
+    this.walker = walker;
+  }
+
+  /** {@link Namespace#setLength(String, long, long, long, long)}. */
+  FileStatus setLength(String path, long fileId, long expectedVersion, long length,
+      long mtime) throws NamespaceException {
+    checkCommit(length, mtime);
+    return commit(path, fileId, i -> {
+      checkWriter(i, path, fileId, expectedVersion);
+      return i.withLength(length, mtime);
+    }, (before, after) -> List.of(leaseAlive(before)));
+  }
+
+  private static void checkCommit(long length, long mtime) {
+    if (length < 0) {
+      throw new IllegalArgumentException("length (" + length + ") must be >= 0");
+    }
+    if (mtime < -1) {
+      throw new IllegalArgumentException("mtime (" + mtime + ") must be >= -1");
+    }
+  }
+
+  /** {@link Namespace#complete(String, long, long, long, long)}. */
+  FileStatus complete(String path, long fileId, long expectedVersion, long length,
+      long mtime) throws NamespaceException {
+    checkCommit(length, mtime);
+    return commit(path, fileId, i -> {
+      checkWriter(i, path, fileId, expectedVersion);
+      return i.withLength(length, mtime).withLease(null);
+    }, (before, after) -> List.of(leaseAlive(before), core.leases.deleteRecord(before.id())));
+  }
+
+  /**
+   * A check, inside a writer's commit, that the session holding the lease still exists (its
+   * ephemeral marker). {@link #checkWriter} compares the lease with this client's session id as
+   * it reads it; a session that expired just then is replaced by Curator under the same client,
+   * and without this check one commit could still land for the dead session's writer.
+   */
+  private Op leaseAlive(Inode before) {
+    return core.zk.check(core.zn.sessionMarker(before.lease().session()), -1);
+  }
+
+  /**
+   * A writer's update of its file. The file is found through its open record (its entry znode),
+   * not its path, so a writer keeps writing a file that was renamed meanwhile, as in HDFS; a file
+   * without an open record is looked up by path (and then refused by the writer checks).
+   */
+  private FileStatus commit(String path, long fileId, Updates.Change change,
+      Updates.Also also) throws NamespaceException {
+    String p = Names.join(Names.split(path));
+    for (int attempt = 0; attempt < core.config.maxRetries(); attempt++) {
+      Entry e = attempt == 0 ? core.writing.remove(fileId) : null;
+      Inode next = null;
+      if (e != null) {
+        try {
+          next = change.apply(e.inode());
+        } catch (NamespaceException stale) {
+          e = null; // judged on what may be stale: read it and judge again
+        }
+      }
+      if (e == null) {
+        e = writerEntry(fileId, p);
+        if (e == null) {
+          e = walker.findChecked(Names.split(p), p, 0);
+        }
+        next = change.apply(e.inode());
+      }
+      if (core.write(e, next, also.ops(e.inode(), next), p)) {
+        if (next.lease() != null) {
+          core.writing.put(fileId, new Entry(e.path(), e.parentId(), e.znode(), next,
+              e.zkVersion() + 1));
+        }
+        return next.status(e.path());
+      }
+    }
+    throw core.conflict(p);
+  }
+
+  /** The entry of an open file through its open record; null when it has none. */
+  private Entry writerEntry(long fileId, String p) throws NamespaceException {
+    String record = core.zn.openRecord(fileId);
+    Leases.OpenFile open;
+    try {
+      open = Leases.decode(core.client.getData().forPath(record), record);
+    } catch (KeeperException.NoNodeException ex) {
+      return null;
+    } catch (NamespaceException ex) {
+      throw ex;
+    } catch (Exception ex) {
+      throw Zk.failure(p, "reading the open record of file " + ZNodes.hexId(fileId), ex);
+    }
+    Stat stat = new Stat();
+    try {
+      byte[] data = core.client.getData().storingStatIn(stat).forPath(open.entry());
+      return new Entry(open.path(), 0, open.entry(), InodeCodec.decode(data, p),
+          stat.getVersion());
+    } catch (KeeperException.NoNodeException ex) {
+      return null; // removed meanwhile: the path lookup reports it
+    } catch (NamespaceException ex) {
+      throw ex;
+    } catch (Exception ex) {
+      throw Zk.failure(p, "reading " + open.entry(), ex);
+    }
+  }
+
+  /** The checks of a writer's commit: the same file, the expected version, our lease. */
+  private void checkWriter(Inode i, String path, long fileId, long expectedVersion)
+      throws NamespaceException {
+    if (i.isDirectory()) {
+      throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, path, "not a file");
+    }
+    if (i.id() != fileId) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, path,
+          "file " + fileId + " was replaced by " + i.id());
+    }
+    if (!core.leases.mine(i.lease())) {
+      throw new NamespaceException(NamespaceStatus.LEASE_EXPIRED, path, i.lease() == null
+          ? "the file is closed (its lease was recovered or it was never opened for writing)"
+          : "the lease is held by " + i.lease().client() + " (session "
+              + Long.toHexString(i.lease().session()) + "), not by this client's session");
+    }
+    if (expectedVersion != -1 && i.version() != expectedVersion) {
+      throw new NamespaceException(NamespaceStatus.CONFLICT, path, "version is " + i.version()
+          + ", expected " + expectedVersion);
+    }
+  }
+
+  /** {@link Namespace#append}. */
+  FileStatus append(String path) throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    for (int attempt = 0; attempt < core.config.maxRetries(); attempt++) {
+      Entry e = walker.findChecked(comps, p, AccessChecker.WRITE);
+      if (e.isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p,
+            "cannot append to a directory");
+      }
+      Inode i = e.inode();
+      if (i.lease() != null) {
+        throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, p, core.leases.alive(i.lease())
+            ? "open for writing by " + i.lease().client()
+            : "its writer " + i.lease().client() + " died; recover the lease first");
+      }
+      // a new lease epoch: a new writer generation, which the targets fence older writers by
+      Inode next = i.withLease(core.leases.grant()).withNextGeneration();
+      Op record = core.leases.createRecord(i.id(), e.znode(), p, next.lease());
+      if (core.write(e, next, List.of(record), p)) {
+        core.writing.put(i.id(), new Entry(p, e.parentId(), e.znode(), next, e.zkVersion() + 1));
+        return next.status(p);
+      }
+    }
+    throw core.conflict(p);
+  }
+
+  /** {@link Namespace#recoverLease}. */
+  boolean recoverLease(String path, LengthProbe probe) throws NamespaceException {
+    Objects.requireNonNull(probe, "probe");
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    for (int attempt = 0; attempt < core.config.maxRetries(); attempt++) {
+      Entry e = walker.findChecked(comps, p, AccessChecker.WRITE);
+      if (e.isDirectory()) {
+        throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p, "not a file");
+      }
+      if (e.inode().lease() == null) {
+        return true;
+      }
+      if (recover(e, p, probe)) {
+        return true;
+      }
+    }
+    throw core.conflict(p);
+  }
+
+  /** {@link Namespace#recoverExpiredLeases}. */
+  int recoverExpiredLeases(LengthProbe probe) throws NamespaceException {
+    synchronized (recoveryBackoff) { // one round at a time: the backoff counts rounds
+      return recoverExpiredLeasesRound(probe);
+    }
+  }
+
+  private int recoverExpiredLeasesRound(LengthProbe probe) throws NamespaceException {
+    int recovered = 0;
+    Set<Long> open = new HashSet<>();
+    for (Leases.OpenFile f : core.leases.openFiles()) {
+      open.add(f.id());
+      Stat stat = new Stat();
+      Inode inode;
+      try {
+        inode = InodeCodec.decode(core.client.getData().storingStatIn(stat).forPath(f.entry()),
+            f.path());
+      } catch (KeeperException.NoNodeException ex) {
+        inode = null;
+      } catch (NamespaceException ex) {
+        throw ex;
+      } catch (Exception ex) {
+        throw Zk.failure(f.entry(), "reading an open file's entry", ex);
+      }
+      if (inode == null || inode.id() != f.id() || inode.lease() == null
+          || inode.lease().session() != f.session()) {
+        LOG.log(System.Logger.Level.WARNING, "dropping stale open record of file {0} ({1})",
+            ZNodes.hexId(f.id()), f.path());
+        core.leases.dropStale(f.id());
+        continue;
+      }
+      if (core.leases.alive(inode.lease())) {
+        continue;
+      }
+      if (backingOff(f.id())) {
+        continue;
+      }
+      Entry e = new Entry(f.path(), 0, f.entry(), inode, stat.getVersion());
+      try {
+        if (recover(e, f.path(), probe)) {
+          recovered++;
+        }
+        recoveryBackoff.remove(f.id());
+      } catch (NamespaceException ex) {
+        // one file whose targets cannot answer (or whose data is missing) must not keep every
+        // file after it open: note it, back off for that file only, go on with the others
+        int[] b = recoveryBackoff.computeIfAbsent(f.id(), k -> new int[2]);
+        b[1] = Math.min(MAX_RECOVERY_SKIP, Math.max(1, b[1] * 2));
+        b[0] = b[1];
+        LOG.log(System.Logger.Level.WARNING, "lease recovery of {0} (file {1}) failed ({2}: {3});"
+            + " retrying it after {4} rounds", f.path(), ZNodes.hexId(f.id()), ex.status(),
+            ex.getMessage(), b[1]);
+      }
+    }
+    recoveryBackoff.keySet().retainAll(open);
+    return recovered;
+  }
+
+  /** Whether recovery of {@code fileId} failed lately and waits this round out (counts down). */
+  private boolean backingOff(long fileId) {
+    int[] b = recoveryBackoff.get(fileId);
+    if (b == null || b[0] == 0) {
+      return false;
+    }
+    b[0]--;
+    return true;
+  }
+
+  /**
+   * One attempt at recovering the file of {@code e}; false when its record changed meanwhile.
+   *
+   * <ol>
+   *   <li>Probe: the stored prefix. Less than the committed length: refused (DATA_MISSING).
+   *   <li>Fence at the next generation ({@link LengthProbe#fence}): every target of the file
+   *       refuses the old writer from then on, and the chunks at or past the prefix's end are
+   *       deleted (stale chunks of this writer, of an earlier one, of an interrupted truncate,
+   *       which a later writer's prefix would otherwise bring back). The fence answers the
+   *       prefix again, as stored once no old writer can add to it.
+   *   <li>Commit that length, the new generation, no lease, in one versioned write.
+   * </ol>
+   */
+  private boolean recover(Entry e, String p, LengthProbe probe) throws NamespaceException {
+    Inode i = e.inode();
+    long stored;
+    Inode fenced = i.withNextGeneration();
+    try {
+      stored = probe.length(i.status(p));
+    } catch (IOException ex) {
+      throw unprobed(p, ex);
+    }
+    refuseHole(i, p, stored);
+    try {
+      stored = probe.fence(fenced.status(p), stored);
+    } catch (IOException ex) {
+      throw unprobed(p, ex);
+    }
+    refuseHole(i, p, stored);
+    long length = stored;
+    Inode next = fenced.withLength(length).withLease(null);
+    if (!core.write(e, next, List.of(core.leases.deleteRecord(i.id())), p)) {
+      return false;
+    }
+    LOG.log(System.Logger.Level.INFO, "recovered the lease of {0} (file {1}, writer {2}): "
+        + "length {3}, writer generation {4}", p, ZNodes.hexId(i.id()), i.lease().client(),
+        length, next.generation());
+    return true;
+  }
+
+  private static NamespaceException unprobed(String p, IOException ex) {
+    return new NamespaceException(NamespaceStatus.UNAVAILABLE, p, "lease recovery could not"
+        + " read or fence the file's chunks on its targets: " + ex.getMessage(), ex);
+  }
+
+  /** DATA_MISSING, loudly, when the targets hold less than the committed length. */
+  private static void refuseHole(Inode i, String p, long stored) throws NamespaceException {
+    if (stored >= i.length()) {
+      return;
+    }
+    // the committed length promises bytes no target holds: closing the file there would hide
+    // the hole from every reader until one trips on it; closing it at the stored length would
+    // silently drop acknowledged bytes. Leave it open and say so.
+    LOG.log(System.Logger.Level.ERROR, "lease recovery of {0} (file {1}, writer {2}) refused:"
+        + " the targets hold {3} bytes but {4} are committed; acknowledged data is missing,"
+        + " the file stays open", p, ZNodes.hexId(i.id()), i.lease().client(), stored,
+        i.length());
+    throw new NamespaceException(NamespaceStatus.DATA_MISSING, p, "lease recovery refused: "
+        + "the targets hold " + stored + " bytes of file " + ZNodes.hexId(i.id())
+        + " but its committed length is " + i.length() + "; the file stays open");
+  }
+}
