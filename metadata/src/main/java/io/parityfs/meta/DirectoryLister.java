@@ -1,12 +1,18 @@
 package io.parityfs.meta;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * Serves one sorted page of a directory: the directory's buckets, each bucket's names sorted
@@ -28,21 +34,12 @@ import org.apache.zookeeper.KeeperException;
  *
  * <p>Either way a page costs O(buckets × log entries) to merge. Names read from a cache can be
  * of entries deleted since: their record read then finds no node and they are skipped. Bounded
- * to {@value #CACHED_BUCKETS} buckets (least recently used dropped). Each {@code getChildren}
- * reply stays far below {@code jute.maxbuffer} as long as a bucket holds under ~1 MiB of encoded
- * names (64 buckets: millions of typical names).
+ * to {@value EntryCache#CACHED_BUCKETS} buckets (least recently used dropped). Each {@code
+ * getChildren} reply stays far below {@code jute.maxbuffer} as long as a bucket holds under
+ * ~1 MiB of encoded names (64 buckets: millions of typical names).
  */
 final class DirectoryLister {
-  /** Buckets whose sorted names are kept. */
-  static final int CACHED_BUCKETS = 4096;
-
   private record Candidate(String name, String znode) {}
-
-  /**
-   * One bucket's names, sorted, as of child version {@code cversion}, with each one's entry
-   * znode (made once here, not per page).
-   */
-  record Sorted(int cversion, String[] names, String[] znodes) {}
 
   private static final Comparator<Candidate> BY_NAME =
       (a, b) -> Names.compareUtf8(a.name, b.name);
@@ -50,15 +47,14 @@ final class DirectoryLister {
   private final Zk zk;
   private final ZNodes zn;
   private final EntryCache entries;
-  private final java.util.Map<String, Sorted> cache =
-      java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
+  private final Map<String, EntryCache.Sorted> cache =
+      Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, Sorted> eldest) {
-          return size() > CACHED_BUCKETS;
+        protected boolean removeEldestEntry(Map.Entry<String, EntryCache.Sorted> eldest) {
+          return size() > EntryCache.CACHED_BUCKETS;
         }
       });
-  private final java.util.concurrent.atomic.AtomicLong bucketReads =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong bucketReads = new AtomicLong();
 
   DirectoryLister(Zk zk, ZNodes zn, EntryCache entries) {
     this.zk = zk;
@@ -74,7 +70,7 @@ final class DirectoryLister {
   DirectoryPage page(Entry dir, String after, int limit) throws NamespaceException {
     String container = zn.container(dir.inode().id());
     List<String> paths = new ArrayList<>();
-    Sorted[] sorted = entries.enabled() ? watchedNames(dir, container, paths)
+    EntryCache.Sorted[] sorted = entries.enabled() ? watchedNames(dir, container, paths)
         : versionedNames(dir, container, paths);
     List<Candidate> page = merge(sorted, after, limit + 1);
     boolean more = page.size() > limit;
@@ -102,13 +98,13 @@ final class DirectoryLister {
    * Each bucket's sorted names from the cache, whose values are dropped by their watches ({@link
    * EntryCache}): a page of a directory nobody changes costs no request at all.
    */
-  private Sorted[] watchedNames(Entry dir, String container, List<String> paths)
+  private EntryCache.Sorted[] watchedNames(Entry dir, String container, List<String> paths)
       throws NamespaceException {
     WatchedLru<List<String>> containers = entries.containers();
     List<String> buckets = containers.get(container);
     if (buckets == null) {
       long ticket = containers.ticket();
-      org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+      Stat stat = new Stat();
       try {
         buckets = List.copyOf(zk.client().getChildren().storingStatIn(stat)
             .usingWatcher(entries.watcher()).forPath(container));
@@ -120,8 +116,8 @@ final class DirectoryLister {
       }
       containers.put(container, buckets, stat.getCversion(), ticket);
     }
-    WatchedLru<Sorted> named = entries.buckets();
-    Sorted[] sorted = new Sorted[buckets.size()];
+    WatchedLru<EntryCache.Sorted> named = entries.buckets();
+    EntryCache.Sorted[] sorted = new EntryCache.Sorted[buckets.size()];
     List<Integer> stale = new ArrayList<>();
     List<CompletableFuture<CuratorEvent>> names = new ArrayList<>();
     long ticket = named.ticket();
@@ -162,7 +158,7 @@ final class DirectoryLister {
    * Each bucket's sorted names, checked against the bucket's child version at every page (the
    * cache disabled: no watches).
    */
-  private Sorted[] versionedNames(Entry dir, String container, List<String> paths)
+  private EntryCache.Sorted[] versionedNames(Entry dir, String container, List<String> paths)
       throws NamespaceException {
     List<String> buckets;
     try {
@@ -180,7 +176,7 @@ final class DirectoryLister {
       stats.add(zk.existsAsync(bucket));
     }
     List<CuratorEvent> statReplies = Zk.joinAll(stats, dir.path());
-    Sorted[] sorted = new Sorted[paths.size()];
+    EntryCache.Sorted[] sorted = new EntryCache.Sorted[paths.size()];
     List<Integer> stale = new ArrayList<>();
     List<CompletableFuture<CuratorEvent>> names = new ArrayList<>();
     for (int i = 0; i < paths.size(); i++) {
@@ -189,7 +185,7 @@ final class DirectoryLister {
         continue; // bucket removed since the container was listed
       }
       check(r, dir.path());
-      Sorted c = cache.get(paths.get(i));
+      EntryCache.Sorted c = cache.get(paths.get(i));
       if (c != null && c.cversion() == r.getStat().getCversion()) {
         sorted[i] = c;
       } else {
@@ -215,13 +211,13 @@ final class DirectoryLister {
   }
 
   /** A bucket's names from its {@code getChildren} reply, sorted. */
-  private static Sorted sort(CuratorEvent r, String bucket) throws NamespaceException {
+  private static EntryCache.Sorted sort(CuratorEvent r, String bucket) throws NamespaceException {
     List<String> children = r.getChildren();
     Candidate[] all = new Candidate[children.size()];
     for (int k = 0; k < all.length; k++) {
       all[k] = new Candidate(Names.decode(children.get(k)), children.get(k));
     }
-    java.util.Arrays.sort(all, BY_NAME);
+    Arrays.sort(all, BY_NAME);
     String[] n = new String[all.length];
     String[] e = new String[all.length];
     for (int k = 0; k < all.length; k++) {
@@ -229,11 +225,11 @@ final class DirectoryLister {
       e[k] = bucket + "/" + all[k].znode;
     }
     // The stat that came with the names is exactly their version.
-    return new Sorted(r.getStat() == null ? -1 : r.getStat().getCversion(), n, e);
+    return new EntryCache.Sorted(r.getStat() == null ? -1 : r.getStat().getCversion(), n, e);
   }
 
   /** The {@code count} smallest names after {@code after} across the sorted buckets. */
-  private static List<Candidate> merge(Sorted[] sorted, String after,
+  private static List<Candidate> merge(EntryCache.Sorted[] sorted, String after,
       int count) {
     record Cursor(int bucket, int index) {}
     PriorityQueue<Cursor> heads = new PriorityQueue<>(Math.max(1, sorted.length),
@@ -261,7 +257,7 @@ final class DirectoryLister {
     List<Candidate> out = new ArrayList<>(count);
     while (out.size() < count && !heads.isEmpty()) {
       Cursor c = heads.poll();
-      Sorted s = sorted[c.bucket];
+      EntryCache.Sorted s = sorted[c.bucket];
       out.add(new Candidate(s.names()[c.index], s.znodes()[c.index]));
       if (c.index + 1 < s.names().length) {
         heads.add(new Cursor(c.bucket, c.index + 1));

@@ -18,10 +18,10 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * This client's cache of what it looked up in ZooKeeper: entry records (by entry znode), and
- * for the {@link DirectoryLister} a container's bucket names and each bucket's sorted names.
- * Every value is read with a one-shot ZooKeeper watch on its znode and dropped when the watch
- * fires (data changed, node deleted, children changed), so a stat or a page of a listing that
- * hits the cache costs no request to the server.
+ * for the directory lister ({@code DirectoryLister}) a container's bucket names and each
+ * bucket's sorted names ({@link Sorted}). Every value is read with a one-shot ZooKeeper watch
+ * on its znode and dropped when the watch fires (data changed, node deleted, children changed),
+ * so a stat or a page of a listing that hits the cache costs no request to the server.
  *
  * <p><b>Correctness.</b>
  *
@@ -50,14 +50,22 @@ final class EntryCache implements Closeable {
   /** An entry record and the znode version it was read at. */
   record Cached(Inode inode, int version) {}
 
+  /**
+   * One bucket's names, sorted, as of child version {@code cversion}, with each one's entry
+   * znode (made once, not per page).
+   */
+  record Sorted(int cversion, String[] names, String[] znodes) {}
+
   /** Names of a directory's buckets, kept per container (directories have ≤ 256 buckets). */
   static final int CACHED_CONTAINERS = 4096;
+  /** Buckets whose sorted names are kept. */
+  static final int CACHED_BUCKETS = 4096;
 
   private final CuratorFramework client;
   private final boolean enabled;
   private final WatchedLru<Cached> records;
   private final WatchedLru<List<String>> containers;
-  private final WatchedLru<DirectoryLister.Sorted> buckets;
+  private final WatchedLru<Sorted> buckets;
   private final Watcher watcher = this::onEvent;
   private final ConnectionStateListener connection = this::onConnectionState;
   private final LongAdder hits = new LongAdder();
@@ -69,7 +77,7 @@ final class EntryCache implements Closeable {
     this.enabled = capacity > 0;
     this.records = enabled ? new WatchedLru<>(capacity) : null;
     this.containers = enabled ? new WatchedLru<>(CACHED_CONTAINERS) : null;
-    this.buckets = enabled ? new WatchedLru<>(DirectoryLister.CACHED_BUCKETS) : null;
+    this.buckets = enabled ? new WatchedLru<>(CACHED_BUCKETS) : null;
     if (enabled) {
       client.getConnectionStateListenable().addListener(connection);
     }
@@ -88,7 +96,7 @@ final class EntryCache implements Closeable {
     return containers;
   }
 
-  WatchedLru<DirectoryLister.Sorted> buckets() {
+  WatchedLru<Sorted> buckets() {
     return buckets;
   }
 

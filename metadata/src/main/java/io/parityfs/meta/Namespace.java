@@ -132,7 +132,8 @@ public final class Namespace implements Closeable {
       Zk.ensureAll(client, List.of(zn.idSkips));
       byte[] rootData = client.getData().forPath(zn.rootInode);
       Inode root = InodeCodec.decode(rootData, "/");
-      Map<?, ?> format = NamespaceFormat.JSON.readValue(client.getData().forPath(zn.root), Map.class);
+      Map<?, ?> format =
+          NamespaceFormat.JSON.readValue(client.getData().forPath(zn.root), Map.class);
       if (!Integer.valueOf(1).equals(format.get("schema"))) {
         throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root,
             "namespace format " + format + " is not schema 1");

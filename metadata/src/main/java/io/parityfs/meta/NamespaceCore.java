@@ -51,7 +51,7 @@ final class NamespaceCore {
         new AdvertisedIds(zk));
     this.rootBuckets = rootBuckets;
     this.cache = new EntryCache(client, config.entryCacheSize());
-    zk.invalidates(cache);
+    zk.invalidates(cache::invalidate);
     this.lister = new DirectoryLister(zk, zn, cache);
     this.removals = new FileRemovals(zk, zn);
     this.purger = new SubtreePurger(zk, zn, removals);

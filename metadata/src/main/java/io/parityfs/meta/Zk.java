@@ -3,9 +3,11 @@ package io.parityfs.meta;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -29,12 +31,21 @@ final class Zk {
     boolean check() throws Exception;
   }
 
+  /**
+   * Told of every znode a {@code multi} may have changed, before the write returns: the lookup
+   * cache drops them, so that this client's own writes are never undone by what it cached.
+   */
+  @FunctionalInterface
+  interface InvalidationListener {
+    void invalidate(String znode);
+  }
+
   /** Why a {@code multi} was refused: the index of the op and ZooKeeper's code for it. */
   record Failure(int index, KeeperException.Code code) {}
 
   private final CuratorFramework client;
   private final String prefix;
-  private volatile EntryCache cache;
+  private volatile InvalidationListener invalidations;
 
   Zk(CuratorFramework client) {
     this.client = client;
@@ -109,11 +120,11 @@ final class Zk {
   }
 
   /**
-   * Drops from the {@link EntryCache} what a {@code multi} wrote (applied) or everything it
+   * Tells the {@link InvalidationListener} what a {@code multi} wrote (applied) or everything it
    * named, checks included (refused or unknown: the caller's retry re-reads from the server).
    */
   private void invalidate(List<Op> ops, boolean all) {
-    EntryCache c = cache;
+    InvalidationListener c = invalidations;
     if (c == null) {
       return;
     }
@@ -125,9 +136,9 @@ final class Zk {
     }
   }
 
-  /** The cache that every {@link #multi} invalidates (set once by the {@link Namespace}). */
-  void invalidates(EntryCache c) {
-    cache = c;
+  /** The listener every {@link #multi} invalidates (set once, by the namespace's core). */
+  void invalidates(InvalidationListener listener) {
+    invalidations = listener;
   }
 
   private static Failure failure(KeeperException e) {
@@ -182,7 +193,7 @@ final class Zk {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path, "interrupted");
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         throw failure(path, "asynchronous read", (Exception) e.getCause());
       }
     }
@@ -198,7 +209,7 @@ final class Zk {
     if (client.checkExists().forPath(paths.get(paths.size() - 1)) != null) {
       return;
     }
-    List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new ArrayList<>();
+    List<CuratorOp> ops = new ArrayList<>();
     for (String p : paths) {
       if (client.checkExists().forPath(p) == null) {
         ops.add(client.transactionOp().create().forPath(p, new byte[0]));
