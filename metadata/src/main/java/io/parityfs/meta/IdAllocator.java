@@ -2,6 +2,7 @@ package io.parityfs.meta;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -35,7 +36,7 @@ final class IdAllocator {
   private final AdvertisedIds advertised;
   private long next;
   private long end;
-  private volatile java.util.function.LongSupplier live;
+  private volatile LongSupplier live;
 
   IdAllocator(CuratorFramework client, ZNodes zn, int block, int maxRetries,
       AdvertisedIds advertised) {
@@ -49,7 +50,7 @@ final class IdAllocator {
 
   synchronized long next() throws NamespaceException {
     if (next < end) {
-      java.util.function.LongSupplier h = live;
+      LongSupplier h = live;
       if (h == null || next > h.getAsLong()) {
         return next++;
       }
@@ -64,7 +65,7 @@ final class IdAllocator {
    * view of the advertised ids, the target registry's), so that a target registering after
    * the block was taken (one that was away during a restore) ends the block at once.
    */
-  void checkAgainst(java.util.function.LongSupplier highest) {
+  void checkAgainst(LongSupplier highest) {
     live = highest;
   }
 

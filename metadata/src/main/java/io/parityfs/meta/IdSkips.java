@@ -2,7 +2,9 @@ package io.parityfs.meta;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -24,7 +26,7 @@ final class IdSkips {
     try {
       for (long[] r : JSON.readValue(data, long[][].class)) {
         if (r.length != 2 || r[0] > r[1]) {
-          throw new IOException("range " + java.util.Arrays.toString(r));
+          throw new IOException("range " + Arrays.toString(r));
         }
         out.add(r);
       }
@@ -39,7 +41,7 @@ final class IdSkips {
     try {
       return JSON.writeValueAsBytes(ranges);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e); // arrays of longs always serialise
+      throw new UncheckedIOException(e); // arrays of longs always serialise
     }
   }
 

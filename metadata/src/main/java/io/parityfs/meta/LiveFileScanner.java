@@ -251,11 +251,11 @@ public final class LiveFileScanner {
   }
 
   /** The skipped id ranges, read after the counter (a raise writes both in one multi). */
-  private java.util.List<long[]> readSkips() throws NamespaceException {
+  private List<long[]> readSkips() throws NamespaceException {
     try {
       return IdSkips.decode(zk.client().getData().forPath(zn.idSkips), zn.idSkips);
-    } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
-      return java.util.List.of(); // formatted before skips existed, not opened since
+    } catch (KeeperException.NoNodeException e) {
+      return List.of(); // formatted before skips existed, not opened since
     } catch (NamespaceException e) {
       throw e;
     } catch (Exception e) {

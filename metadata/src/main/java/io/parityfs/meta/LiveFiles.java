@@ -1,6 +1,7 @@
 package io.parityfs.meta;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The ids of every file in the namespace at one moment, as found by {@link LiveFileScanner},
@@ -10,13 +11,13 @@ import java.util.Arrays;
 public final class LiveFiles {
   private final long[] ids;
   private final long idLimit;
-  private final java.util.List<long[]> skipped;
+  private final List<long[]> skipped;
   private final int passes;
 
-  LiveFiles(long[] sortedIds, long idLimit, java.util.List<long[]> skipped, int passes) {
+  LiveFiles(long[] sortedIds, long idLimit, List<long[]> skipped, int passes) {
     this.ids = sortedIds;
     this.idLimit = idLimit;
-    this.skipped = java.util.List.copyOf(skipped);
+    this.skipped = List.copyOf(skipped);
     this.passes = passes;
   }
 

@@ -1,6 +1,9 @@
 package io.parityfs.meta;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -40,8 +43,8 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
    * {@code zookeeper.digestFile}, the CLI's {@code --digest-file} and Hadoop's digest-file keys
    * all read).
    */
-  public static String readDigestFile(java.nio.file.Path file) throws java.io.IOException {
-    return java.nio.file.Files.readString(file, StandardCharsets.UTF_8).lines().findFirst()
+  public static String readDigestFile(Path file) throws IOException {
+    return Files.readString(file, StandardCharsets.UTF_8).lines().findFirst()
         .orElse("").trim();
   }
 

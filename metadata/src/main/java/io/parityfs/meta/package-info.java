@@ -9,6 +9,12 @@
  * {@code docs/metadata.md} describes the znodes, each operation's transactions and the
  * consistency guarantees.
  *
+ * <p>{@code Namespace} is the public façade; each view of it ({@code as}, {@code withPlacement})
+ * shares one package-private {@code NamespaceCore} (session, znode layout, ids, caches, leases)
+ * and runs its operations through package-private classes that take the core and the view's
+ * {@code EntryWalker} (path lookups with the caller's permission checks): {@code Creates},
+ * {@code Deletes}, {@code Rename}, {@code Updates}, {@code WriterCommits} and {@code XAttrs}.
+ *
  * <p>Removed files are queued for chunk deletion in the {@link io.parityfs.meta.DeleteQueue}
  * atomically with their removal ({@code FileRemovals}); the cluster manager ({@code
  * io.parityfs.meta.cluster}) drains it. Storage targets and placement are in {@code
