@@ -31,16 +31,8 @@ final class GarbageCollector {
   }
 
   /**
-   * Cleans up what crashes and failed writes left, on every live drive: deletes every temp file,
-   * every shard or manifest of a version older than the object's latest committed version, and
-   * every shard of a newer version that no drive has a manifest for (never committed), provided
-   * every drive of the placement is alive (else such shards are kept and logged: the one
-   * manifest committing them may be on the drive that is away). Before deleting, the latest
-   * manifest is written again on each live drive of its placement that lacks it or holds a
-   * corrupt copy (roll forward: the version was committed when its first manifest was durable).
-   * Each object is collected under its writer lock, skipping temps a rebuild claimed ({@link
-   * #claimTemp}), so writes and rebuilds of it wait or are left alone. Returns the number of
-   * files deleted.
+   * The pass at open; see {@link ObjectStore#collectGarbage}. Every object listed on a drive is
+   * collected, under its writer lock (waited for).
    */
   long collectGarbage() throws IOException {
     Map<Long, Map<Integer, List<ObjectFiles.Name>>> objects = listEveryDrive(true);
@@ -61,16 +53,9 @@ final class GarbageCollector {
   }
 
   /**
-   * A garbage collection pass for an array in use (a long-lived node: {@link RaidArray} runs it
-   * on a schedule): one listing of every live drive, then, one object at a time and only for the
-   * objects whose files there look like garbage (a temp file nobody claimed, a tombstone, files of
-   * more than one version, shards without a manifest), what {@link #collectGarbage} does for an
-   * object. Each is collected under its writer lock, taken without waiting: an object whose lock
-   * is held (a write between its open and its commit, a delete, a rebuild publishing) is left for
-   * the next pass ({@link ObjectStore.GarbagePass#busy}), so nothing of a version being written or committed
-   * is touched; temps a rebuild or scrub claimed are skipped as always. Unlike the pass at open,
-   * it does not re-read every manifest copy (rolling manifests forward onto drives that lack one
-   * is the pass at open's job, and a rebuild's).
+   * The pass for a store in use; see {@link ObjectStore#collectGarbageOnline}. Only the objects
+   * whose listed files look like garbage are collected, each under its writer lock taken without
+   * waiting (a held lock leaves the object for the next pass).
    */
   ObjectStore.GarbagePass collectGarbageOnline() throws IOException {
     Map<Long, List<Integer>> suspects = new TreeMap<>(Long::compareUnsigned);

@@ -223,9 +223,9 @@ final class ManifestCatalog {
    * placement, in parallel. The version is committed when at least 1 + (tolerance - shards left
    * out) manifests are durable (m+1 on a healthy placement), so it survives as many more drive
    * failures as its shards; a drive failing then only leaves that drive without a manifest
-   * ({@link GarbageCollector#collectGarbage()} rolls it forward). With fewer, the manifests written are deleted
-   * again and the write fails (the old version stays the latest). Then deletes the object's
-   * older versions (best effort).
+   * ({@link GarbageCollector#collectGarbage()} rolls it forward). With fewer, the manifests
+   * written are deleted again and the write fails (the old version stays the latest). Then
+   * deletes the object's older versions (best effort).
    *
    * @throws IOException NO_SPACE or NOT_ENOUGH_DRIVES when too few manifests could be written:
    *     the version is not committed

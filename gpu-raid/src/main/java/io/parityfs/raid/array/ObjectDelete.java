@@ -92,7 +92,8 @@ final class ObjectDelete {
       int slot = m.slotOf(i);
       Drive d = ctx.drive(slot);
       if (d != null) {
-        steps.add(ctx.queues().submit(slot, () -> ctx.tolerant(slot, () -> step.run(shard, d), false)));
+        steps.add(ctx.queues().submit(slot,
+            () -> ctx.tolerant(slot, () -> step.run(shard, d), false)));
       }
     }
     boolean any = false;

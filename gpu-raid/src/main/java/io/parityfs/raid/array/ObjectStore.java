@@ -35,12 +35,12 @@ import java.util.function.IntConsumer;
  *
  * <p><b>Read.</b> The latest version is the highest one with a readable manifest on any live drive
  * of the placement (cached after a write or a read); with none readable, the manifest is rebuilt
- * from the shard headers where they prove a committed version ({@link ManifestRecovery#recover}). A
- * tombstone left by a delete hides every version at or below it. A healthy range read opens only
- * the shards holding the range. A bad cell (CRC mismatch), a failed drive, a missing or corrupt
- * shard file makes the stripe be reconstructed from k survivors; corrupt cells on live drives are rewritten
- * in place; more than m unavailable shards in a stripe is {@link ArrayError#OBJECT_LOST}, never
- * wrong data.
+ * from the shard headers where they prove a committed version ({@link
+ * ManifestRecovery#recover}). A tombstone left by a delete hides every version at or below it. A
+ * healthy range read opens only the shards holding the range. A bad cell (CRC mismatch), a failed
+ * drive, a missing or corrupt shard file makes the stripe be reconstructed from k survivors;
+ * corrupt cells on live drives are rewritten in place; more than m unavailable shards in a stripe
+ * is {@link ArrayError#OBJECT_LOST}, never wrong data.
  *
  * <p><b>Drive failures.</b> An operation that gets {@link ArrayError#DRIVE_IO} from a drive marks
  * its slot failed in this store (in memory: {@link #failedSlots}); that drive is not used again.
@@ -167,7 +167,7 @@ public final class ObjectStore implements Closeable {
     try (ObjectWriter w = openWriter(objectId)) {
       checkSpace(objectId, w, layout);
       w.transferFrom(src, length);
-      return w.commit();
+      return w.commit().version();
     }
   }
 
@@ -229,7 +229,7 @@ public final class ObjectStore implements Closeable {
     }
     try (ObjectWriter w = openRewrite(objectId, offset)) {
       w.transferFrom(src, length);
-      return w.commit();
+      return w.commit().version();
     }
   }
 
@@ -395,9 +395,8 @@ public final class ObjectStore implements Closeable {
    * manifest committing them may be on the drive that is away). Before deleting, the latest
    * manifest is written again on each live drive of its placement that lacks it or holds a
    * corrupt copy (roll forward: the version was committed when its first manifest was durable).
-   * Each object is collected under its writer lock, skipping temps a rebuild claimed ({@link
-   * StoreContext#claimTemp}), so writes and rebuilds of it wait or are left alone. Returns the number of
-   * files deleted.
+   * Each object is collected under its writer lock, skipping temps a rebuild claimed, so writes
+   * and rebuilds of it wait or are left alone. Returns the number of files deleted.
    */
   public long collectGarbage() throws IOException {
     return garbage.collectGarbage();

@@ -222,11 +222,12 @@ public final class ObjectWriter implements Closeable {
   }
 
   /**
-   * Makes the bytes written a new committed version of the object and returns the version.
+   * Makes the bytes written a new committed version of the object and returns its manifest: what
+   * {@link ObjectStore#stat} gives for the object from now on, until its next write or delete.
    *
    * @throws ArrayException NOT_ENOUGH_DRIVES, NO_SPACE, DRIVE_IO: nothing became visible
    */
-  public long commit() throws IOException {
+  public ObjectManifest commit() throws IOException {
     checkOpen();
     if (beforeCommit != null) {
       Step last = beforeCommit;
@@ -274,7 +275,7 @@ public final class ObjectWriter implements Closeable {
     } finally {
       unlock();
     }
-    return version;
+    return manifest;
   }
 
   /**
