@@ -46,7 +46,8 @@ final class ObjectScrub {
     ON_FAILED_DRIVE
   }
 
-  private final ObjectStore store;
+  private final StoreContext ctx;
+  private final ManifestCatalog catalog;
   private final ObjectManifest manifest;
   private final Scrubber.Tally tally;
   private final Scrubber.Buffers buffers;
@@ -63,9 +64,10 @@ final class ObjectScrub {
   private final boolean[][] badCells;
   private boolean unrecoverable;
 
-  ObjectScrub(ObjectStore store, ObjectManifest manifest, Scrubber.Tally tally,
+  ObjectScrub(StoreContext ctx, ManifestCatalog catalog, ObjectManifest manifest, Scrubber.Tally tally,
       Scrubber.Buffers buffers, int batchBytes) {
-    this.store = store;
+    this.ctx = ctx;
+    this.catalog = catalog;
     this.manifest = manifest;
     this.tally = tally;
     this.buffers = buffers;
@@ -76,7 +78,7 @@ final class ObjectScrub {
     this.cellSize = layout.cellSize();
     this.stripes = layout.stripes();
     this.mirror = layout.protection() instanceof Protection.Mirror;
-    this.codec = store.codec();
+    this.codec = ctx.codec();
     this.readers = new ShardReader[width];
     this.state = new Shard[width];
     this.badCells = new boolean[width][];
@@ -116,7 +118,7 @@ final class ObjectScrub {
 
   private void open(int i) {
     int slot = manifest.slotOf(i);
-    Drive drive = store.drive(slot);
+    Drive drive = ctx.drive(slot);
     if (drive == null) {
       state[i] = Shard.ON_FAILED_DRIVE;
       return;
@@ -147,10 +149,10 @@ final class ObjectScrub {
     }
   }
 
-  /** Stops using shard i after {@code e}; a drive failure also fails the slot in the store. */
+  /** Stops using shard i after {@code e}; a drive failure also fails the slot in the ctx. */
   private void drop(int i, IOException e) {
     int slot = manifest.slotOf(i);
-    store.noteFailure(slot, e);
+    ctx.noteFailure(slot, e);
     if (Drive.isDriveFailure(e)) {
       tally.driveErrors.incrementAndGet();
       state[i] = Shard.ON_FAILED_DRIVE;
@@ -187,7 +189,7 @@ final class ObjectScrub {
       if (r == null) {
         continue;
       }
-      store.throttle().acquire(bytes);
+      ctx.throttle().acquire(bytes);
       try {
         int[] bad = r.readRange((long) s0 * cellSize, bytes, buffers.batch(i, (int) bytes));
         tally.cellsChecked.addAndGet(n);
@@ -363,8 +365,8 @@ final class ObjectScrub {
     int slot = manifest.slotOf(i);
     try {
       r.rewriteCell(stripe, data.duplicate());
-      store.invalidateReaders(manifest.objectId()); // cached readers hold the old CRC entry
-      store.countRepair();
+      ctx.invalidateReaders(manifest.objectId()); // cached readers hold the old CRC entry
+      ctx.countRepair();
       LOG.log(System.Logger.Level.INFO, "object {0} version {1}: cell {2} of shard {3} on slot"
           + " {4} {5}: rewritten", hex(), manifest.version(), stripe, i, slot, why);
       return true;
@@ -425,12 +427,12 @@ final class ObjectScrub {
    */
   private void recreate(int i, BooleanSupplier stopping) throws InterruptedException {
     int slot = manifest.slotOf(i);
-    Drive drive = store.drive(slot);
+    Drive drive = ctx.drive(slot);
     if (drive == null) {
       return;
     }
     int perBatch = Math.max(1, Math.min(stripes, batchBytes / cellSize));
-    ShardRebuild r = new ShardRebuild(store, manifest, i, drive, perBatch,
+    ShardRebuild r = new ShardRebuild(ctx, catalog, manifest, i, drive, perBatch,
         stopping::getAsBoolean);
     try {
       r.run(n -> { });
@@ -440,7 +442,7 @@ final class ObjectScrub {
     } catch (ShardRebuild.Superseded | ShardRebuild.Stopped e) {
       // replaced, deleted or being written by another task meanwhile; or the scrub stops
     } catch (IOException e) {
-      store.noteFailure(slot, e);
+      ctx.noteFailure(slot, e);
       LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: re-creating shard {2} on"
           + " slot {3} failed: {4}", hex(), manifest.version(), i, slot, e.getMessage());
     }
@@ -449,7 +451,7 @@ final class ObjectScrub {
   /** Whether a write or a delete replaced this version while it was being checked. */
   private boolean superseded() {
     try {
-      Optional<ObjectManifest> now = store.stat(manifest.objectId());
+      Optional<ObjectManifest> now = catalog.stat(manifest.objectId());
       return now.isEmpty() || now.get().version() != manifest.version();
     } catch (IOException e) {
       return false; // stat notes drive failures itself; the findings stand

@@ -42,7 +42,7 @@ import java.util.concurrent.CompletableFuture;
  * (failed by an admin, by another request's drive error, or given a hot spare or a replacement),
  * the shard is dropped as if its drive had failed: no later step touches either drive for it.
  * After the commit, a shard left off the drive its slot now holds is reported to the store
- * ({@link ObjectStore#committedWithout}), so that the rebuild of that drive writes it; a rebuild
+ * ({@link SlotTracker#committedWithout}), so that the rebuild of that drive writes it; a rebuild
  * does not end while a writer that skips its drive is open ({@link #skips}).
  */
 public final class ObjectWriter implements Closeable {
@@ -68,7 +68,8 @@ public final class ObjectWriter implements Closeable {
     }
   }
 
-  private final ObjectStore store;
+  private final StoreContext ctx;
+  private final ManifestCatalog catalog;
   private final long objectId;
   private final long version;
   private final int[] slots;
@@ -98,11 +99,12 @@ public final class ObjectWriter implements Closeable {
   private State state = State.OPEN;
   private Step beforeCommit;
 
-  ObjectWriter(ObjectStore store, long objectId, long version, int[] slots, boolean[] dropped,
+  ObjectWriter(StoreContext ctx, ManifestCatalog catalog, long objectId, long version, int[] slots, boolean[] dropped,
       Runnable unlock) throws IOException {
-    ArrayConfig config = store.config();
+    ArrayConfig config = ctx.config();
     ObjectLayout empty = ObjectLayout.of(config, 0);
-    this.store = store;
+    this.ctx = ctx;
+    this.catalog = catalog;
     this.objectId = objectId;
     this.version = version;
     this.slots = slots.clone();
@@ -110,7 +112,7 @@ public final class ObjectWriter implements Closeable {
     this.k = empty.dataShards();
     this.cellSize = empty.cellSize();
     this.stripeBytes = empty.stripeBytes();
-    this.stripesPerBatch = store.options().stripesPerBatch(cellSize);
+    this.stripesPerBatch = ctx.options().stripesPerBatch(cellSize);
     this.mirror = config.protection() instanceof Protection.Mirror;
     this.maxLength = config.maxObjectSize();
     this.created = Instant.now();
@@ -120,21 +122,21 @@ public final class ObjectWriter implements Closeable {
     this.chains = new CompletableFuture<?>[width];
     // Registered before the drives are looked up: a rebuild of a drive attached after the look-up
     // then finds this writer among those that skip its drive.
-    store.writerOpened(this);
+    ctx.slots().writerOpened(this);
     boolean ok = false;
     try {
       Drive[] t = new Drive[width];
       for (int i = 0; i < width; i++) {
-        t[i] = this.dropped[i] ? null : store.drive(slots[i]);
+        t[i] = this.dropped[i] ? null : ctx.drive(slots[i]);
         this.dropped[i] = t[i] == null;
       }
       targets = t;
-      store.checkEnoughDrives(objectId, slots, this.dropped);
+      ctx.checkEnoughDrives(objectId, slots, this.dropped);
       for (int i = 0; i < width; i++) {
         int shard = i;
         Drive d = t[i];
         chains[i] = d == null ? CompletableFuture.completedFuture(null)
-            : store.queues().submit(slots[i], () -> shardStep(shard, () -> writers[shard] =
+            : ctx.queues().submit(slots[i], () -> shardStep(shard, () -> writers[shard] =
                 new ShardWriter(d, ObjectFiles.shard(objectId, version, shard),
                     ShardHeader.of(objectId, version, shard, empty, created))));
       }
@@ -142,7 +144,7 @@ public final class ObjectWriter implements Closeable {
       for (Drive d : t) {
         alignment = d == null ? alignment : Math.max(alignment, d.alignment());
       }
-      batches = new Batch[store.options().batchesInFlight()];
+      batches = new Batch[ctx.options().batchesInFlight()];
       for (int b = 0; b < batches.length; b++) {
         batches[b] = newBatch(alignment);
       }
@@ -220,11 +222,12 @@ public final class ObjectWriter implements Closeable {
   }
 
   /**
-   * Makes the bytes written a new committed version of the object and returns the version.
+   * Makes the bytes written a new committed version of the object and returns its manifest: what
+   * {@link ObjectStore#stat} gives for the object from now on, until its next write or delete.
    *
    * @throws ArrayException NOT_ENOUGH_DRIVES, NO_SPACE, DRIVE_IO: nothing became visible
    */
-  public long commit() throws IOException {
+  public ObjectManifest commit() throws IOException {
     checkOpen();
     if (beforeCommit != null) {
       Step last = beforeCommit;
@@ -238,7 +241,7 @@ public final class ObjectWriter implements Closeable {
         dispatch(stripes);
       }
       waitAll();
-      ObjectLayout layout = ObjectLayout.of(store.config(), length);
+      ObjectLayout layout = ObjectLayout.of(ctx.config(), length);
       if (layout.stripes() != stripesWritten) {
         throw new IllegalStateException("wrote " + stripesWritten + " stripes for a layout of "
             + layout.stripes());
@@ -262,17 +265,17 @@ public final class ObjectWriter implements Closeable {
       waitAll();
     });
     ObjectManifest manifest =
-        ObjectManifest.of(objectId, version, ObjectLayout.of(store.config(), length), slots,
+        ObjectManifest.of(objectId, version, ObjectLayout.of(ctx.config(), length), slots,
             created);
     state = State.COMMITTED;
     releaseBuffers();
     try {
-      store.commitManifest(manifest);
+      catalog.commitManifest(manifest);
       reportMissingShards();
     } finally {
       unlock();
     }
-    return version;
+    return manifest;
   }
 
   /**
@@ -293,12 +296,12 @@ public final class ObjectWriter implements Closeable {
   /** After the commit: tells the store which shards are not on the drive their slot now has. */
   private void reportMissingShards() {
     for (int i = 0; i < width; i++) {
-      store.committedWithout(slots[i], objectId, isDropped(i) ? null : targets[i]);
+      ctx.slots().committedWithout(slots[i], objectId, isDropped(i) ? null : targets[i]);
     }
   }
 
   private void unlock() {
-    store.writerClosed(this);
+    ctx.slots().writerClosed(this);
     unlock.run();
   }
 
@@ -361,8 +364,8 @@ public final class ObjectWriter implements Closeable {
     ByteBuffer[] shards = new ByteBuffer[buffers];
     for (int i = 0; i < buffers; i++) {
       // Pooled: allocating (and zeroing) direct buffers per object costs more than the encode.
-      shards[i] = alignment <= 4096 && store.buffers().bufferBytes() == bytes
-          ? store.buffers().take()
+      shards[i] = alignment <= 4096 && ctx.buffers().bufferBytes() == bytes
+          ? ctx.buffers().take()
           : ByteBuffer.allocateDirect(bytes + alignment).alignedSlice(alignment).limit(bytes)
               .slice();
     }
@@ -432,7 +435,7 @@ public final class ObjectWriter implements Closeable {
       ByteBuffer[][] data = stripes == stripesPerBatch ? b.data : Arrays.copyOf(b.data, stripes);
       ByteBuffer[][] parity =
           stripes == stripesPerBatch ? b.parity : Arrays.copyOf(b.parity, stripes);
-      store.codec().encodeBatch(data, parity);
+      ctx.codec().encodeBatch(data, parity);
     }
     List<CompletableFuture<?>> writes = new ArrayList<>();
     for (int i = 0; i < width; i++) {
@@ -461,7 +464,7 @@ public final class ObjectWriter implements Closeable {
    * dropped. A drive failure in it drops the shard.
    */
   private CompletableFuture<?> chainStep(int i, DriveQueues.Task<?> step) {
-    CompletableFuture<?> f = store.queues().then(chains[i], slots[i], () -> {
+    CompletableFuture<?> f = ctx.queues().then(chains[i], slots[i], () -> {
       if (!isDropped(i)) {
         shardStep(i, step);
       }
@@ -486,7 +489,7 @@ public final class ObjectWriter implements Closeable {
       return step.run();
     } catch (IOException e) {
       if (Drive.isDriveFailure(e)) {
-        store.noteFailure(slots[i], e);
+        ctx.noteFailure(slots[i], e);
       } else if (stillTarget(i)) {
         throw e;
       } // else: the drive was taken away under the step (a closed channel, say)
@@ -497,7 +500,7 @@ public final class ObjectWriter implements Closeable {
 
   /** Whether shard i's slot still holds the drive the shard is being written to. */
   private boolean stillTarget(int i) {
-    return store.drive(slots[i]) == targets[i];
+    return ctx.drive(slots[i]) == targets[i];
   }
 
   /** Stops writing shard i: aborts its writer (best effort) and marks it dropped. */
@@ -529,7 +532,7 @@ public final class ObjectWriter implements Closeable {
     synchronized (dropped) {
       now = dropped.clone();
     }
-    store.checkEnoughDrives(objectId, slots, now);
+    ctx.checkEnoughDrives(objectId, slots, now);
   }
 
   /** Returns the batch buffers to the store's pool; only once no drive request uses them. */
@@ -540,7 +543,7 @@ public final class ObjectWriter implements Closeable {
     for (Batch b : batches) {
       if (b != null) {
         for (ByteBuffer buf : b.shards) {
-          store.buffers().give(buf);
+          ctx.buffers().give(buf);
         }
       }
     }

@@ -26,7 +26,7 @@ final class RangeRead {
     UNAVAILABLE
   }
 
-  private final ObjectStore store;
+  private final StoreContext ctx;
   private final ObjectManifest manifest;
   private final ObjectLayout layout;
   private final int width;
@@ -40,8 +40,8 @@ final class RangeRead {
   private final String[] unavailable;
   private final ByteBuffer[] cells;
 
-  RangeRead(ObjectStore store, ObjectManifest manifest) {
-    this.store = store;
+  RangeRead(StoreContext ctx, ObjectManifest manifest) {
+    this.ctx = ctx;
     this.manifest = manifest;
     this.layout = manifest.layout();
     this.width = layout.shards();
@@ -76,7 +76,7 @@ final class RangeRead {
     } finally {
       for (int i = 0; i < width; i++) {
         if (leases[i] != null) {
-          store.readerCache().release(leases[i]);
+          ctx.readerCache().release(leases[i]);
           leases[i] = null;
         }
       }
@@ -102,7 +102,7 @@ final class RangeRead {
    * repairs them.
    */
   private void bulk(List<CellSpan> spans, ByteBuffer into) throws IOException {
-    int window = store.options().stripesPerBatch(cellSize);
+    int window = ctx.options().stripesPerBatch(cellSize);
     List<List<CellSpan>> windows = new ArrayList<>();
     for (int from = 0; from < spans.size(); ) {
       int lo = spans.get(from).stripe();
@@ -113,7 +113,7 @@ final class RangeRead {
       windows.add(spans.subList(from, to));
       from = to;
     }
-    int depth = Math.max(1, store.options().threadsPerDrive());
+    int depth = Math.max(1, ctx.options().threadsPerDrive());
     ArrayDeque<WindowRead> inFlight = new ArrayDeque<>();
     try {
       int next = 0;
@@ -125,13 +125,13 @@ final class RangeRead {
         try {
           finishWindow(w, into);
         } finally {
-          w.release(store.buffers());
+          w.release(ctx.buffers());
         }
       }
     } finally {
       for (WindowRead w : inFlight) {
         w.awaitQuietly();
-        w.release(store.buffers());
+        w.release(ctx.buffers());
       }
     }
   }
@@ -198,10 +198,10 @@ final class RangeRead {
         continue;
       }
       ShardReader r = readers[i];
-      ByteBuffer buf = w.bufs[i] = store.buffers().take();
+      ByteBuffer buf = w.bufs[i] = ctx.buffers().take();
       long at = (long) w.lo * cellSize;
       long len = (long) (w.hi - w.lo + 1) * cellSize;
-      w.reads[i] = store.queues().submit(manifest.slotOf(i), () -> r.readRange(at, len, buf));
+      w.reads[i] = ctx.queues().submit(manifest.slotOf(i), () -> r.readRange(at, len, buf));
     }
     return w;
   }
@@ -227,7 +227,7 @@ final class RangeRead {
     }
     int lo = w.lo;
     boolean[] batched = w.degraded
-        ? restoreWindow(lo, w.hi, bad, w.bufs, w.restored, store.buffers()) : null;
+        ? restoreWindow(lo, w.hi, bad, w.bufs, w.restored, ctx.buffers()) : null;
     for (CellSpan span : w.spans) {
       int s = span.stripe();
       int i = mirror ? w.readable : span.shard();
@@ -236,7 +236,7 @@ final class RangeRead {
         src = w.bufs[i];
       } else if (i >= 0 && batched != null && batched[s - lo] && w.restored[i] != null) {
         src = w.restored[i];
-        store.countDegraded();
+        ctx.countDegraded();
       }
       if (src == null) {
         put(span, into);
@@ -294,7 +294,7 @@ final class RangeRead {
       ok[s] = true;
     }
     if (!batch.isEmpty()) {
-      store.codec().reconstructBatch(batch.toArray(new ByteBuffer[0][]), targets);
+      ctx.codec().reconstructBatch(batch.toArray(new ByteBuffer[0][]), targets);
     }
     return ok;
   }
@@ -341,8 +341,8 @@ final class RangeRead {
         shards[i] = buffer(i);
       }
     }
-    store.codec().reconstruct(shards, targets.stream().mapToInt(Integer::intValue).toArray());
-    store.countDegraded();
+    ctx.codec().reconstruct(shards, targets.stream().mapToInt(Integer::intValue).toArray());
+    ctx.countDegraded();
     for (int t : targets) {
       if (corrupt[t]) {
         repair(t, stripe, cells[t]);
@@ -358,7 +358,7 @@ final class RangeRead {
       Status s = tryRead(i, stripe);
       if (s == Status.GOOD) {
         if (i > 0) {
-          store.countDegraded();
+          ctx.countDegraded();
         }
         for (int c : corrupt) {
           repair(c, stripe, cells[i]);
@@ -381,11 +381,11 @@ final class RangeRead {
     int slot = manifest.slotOf(shard);
     try {
       r.rewriteCell(stripe, data.duplicate().position(0).limit(cellSize));
-      store.countRepair();
+      ctx.countRepair();
       LOG.log(System.Logger.Level.INFO, "object {0} version {1}: repaired cell {2} of shard {3}"
           + " on slot {4}", hex(), manifest.version(), stripe, shard, slot);
     } catch (IOException e) {
-      store.noteFailure(slot, e);
+      ctx.noteFailure(slot, e);
       LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: repairing cell {2} of shard"
           + " {3} on slot {4} failed: {5}", hex(), manifest.version(), stripe, shard, slot,
           e.getMessage());
@@ -428,28 +428,28 @@ final class RangeRead {
     }
     opened[i] = true;
     int slot = manifest.slotOf(i);
-    Drive drive = store.drive(slot);
+    Drive drive = ctx.drive(slot);
     if (drive == null) {
       unavailable[i] = "slot " + slot + " is failed or missing";
       return null;
     }
     String name = ObjectFiles.shard(manifest.objectId(), manifest.version(), i);
     try {
-      ShardReaderCache.Lease lease = store.readerCache().acquire(slot, drive, name);
+      ShardReaderCache.Lease lease = ctx.readerCache().acquire(slot, drive, name);
       if (!lease.reader().header().created().equals(manifest.created())) {
         // Another incarnation's file (the object was deleted and written again, and versions
         // restart at 0): a cached reader can outlive its file's name. Drop it, open the name anew.
-        store.readerCache().discard(lease);
-        store.readerCache().release(lease);
-        lease = store.readerCache().acquire(slot, drive, name);
+        ctx.readerCache().discard(lease);
+        ctx.readerCache().release(lease);
+        lease = ctx.readerCache().acquire(slot, drive, name);
       }
       ShardReader r = lease.reader();
       ShardHeader h = r.header();
       if (h.shardIndex() != i || h.objectLength() != manifest.objectLength()
           || h.cellSize() != cellSize || !h.protection().equals(manifest.protection())
           || !h.created().equals(manifest.created())) {
-        store.readerCache().discard(lease);
-        store.readerCache().release(lease);
+        ctx.readerCache().discard(lease);
+        ctx.readerCache().release(lease);
         unavailable[i] = "shard " + drive.root().resolve(name) + " disagrees with the manifest: "
             + h;
         return null;
@@ -467,13 +467,13 @@ final class RangeRead {
 
   private void markUnavailable(int i, IOException e) {
     int slot = manifest.slotOf(i);
-    store.noteFailure(slot, e);
+    ctx.noteFailure(slot, e);
     unavailable[i] = e.getMessage();
     LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: shard {2} on slot {3}"
         + " unavailable: {4}", hex(), manifest.version(), i, slot, e.getMessage());
     if (leases[i] != null) {
-      store.readerCache().discard(leases[i]);
-      store.readerCache().release(leases[i]);
+      ctx.readerCache().discard(leases[i]);
+      ctx.readerCache().release(leases[i]);
       leases[i] = null;
     }
     readers[i] = null;
@@ -481,7 +481,7 @@ final class RangeRead {
 
   private ByteBuffer buffer(int i) {
     if (cells[i] == null) {
-      Drive d = store.drive(manifest.slotOf(i));
+      Drive d = ctx.drive(manifest.slotOf(i));
       cells[i] = d != null ? d.allocateAligned(cellSize) : ByteBuffer.allocateDirect(cellSize);
     }
     return cells[i].clear();

@@ -54,7 +54,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * drive was attached puts its shard there itself. A write opened before (the slot was failed, or
  * failed under it) leaves the shard off the new drive and may commit after the plan listed the
  * objects: so before it ends DONE, the rebuild waits until no such write is open and then
- * rebuilds the objects they committed ({@link ObjectStore#takeMissedShards}). A rebuild thus does
+ * rebuilds the objects they committed ({@link SlotTracker#takeMissedShards}). A rebuild thus does
  * not complete while a write that began before its drive was attached stays open. Its
  * publish-and-manifest step takes the object's writer lock, so a write or delete of the object
  * cannot slip between its version check and its manifest.
@@ -71,7 +71,8 @@ public final class Rebuilder {
   /** How often the end of a rebuild checks whether the writes that skip its drive are done. */
   private static final long WRITER_POLL_MILLIS = 10;
 
-  private final ObjectStore store;
+  private final StoreContext ctx;
+  private final ManifestCatalog catalog;
   private final int slot;
   private final int batchBytes;
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
@@ -107,14 +108,15 @@ public final class Rebuilder {
     if (store == null) {
       throw new IllegalArgumentException("store must not be null");
     }
-    if (slot < 0 || slot >= store.dataSlots()) {
+    this.ctx = store.context();
+    this.catalog = store.catalog();
+    if (slot < 0 || slot >= ctx.dataSlots()) {
       throw new IllegalArgumentException(
-          "slot (" + slot + ") must be a data slot, 0.." + (store.dataSlots() - 1));
+          "slot (" + slot + ") must be a data slot, 0.." + (ctx.dataSlots() - 1));
     }
     if (batchBytes < 1) {
       throw new IllegalArgumentException("batchBytes (" + batchBytes + ") must be positive");
     }
-    this.store = store;
     this.slot = slot;
     this.batchBytes = batchBytes;
   }
@@ -206,7 +208,7 @@ public final class Rebuilder {
   private void execute() {
     State end = State.DONE;
     try {
-      Drive out = store.drive(slot);
+      Drive out = ctx.drive(slot);
       if (out == null) {
         throw new IllegalStateException("slot " + slot + " has no live drive: attach the new"
             + " drive to the store before rebuilding");
@@ -226,7 +228,7 @@ public final class Rebuilder {
       end = State.FAILED;
       failure = e.toString();
       if (e instanceof IOException io) {
-        store.noteFailure(slot, io);
+        ctx.noteFailure(slot, io);
       }
       LOG.log(System.Logger.Level.ERROR, "rebuild of slot {0} failed: {1}", slot, e.toString());
     } finally {
@@ -301,7 +303,7 @@ public final class Rebuilder {
    * The writes that skipped the new drive: those opened before it was attached (the slot was
    * failed, or failed under them) write their shards elsewhere or not at all, and may commit after
    * the plan listed the objects. Waits until no such writer is open, then rebuilds the objects
-   * they committed ({@link ObjectStore#takeMissedShards}); writers opened after the attach write
+   * they committed ({@link SlotTracker#takeMissedShards}); writers opened after the attach write
    * the new drive themselves. Without this the slot could be declared ONLINE while an object has
    * no shard on it.
    */
@@ -309,7 +311,7 @@ public final class Rebuilder {
     boolean logged = false;
     while (true) {
       int waiting;
-      while ((waiting = store.writersSkipping(slot, out)) > 0) {
+      while ((waiting = ctx.slots().writersSkipping(slot, out)) > 0) {
         if (stopRequested || halted) {
           return State.STOPPED;
         }
@@ -322,7 +324,7 @@ public final class Rebuilder {
       }
       List<Task> tasks = new ArrayList<>();
       long bytes = 0;
-      for (long id : store.takeMissedShards(slot, out)) {
+      for (long id : ctx.slots().takeMissedShards(slot, out)) {
         Optional<Task> t = task(out, id);
         if (t.isPresent()) {
           tasks.add(t.get());
@@ -348,13 +350,13 @@ public final class Rebuilder {
 
   private List<Task> plan(Drive out) throws IOException {
     List<Task> tasks = new ArrayList<>();
-    for (long id : store.objectIds()) {
+    for (long id : catalog.objectIds()) {
       if (stopRequested) {
         break;
       }
       task(out, id).ifPresent(tasks::add);
     }
-    long unavailable = store.failedSlots() | (1L << slot);
+    long unavailable = ctx.failedSlots() | (1L << slot);
     tasks.sort(ArrayHealth.<Task>mostEndangeredFirst(t -> t.manifest().slotMask(), unavailable));
     long total = 0;
     for (Task t : tasks) {
@@ -370,7 +372,7 @@ public final class Rebuilder {
    * or its shard is already on the new drive (counted as skipped).
    */
   private Optional<Task> task(Drive out, long id) throws IOException {
-    Optional<ObjectManifest> m = store.stat(id);
+    Optional<ObjectManifest> m = catalog.stat(id);
     if (m.isEmpty()) {
       return Optional.empty();
     }
@@ -407,9 +409,9 @@ public final class Rebuilder {
       }
       return false; // corrupt or foreign: rebuilt over
     }
-    Runnable unlock = store.lockObject(m.objectId());
+    Runnable unlock = ctx.lockObject(m.objectId());
     try {
-      if (ShardRebuild.superseded(store, m)) {
+      if (ShardRebuild.superseded(catalog, m)) {
         return true; // nothing to do for this version; the newer one has its own files
       }
       try {
@@ -431,10 +433,10 @@ public final class Rebuilder {
     ObjectManifest m = t.manifest();
     long[] done = {0};
     int batchStripes = Math.max(1, batchBytes / m.cellSize());
-    ShardRebuild r = new ShardRebuild(store, m, t.shard(), out, batchStripes,
+    ShardRebuild r = new ShardRebuild(ctx, catalog, m, t.shard(), out, batchStripes,
         () -> stopRequested || halted);
     try {
-      if (ShardRebuild.superseded(store, m)) {
+      if (ShardRebuild.superseded(catalog, m)) {
         throw new ShardRebuild.Superseded();
       }
       r.run(n -> {
@@ -453,7 +455,7 @@ public final class Rebuilder {
       if (e.error() != ArrayError.OBJECT_LOST) {
         throw e;
       }
-      if (ShardRebuild.superseded(store, m)) {
+      if (ShardRebuild.superseded(catalog, m)) {
         // Deleted or rewritten under the rebuild: its survivors went with the old version.
         countSuperseded(m);
       } else {
@@ -463,7 +465,7 @@ public final class Rebuilder {
       }
     } catch (NoSuchFileException e) {
       // A file of this version vanished: only a delete or a newer version removes one.
-      if (!ShardRebuild.superseded(store, m)) {
+      if (!ShardRebuild.superseded(catalog, m)) {
         throw e;
       }
       countSuperseded(m);

@@ -60,7 +60,8 @@ public final class Scrubber {
   /** The most unrecoverable object ids a report lists. */
   public static final int MAX_LISTED_IDS = 100;
 
-  private final ObjectStore store;
+  private final StoreContext ctx;
+  private final ManifestCatalog catalog;
   private final int batchBytes;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile boolean stopRequested;
@@ -81,7 +82,9 @@ public final class Scrubber {
     if (batchBytes <= 0) {
       throw new IllegalArgumentException("batchBytes (" + batchBytes + ") must be positive");
     }
-    this.store = java.util.Objects.requireNonNull(store, "store");
+    java.util.Objects.requireNonNull(store, "store");
+    this.ctx = store.context();
+    this.catalog = store.catalog();
     this.batchBytes = batchBytes;
   }
 
@@ -136,7 +139,7 @@ public final class Scrubber {
   private ScrubReport scrub(Tally tally, BooleanSupplier stopping) {
     List<ObjectManifest> objects = new ArrayList<>();
     boolean cancelled = false;
-    for (long id : store.objectIds()) {
+    for (long id : catalog.objectIds()) {
       if (stopping.getAsBoolean()) {
         cancelled = true;
         break;
@@ -168,7 +171,7 @@ public final class Scrubber {
       }
       ObjectScrub.Outcome outcome;
       try {
-        outcome = new ObjectScrub(store, m.get(), tally, buffers, batchBytes).run(stopping);
+        outcome = new ObjectScrub(ctx, catalog, m.get(), tally, buffers, batchBytes).run(stopping);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         tally.objectsScanned.incrementAndGet();
@@ -188,12 +191,12 @@ public final class Scrubber {
       }
       tally.objectsDone.incrementAndGet();
     }
-    return tally.report(cancelled, store.failedSlots());
+    return tally.report(cancelled, ctx.failedSlots());
   }
 
   private Optional<ObjectManifest> stat(long id) {
     try {
-      return store.stat(id);
+      return catalog.stat(id);
     } catch (java.io.IOException e) {
       LOG.log(System.Logger.Level.WARNING, "scrub: object {0} skipped: {1}",
           String.format("%016x", id), e.getMessage());

@@ -54,7 +54,8 @@ final class ShardRebuild {
   /** Marks a corrupt survivor cell in a stripe returned by {@link #readBatch}. */
   private static final ByteBuffer CORRUPT = ByteBuffer.allocate(0);
 
-  private final ObjectStore store;
+  private final StoreContext ctx;
+  private final ManifestCatalog catalog;
   private final ObjectManifest manifest;
   private final int target;
   private final Drive out;
@@ -76,10 +77,11 @@ final class ShardRebuild {
    * @param batchStripes stripes read per request
    * @param stop asked between batches and while pacing
    */
-  ShardRebuild(ObjectStore store, ObjectManifest manifest, int target, Drive out,
+  ShardRebuild(StoreContext ctx, ManifestCatalog catalog, ObjectManifest manifest, int target, Drive out,
       int batchStripes, Stop stop) {
     this.stop = stop;
-    this.store = store;
+    this.ctx = ctx;
+    this.catalog = catalog;
     this.manifest = manifest;
     this.target = target;
     this.out = out;
@@ -126,18 +128,18 @@ final class ShardRebuild {
       // temps included), so the name stays this rebuild's until it publishes or aborts.
       String tempName = ObjectFiles.temp(name);
       ShardWriter w;
-      Runnable unlock = store.lockObject(id);
+      Runnable unlock = ctx.lockObject(id);
       try {
         if (superseded()) {
           throw new Superseded();
         }
-        if (!store.claimTemp(out, tempName)) {
+        if (!ctx.claimTemp(out, tempName)) {
           throw new Superseded(); // another task is writing this shard right now
         }
         try {
           w = new ShardWriter(out, name, ShardHeader.of(id, version, target, layout, created));
         } catch (IOException | RuntimeException e) {
-          store.releaseTemp(out, tempName);
+          ctx.releaseTemp(out, tempName);
           throw e;
         }
       } finally {
@@ -162,7 +164,7 @@ final class ShardRebuild {
         String temp = w.finish(manifest.objectLength(), layout.shardDataLength(target));
         // Publishing and the manifest happen under the object's lock, so no write or delete of
         // the object can slip between the version check and the manifest.
-        unlock = store.lockObject(id);
+        unlock = ctx.lockObject(id);
         if (superseded()) {
           throw new Superseded();
         }
@@ -175,13 +177,13 @@ final class ShardRebuild {
             abort(w);
           }
         } finally {
-          store.releaseTemp(out, tempName);
+          ctx.releaseTemp(out, tempName);
           if (unlock != null) {
             unlock.run();
           }
         }
       }
-      store.invalidateReaders(id);
+      ctx.invalidateReaders(id);
     } finally {
       for (ShardReader r : readers) {
         close(r);
@@ -195,12 +197,12 @@ final class ShardRebuild {
    * compared, its creation time included).
    */
   boolean superseded() throws IOException {
-    return superseded(store, manifest);
+    return superseded(catalog, manifest);
   }
 
-  /** Whether {@code m} is no longer the committed version of its object in {@code store}. */
-  static boolean superseded(ObjectStore store, ObjectManifest m) throws IOException {
-    return !store.stat(m.objectId()).map(m::equals).orElse(false);
+  /** Whether {@code m} is no longer the committed version of its object in {@code catalog}. */
+  static boolean superseded(ManifestCatalog catalog, ObjectManifest m) throws IOException {
+    return !catalog.stat(m.objectId()).map(m::equals).orElse(false);
   }
 
   /**
@@ -227,7 +229,7 @@ final class ShardRebuild {
     for (int j : pending.keySet()) {
       ShardReader r = readers[j];
       ByteBuffer buf = buffer(j).clear();
-      pending.put(j, store.queues().submit(manifest.slotOf(j), () -> r.readRange(at, bytes,
+      pending.put(j, ctx.queues().submit(manifest.slotOf(j), () -> r.readRange(at, bytes,
           buf)));
     }
     try {
@@ -330,7 +332,7 @@ final class ShardRebuild {
       repairs[j] = ByteBuffer.allocateDirect(cellSize);
       shards[j] = repairs[j];
     }
-    store.codec().reconstruct(shards, targets);
+    ctx.codec().reconstruct(shards, targets);
     for (int j : corrupt) {
       repair(j, stripe, repairs[j]);
     }
@@ -343,12 +345,12 @@ final class ShardRebuild {
     }
     try {
       r.rewriteCell(stripe, data.duplicate().position(0).limit(cellSize));
-      store.countRepair();
+      ctx.countRepair();
       repaired++;
       LOG.log(System.Logger.Level.INFO, "object {0} version {1}: repaired cell {2} of shard {3}"
           + " on slot {4}", hex(), manifest.version(), stripe, shard, manifest.slotOf(shard));
     } catch (IOException e) {
-      store.noteFailure(manifest.slotOf(shard), e);
+      ctx.noteFailure(manifest.slotOf(shard), e);
       LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: repairing cell {2} of shard"
           + " {3} failed: {4}", hex(), manifest.version(), stripe, shard, e.getMessage());
     }
@@ -363,7 +365,7 @@ final class ShardRebuild {
       return readers[j];
     }
     int slot = manifest.slotOf(j);
-    Drive d = store.drive(slot);
+    Drive d = ctx.drive(slot);
     if (d == null) {
       unavailable[j] = "slot " + slot + " is failed or missing";
       return null;
@@ -397,7 +399,7 @@ final class ShardRebuild {
 
   private void drop(int j, IOException e) {
     int slot = manifest.slotOf(j);
-    store.noteFailure(slot, e);
+    ctx.noteFailure(slot, e);
     unavailable[j] = e.getMessage();
     LOG.log(System.Logger.Level.WARNING, "object {0} version {1}: shard {2} on slot {3}"
         + " unavailable for the rebuild: {4}", hex(), manifest.version(), j, slot, e.getMessage());
@@ -431,7 +433,7 @@ final class ShardRebuild {
 
   /** Takes {@code bytes} from the store's throttle, in pieces, giving up when stopped. */
   private void pace(long bytes) throws InterruptedException, Stopped {
-    BackgroundThrottle t = store.throttle();
+    BackgroundThrottle t = ctx.throttle();
     for (long left = bytes; left > 0; left -= PACE_PIECE) {
       if (stop.requested()) {
         throw new Stopped();

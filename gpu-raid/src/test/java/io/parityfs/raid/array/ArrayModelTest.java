@@ -332,7 +332,7 @@ class ArrayModelTest {
           checkObject(id, "after an aborted writer");
           return;
         }
-        version = w.commit();
+        version = w.commit().version();
         assertEquals(w.version(), version, () -> ctx("commit's version"));
       } catch (ArrayException e) {
         refused(id, e, false, "stream");

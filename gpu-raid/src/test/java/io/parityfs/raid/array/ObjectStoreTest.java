@@ -664,7 +664,7 @@ class ObjectStoreTest {
         ObjectStore writer = store(c, fileDrives(dirs))) {
       write(writer, ID, v0);
       assertArrayEquals(v0, readAll(reader, ID)); // caches version 0's manifest
-      reader.readerCache().close(); // but not its open files: a read that has not opened them yet
+      reader.context().readerCache().close(); // but not its open files: a read that has not opened them yet
       write(writer, ID, v1); // deletes version 0 under the reader
       ByteBuffer buf = ByteBuffer.allocate(v1.length);
       assertEquals(v0.length, reader.read(ID, 0, buf.limit(v0.length)));

@@ -104,7 +104,7 @@ class ObjectWriterTest {
             at += n;
           }
           assertEquals(size, w.length());
-          assertEquals(0, w.commit());
+          assertEquals(0, w.commit().version());
         }
         assertArrayEquals(data, readAll(s, id), protection + " " + size);
         assertEquals(0, s.degradedReads());
@@ -327,7 +327,7 @@ class ObjectWriterTest {
       started.await();
       assertFalse(waitsDone(second, 300), "a second writer must wait for the first");
       first.write(ByteBuffer.wrap(b));
-      long v1 = first.commit();
+      long v1 = first.commit().version();
       long v2 = second.get(10, TimeUnit.SECONDS);
       assertTrue(v2 > v1, v1 + " then " + v2);
       assertArrayEquals(a, readAll(s, ID));

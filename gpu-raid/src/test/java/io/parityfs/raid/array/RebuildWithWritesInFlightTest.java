@@ -110,7 +110,7 @@ class RebuildWithWritesInFlightTest {
       s.attachDrive(victim, FileDrive.open(fresh, Drive.IoMode.DIRECT));
       Rebuilder r = new Rebuilder(s, victim).start();
       await(() -> pastPlan(r.progress()), "the rebuild has planned");
-      long version = w.commit();
+      long version = w.commit().version();
       RebuildProgress p = r.await(60, TimeUnit.SECONDS).orElseThrow();
       assertTrue(p.complete(), p.toString());
       assertTrue(Files.exists(fresh.resolve(ObjectFiles.shard(ID, version, 2))),

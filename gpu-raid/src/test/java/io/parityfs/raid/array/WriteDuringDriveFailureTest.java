@@ -55,7 +55,7 @@ class WriteDuringDriveFailureTest {
     w.write(ByteBuffer.wrap(data, 0, half));
     meanwhile.run();
     w.write(ByteBuffer.wrap(data, half, data.length - half));
-    return w.commit();
+    return w.commit().version();
   }
 
   private interface IoAction {
@@ -111,7 +111,7 @@ class WriteDuringDriveFailureTest {
         w.write(ByteBuffer.wrap(data));
         s.detachDrive(slots[0]);
         s.detachDrive(slots[5]);
-        assertEquals(0, w.commit());
+        assertEquals(0, w.commit().version());
       }
       assertArrayEquals(data, read(s, ID, data.length));
     }

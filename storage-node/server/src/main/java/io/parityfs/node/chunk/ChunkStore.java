@@ -341,13 +341,7 @@ public final class ChunkStore {
   ChunkInfo commit(ChunkId id, ObjectWriter w, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();
     try {
-      fences.underFence(id.fileId(), generation, () -> {
-        w.commit();
-        return null;
-      });
-      return objects.stat(id.objectId()).map(ChunkStore::info).orElseThrow(
-          () -> new ChunkStoreException(ChunkStatus.NOT_FOUND, "chunk " + id
-              + " vanished right after its commit"));
+      return info(fences.underFence(id.fileId(), generation, w::commit));
     } catch (IOException | IllegalArgumentException e) {
       w.abort();
       throw translate(id, e);
