@@ -31,7 +31,8 @@ import java.util.concurrent.ExecutionException;
  *
  * <p><b>Length.</b> Committed in the namespace at flush, sync and close, after every buffer is
  * stored: no committed length ever covers bytes that are not stored. A failed store makes those
- * calls throw without committing; the lease then expires with the client or is recovered.
+ * calls throw without committing (a {@link ClientException} with the failed store's status, e.g.
+ * NO_SPACE for a full target); the lease then expires with the client or is recovered.
  *
  * <p><b>No holes.</b> A file never lacks a chunk within its length, so readers stay strict (a
  * chunk shorter than the length is an error, never silently zeros): extending a file (a write

@@ -30,6 +30,10 @@ import java.util.concurrent.Semaphore;
  *       client or is recovered.
  * </ul>
  *
+ * <p>A failed upload fails the stream: every later call throws a {@link ClientException} with
+ * the first failure's status (NO_SPACE for a full target, FENCED, ...) and that failure as its
+ * cause.
+ *
  * One writer thread at a time (as any {@code OutputStream}); not thread-safe.
  */
 public final class PfsOutputStream extends OutputStream {
