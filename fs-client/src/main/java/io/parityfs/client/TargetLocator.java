@@ -27,8 +27,9 @@ final class TargetLocator {
 
   /**
    * The location of a target; a {@link ClientException} TARGET_NOT_FOUND naming it when the
-   * registry does not know it, an IOException when it knows no address for it. An offline target is still returned (the registry may lag the
-   * node's return; the transfer itself will tell).
+   * registry does not know it, an IOException when it knows no address for it. An offline
+   * target is still returned (the registry may lag the node's return; the transfer itself will
+   * tell).
    */
   Location locate(String targetId) throws IOException {
     return location(targetId, registry.target(targetId));

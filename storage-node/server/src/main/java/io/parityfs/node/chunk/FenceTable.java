@@ -17,8 +17,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 /**
  * The writer fences of one target: per file, the highest writer generation any WRITE or DELETE
  * of it carried. A request of an older generation is refused ({@link
- * Status#STALE_GENERATION}); a newer one raises the fence, durably, before anything else of it happens. The fence is per file, not
- * per chunk, so it also refuses an old writer <em>creating</em> a chunk the target never had.
+ * Status#STALE_GENERATION}); a newer one raises the fence, durably, before anything else of it
+ * happens. The fence is per file, not per chunk, so it also refuses an old writer <em>creating</em> a chunk the target never had.
  *
  * <p><b>Storage.</b> One 16-byte record per fenced file, named by the file id in 10 hex digits
  * (generation u64, CRC32C of it u32, 4 zero bytes; see {@link #encode}), in a {@code
@@ -83,7 +83,8 @@ final class FenceTable {
    * Admits a request of {@code generation}: refuses an older one than the fence, raises the
    * fence (durably on {@code minCopies} drives) to a newer one.
    *
-   * @throws ChunkStoreException STALE_GENERATION when older; DRIVE_IO when a raise reached too few drives
+   * @throws ChunkStoreException STALE_GENERATION when older; DRIVE_IO when a raise reached too
+   *     few drives
    */
   void admit(long fileId, long generation) throws ChunkStoreException {
     long current = generation(fileId);
@@ -159,8 +160,8 @@ final class FenceTable {
 
   private static ChunkStoreException stale(long fileId, long generation, long current) {
     return new ChunkStoreException(Status.STALE_GENERATION, "file " + fileId
-        + ": writer generation " + generation + " is older than " + current + " (its lease was recovered or the file"
-        + " reopened)");
+        + ": writer generation " + generation + " is older than " + current
+        + " (its lease was recovered or the file reopened)");
   }
 
   /** Reads the fence from the drives (caller holds the file's lock, shared or exclusive). */
