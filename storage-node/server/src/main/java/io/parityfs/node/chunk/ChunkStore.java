@@ -217,9 +217,9 @@ public final class ChunkStore {
 
   /**
    * {@link #delete(ChunkId)} as writer {@code generation} of the chunk's file: refused
-   * (STALE_GENERATION) when older than the file's fence, raising the fence first when newer, also when the chunk
-   * does not exist (how lease recovery fences a file). {@code -1}: outside any generation (the
-   * deletes of a removed file's chunks), neither refused nor raising.
+   * (STALE_GENERATION) when older than the file's fence, raising the fence first when newer,
+   * also when the chunk does not exist (how lease recovery fences a file). {@code -1}: outside
+   * any generation (the deletes of a removed file's chunks), neither refused nor raising.
    */
   public boolean delete(ChunkId id, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();

@@ -18,7 +18,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * The writer fences of one target: per file, the highest writer generation any WRITE or DELETE
  * of it carried. A request of an older generation is refused ({@link
  * Status#STALE_GENERATION}); a newer one raises the fence, durably, before anything else of it
- * happens. The fence is per file, not per chunk, so it also refuses an old writer <em>creating</em> a chunk the target never had.
+ * happens. The fence is per file, not per chunk, so it also refuses an old writer
+ * <em>creating</em> a chunk the target never had.
  *
  * <p><b>Storage.</b> One 16-byte record per fenced file, named by the file id in 10 hex digits
  * (generation u64, CRC32C of it u32, 4 zero bytes; see {@link #encode}), in a {@code
