@@ -1,5 +1,6 @@
 package io.parityfs.cli;
 
+import io.parityfs.client.ClientException;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.node.client.NodeException;
 import java.nio.file.FileSystemException;
@@ -8,7 +9,7 @@ import java.nio.file.FileSystemException;
  * A command failed on one subject (a path, a target): what {@code parityfs: <command>:
  * <subject>: <message>} prints, and the {@link ExitStatus} it exits with. The message starts with
  * a word in capitals naming the kind of failure ({@code NOT_FOUND}, {@code ALREADY_EXISTS}, the
- * namespace's or the node's status name), so scripts can match it.
+ * namespace's, the node's or the client's status name), so scripts can match it.
  */
 final class CliException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -51,8 +52,8 @@ final class CliException extends Exception {
               + (n.path().equals(subject) ? "" : " (" + n.path() + ")")
           : m;
     }
-    if (e instanceof NodeException) {
-      return String.valueOf(e.getMessage()); // "STATUS: detail"
+    if (e instanceof NodeException || e instanceof ClientException) {
+      return String.valueOf(e.getMessage()).replace('\n', ' '); // "STATUS: detail"
     }
     if (e instanceof FileSystemException f) {
       String kind = ExitStatus.of(e) == ExitStatus.NOT_FOUND ? "NOT_FOUND"

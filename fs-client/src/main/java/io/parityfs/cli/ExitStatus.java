@@ -1,11 +1,6 @@
 package io.parityfs.cli;
 
-import io.parityfs.meta.NamespaceException;
-import io.parityfs.node.client.NodeException;
-import java.io.InterruptedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.NoSuchFileException;
+import io.parityfs.client.ClientStatus;
 
 /**
  * The exit codes of {@code parityfs}, stable for scripts (listed in {@code parityfs --help} and
@@ -21,7 +16,9 @@ public enum ExitStatus {
   PERMISSION_DENIED(5, "permission denied (namespace or local file)"),
   UNAVAILABLE(6, "cluster unavailable: ZooKeeper or a storage node unreachable, busy or timed out"),
   CONFLICT(7, "conflict: a lease held by another writer, contention, or an operation that does"
-      + " not apply in the array's state");
+      + " not apply in the array's state"),
+  NO_SPACE(8, "no space: a storage target of the file is full (or the namespace's file ids are"
+      + " used up)");
 
   private final int code;
   private final String meaning;
@@ -39,47 +36,26 @@ public enum ExitStatus {
     return meaning;
   }
 
-  /** The status a failure maps to. */
+  /** The status a failure maps to: a {@link CliException}'s own, else by its client status. */
   static ExitStatus of(Throwable e) {
     if (e instanceof CliException c) {
       return c.status();
     }
-    if (e instanceof NamespaceException n) {
-      return switch (n.status()) {
-        case NOT_FOUND -> NOT_FOUND;
-        case ALREADY_EXISTS -> EXISTS;
-        case PERMISSION_DENIED -> PERMISSION_DENIED;
-        case UNAVAILABLE -> UNAVAILABLE;
-        case CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED -> CONFLICT;
-        case INVALID_PATH -> USAGE;
-        default -> FAILED;
-      };
-    }
-    if (e instanceof NodeException n) {
-      return switch (n.status()) {
-        case NOT_FOUND, UNKNOWN_TARGET -> NOT_FOUND;
-        case ALREADY_EXISTS -> EXISTS;
-        case CONFLICT, ILLEGAL_STATE -> CONFLICT;
-        case BUSY, TIMEOUT, SHUTTING_DOWN, UNAVAILABLE -> UNAVAILABLE;
-        case INVALID_ARGUMENT -> USAGE;
-        default -> FAILED;
-      };
-    }
-    if (e instanceof NoSuchFileException) {
-      return NOT_FOUND;
-    }
-    if (e instanceof FileAlreadyExistsException) {
-      return EXISTS;
-    }
-    if (e instanceof AccessDeniedException) {
-      return PERMISSION_DENIED;
-    }
-    if (e instanceof IllegalArgumentException) {
-      return USAGE;
-    }
-    if (e instanceof InterruptedIOException) {
-      return UNAVAILABLE;
-    }
-    return FAILED;
+    return of(ClientStatus.of(e));
+  }
+
+  /** The exit status of a client status (every one; the switch has no default). */
+  static ExitStatus of(ClientStatus s) {
+    return switch (s) {
+      case NOT_FOUND, TARGET_NOT_FOUND -> NOT_FOUND;
+      case ALREADY_EXISTS -> EXISTS;
+      case PERMISSION_DENIED -> PERMISSION_DENIED;
+      case UNAVAILABLE, INTERRUPTED -> UNAVAILABLE;
+      case CONFLICT, LEASE_CONFLICT, LEASE_EXPIRED, ILLEGAL_STATE -> CONFLICT;
+      case INVALID_PATH, INVALID_ARGUMENT -> USAGE;
+      case NO_SPACE -> NO_SPACE;
+      case PARENT_NOT_DIRECTORY, NOT_A_DIRECTORY, IS_A_DIRECTORY, NOT_EMPTY, INVALID_RENAME,
+          TOO_LARGE, FILE_TOO_LARGE, CORRUPT, FENCED, DATA_LOST, IO_ERROR -> FAILED;
+    };
   }
 }

@@ -31,6 +31,11 @@ import java.util.List;
  * the target (UNKNOWN_TARGET), the target's records are read again from ZooKeeper, and if they
  * name another address the transfer is sent there, once. Every transfer here is idempotent
  * (REPLACE writes, reads, lists, deletes), so sending it again is safe.
+ *
+ * <p><b>Failures</b> are {@link ClientException}s whose status is the node's answer mapped by
+ * {@link ClientStatus#of(io.parityfs.node.protocol.Status)} (a full target NO_SPACE, a fenced
+ * writer a {@link FencedException}), naming the chunk and the target; the node's
+ * {@link NodeException} is the cause.
  */
 final class ChunkIo implements ChunkService {
   private static final System.Logger LOG = System.getLogger(ChunkIo.class.getName());
@@ -43,11 +48,11 @@ final class ChunkIo implements ChunkService {
     this.locator = locator;
   }
 
-  /** The chunk size of {@code layout} as a client buffer's size; IOException when too large. */
+  /** The chunk size of {@code layout} as a client buffer's size; FILE_TOO_LARGE when too large. */
   static int bufferSize(Layout layout, String path) throws IOException {
     if (layout.chunkSize() > Integer.MAX_VALUE - 8) {
-      throw new IOException("chunk size " + layout.chunkSize() + " of " + path
-          + " is too large for a client buffer");
+      throw new ClientException(ClientStatus.FILE_TOO_LARGE, path, "chunk size "
+          + layout.chunkSize() + " of " + path + " is too large for a client buffer");
     }
     return (int) layout.chunkSize();
   }
@@ -66,36 +71,29 @@ final class ChunkIo implements ChunkService {
    *
    * @throws FencedException when the target has seen a newer generation of the file: this
    *     writer's lease was recovered or the file reopened; nothing was stored
+   * @throws ClientException with the status of the node's answer (NO_SPACE: the target is full)
    */
   void write(long fileId, long generation, Layout layout, int index, ByteBuffer data)
       throws IOException {
-    onTarget(targetOf(layout, index), at -> nodes.writeChunk(at.node(), at.wireId(),
-        new ChunkId(fileId, index), 0, WriteMode.REPLACE, 0, generation, data), (at, e) -> {
+    ChunkId chunk = new ChunkId(fileId, index);
+    onTarget(targetOf(layout, index), at -> nodes.writeChunk(at.node(), at.wireId(), chunk, 0,
+        WriteMode.REPLACE, 0, generation, data), (at, e) -> {
           if (e.status() == Status.STALE_GENERATION) {
-            return new FencedException("writing chunk " + index + " of file " + fileId
-                + " to target " + at.targetId() + ": this writer (generation " + generation
-                + ") was fenced: its lease was recovered or the file was reopened by another"
-                + " writer; nothing after its last hflush is the file's (" + e.getMessage()
-                + ")", e);
+            return new FencedException(chunk, at.targetId(), "writing chunk " + index
+                + " of file " + fileId + " to target " + at.targetId() + ": this writer"
+                + " (generation " + generation + ") was fenced: its lease was recovered or the"
+                + " file was reopened by another writer; nothing after its last hflush is the"
+                + " file's (" + e.getMessage() + ")", e);
           }
-          return new IOException("writing chunk " + index + " of file " + fileId + " to target "
-              + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
+          return ClientException.of(e, chunk, at.targetId(), "writing chunk " + index
+              + " of file " + fileId + " to target " + at.targetId() + " on " + at.node() + ": "
+              + e.getMessage());
         });
   }
 
   /** Deletes chunk {@code index} of the file as writer {@code generation} (fenced as a write). */
   void delete(long fileId, long generation, Layout layout, int index) throws IOException {
-    String target = targetOf(layout, index);
-    try {
-      delete(target, fileId, index, generation);
-    } catch (NodeException e) {
-      if (e.status() == Status.STALE_GENERATION) {
-        throw new FencedException("deleting chunk " + index + " of file " + fileId + " on target "
-            + target + ": this writer (generation " + generation + ") was fenced ("
-            + e.getMessage() + ")", e);
-      }
-      throw e;
-    }
+    delete(targetOf(layout, index), fileId, index, generation);
   }
 
   /**
@@ -104,14 +102,16 @@ final class ChunkIo implements ChunkService {
    * @return the bytes read: fewer only at the end of the chunk
    */
   int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst) throws IOException {
+    ChunkId chunk = new ChunkId(fileId, index);
     return onTarget(targetOf(layout, index), at -> nodes.readChunk(at.node(), at.wireId(),
-        new ChunkId(fileId, index), offset, dst), (at, e) -> {
+        chunk, offset, dst), (at, e) -> {
           if (e.status() == Status.NOT_FOUND) {
-            return new IOException("chunk " + index + " of file " + fileId
-                + " is missing on target " + at.targetId() + " (" + at.node() + ")", e);
+            return ClientException.of(e, chunk, at.targetId(), "chunk " + index + " of file "
+                + fileId + " is missing on target " + at.targetId() + " (" + at.node() + ")");
           }
-          return new IOException("reading chunk " + index + " of file " + fileId
-              + " from target " + at.targetId() + " on " + at.node() + ": " + e.getMessage(), e);
+          return ClientException.of(e, chunk, at.targetId(), "reading chunk " + index
+              + " of file " + fileId + " from target " + at.targetId() + " on " + at.node()
+              + ": " + e.getMessage());
         });
   }
 
@@ -124,7 +124,10 @@ final class ChunkIo implements ChunkService {
   @Override
   public ChunkPage list(String targetId, long fileId, long cursor, int limit) throws IOException {
     ListResponse page = onTarget(targetId,
-        at -> nodes.list(at.node(), at.wireId(), fileId, cursor, limit), (at, e) -> e);
+        at -> nodes.list(at.node(), at.wireId(), fileId, cursor, limit),
+        (at, e) -> ClientException.of(e, null, at.targetId(), "listing the chunks of file "
+            + fileId + " on target " + at.targetId() + " (" + at.node() + "): "
+            + e.getMessage()));
     List<StoredChunk> out = new ArrayList<>(page.entries().size());
     for (ListEntry e : page.entries()) {
       out.add(new StoredChunk(e.chunk().fileId(), e.chunk().chunkIndex(), e.length(),
@@ -135,15 +138,32 @@ final class ChunkIo implements ChunkService {
 
   @Override
   public boolean delete(String targetId, long fileId, int index) throws IOException {
-    return onTarget(targetId,
-        at -> nodes.delete(at.node(), at.wireId(), new ChunkId(fileId, index)), (at, e) -> e);
+    ChunkId chunk = new ChunkId(fileId, index);
+    return onTarget(targetId, at -> nodes.delete(at.node(), at.wireId(), chunk),
+        (at, e) -> deleteFailed(at, chunk, e, -1));
   }
 
+  /**
+   * @throws FencedException when the target has seen a newer writer generation of the file
+   */
   @Override
   public boolean delete(String targetId, long fileId, int index, long generation)
       throws IOException {
-    return onTarget(targetId, at -> nodes.delete(at.node(), at.wireId(),
-        new ChunkId(fileId, index), generation), (at, e) -> e);
+    ChunkId chunk = new ChunkId(fileId, index);
+    return onTarget(targetId, at -> nodes.delete(at.node(), at.wireId(), chunk, generation),
+        (at, e) -> deleteFailed(at, chunk, e, generation));
+  }
+
+  private static ClientException deleteFailed(TargetLocator.Location at, ChunkId chunk,
+      NodeException e, long generation) {
+    String what = "deleting chunk " + chunk.chunkIndex() + " of file " + chunk.fileId()
+        + " on target " + at.targetId();
+    if (e.status() == Status.STALE_GENERATION) {
+      return new FencedException(chunk, at.targetId(), what + ": this writer (generation "
+          + generation + ") was fenced (" + e.getMessage() + ")", e);
+    }
+    return ClientException.of(e, chunk, at.targetId(), what + " (" + at.node() + "): "
+        + e.getMessage());
   }
 
   /**
@@ -165,7 +185,7 @@ final class ChunkIo implements ChunkService {
       try {
         now = locator.relocate(targetId);
       } catch (IOException refresh) {
-        IOException f = failure.of(at, e);
+        ClientException f = failure.of(at, e);
         f.addSuppressed(refresh);
         throw f;
       }
@@ -197,6 +217,6 @@ final class ChunkIo implements ChunkService {
   /** The exception a failed transfer throws, from where it was sent and the node's answer. */
   @FunctionalInterface
   private interface Failure {
-    IOException of(TargetLocator.Location at, NodeException e);
+    ClientException of(TargetLocator.Location at, NodeException e);
   }
 }

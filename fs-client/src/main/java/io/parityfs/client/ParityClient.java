@@ -169,7 +169,8 @@ public final class ParityClient implements Closeable {
         int index = (int) (f.length() / f.layout().chunkSize());
         while (tail.hasRemaining()) {
           if (chunks.read(f.id(), f.layout(), index, tail.position(), tail) <= 0) {
-            throw new IOException(path + ": the last chunk is shorter than the file's length");
+            throw new ClientException(ClientStatus.DATA_LOST, path, path
+                + ": the last chunk is shorter than the file's length");
           }
         }
         tail.flip();

@@ -31,7 +31,8 @@ import java.util.concurrent.ExecutionException;
  *
  * <p><b>Length.</b> Committed in the namespace at flush, sync and close, after every buffer is
  * stored: no committed length ever covers bytes that are not stored. A failed store makes those
- * calls throw without committing; the lease then expires with the client or is recovered.
+ * calls throw without committing (a {@link ClientException} with the failed store's status, e.g.
+ * NO_SPACE for a full target); the lease then expires with the client or is recovered.
  *
  * <p><b>No holes.</b> A file never lacks a chunk within its length, so readers stay strict (a
  * chunk shorter than the length is an error, never silently zeros): extending a file (a write
@@ -276,8 +277,9 @@ public final class PfsFileWriter implements Closeable {
     }
     Throwable f = failure;
     if (f != null) {
-      throw new IOException("writing " + path + " failed; nothing after the last flush ("
-          + committed + " bytes) is committed: " + f.getMessage(), f);
+      // the first failure's status (NO_SPACE, FENCED, ...) travels with it to the caller
+      throw ClientException.rethrown(path, "writing " + path + " failed; nothing after the last"
+          + " flush (" + committed + " bytes) is committed", f);
     }
   }
 
@@ -321,8 +323,9 @@ public final class PfsFileWriter implements Closeable {
     while (part.hasRemaining()) {
       int n = client.chunks().read(file.id(), layout, index, offset, part);
       if (n <= 0) {
-        throw new IOException(path + ": chunk " + index + " of file " + file.id() + " holds"
-            + " fewer bytes than the " + stored + " it was written with (data lost)");
+        throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
+            + " of file " + file.id() + " holds fewer bytes than the " + stored
+            + " it was written with (data lost)");
       }
       offset += n;
     }
@@ -382,7 +385,7 @@ public final class PfsFileWriter implements Closeable {
    */
   private void checkExtension(long from, long to) throws IOException {
     if ((to - 1) / chunkSize > Integer.MAX_VALUE) {
-      throw new FileTooLargeException(path + ": length " + to + " is past the largest chunk"
+      throw new FileTooLargeException(path, path + ": length " + to + " is past the largest chunk"
           + " index of its layout (" + ((long) Integer.MAX_VALUE + 1) * chunkSize + " bytes)");
     }
     long gap = to - from;
@@ -393,7 +396,7 @@ public final class PfsFileWriter implements Closeable {
     for (String id : layout.targets()) {
       long free = client.registry().target(id).map(TargetInfo::freeBytes).orElse(0L);
       if (share > free) {
-        throw new FileTooLargeException(path + ": extending it from " + from + " to " + to
+        throw new FileTooLargeException(path, path + ": extending it from " + from + " to " + to
             + " bytes stores " + gap + " bytes of zeros (files are not sparse), about " + share
             + " on target " + id + ", which has " + Math.max(0, free) + " bytes free");
       }
@@ -435,7 +438,8 @@ public final class PfsFileWriter implements Closeable {
         }
       }, client.transfers());
     } catch (RuntimeException e) {
-      throw new IOException("cannot schedule a store of " + path + ": " + e, e);
+      throw new ClientException(ClientStatus.IO_ERROR, path, "cannot schedule a store of " + path
+          + ": " + e, e);
     }
     f.whenComplete((v, e) -> {
       if (e != null && failure == null) {
@@ -473,7 +477,7 @@ public final class PfsFileWriter implements Closeable {
       throw new InterruptedIOException("interrupted storing chunk " + index + " of " + path);
     } catch (ExecutionException e) {
       checkOpen(); // the failure was recorded
-      throw new IOException(path + ": storing chunk " + index + ": " + e.getCause(), e);
+      throw ClientException.rethrown(path, path + ": storing chunk " + index, e.getCause());
     }
   }
 

@@ -291,8 +291,9 @@ public final class PfsInputStream extends InputStream {
       int want = dst.remaining();
       int n = client.chunks().read(file.id(), layout, index, offset, dst);
       if (n <= 0 && want > 0) {
-        throw new IOException(path + ": chunk " + index + " of file " + file.id()
-            + " ends before the file's length " + length + " says (data lost or not yet stored)");
+        throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
+            + " of file " + file.id() + " ends before the file's length " + length
+            + " says (data lost or not yet stored)");
       }
       offset += n;
     }
@@ -342,7 +343,7 @@ public final class PfsInputStream extends InputStream {
       if (c instanceof IOException io) {
         throw io;
       }
-      throw new IOException("reading " + path + ": " + c, c);
+      throw new ClientException(ClientStatus.IO_ERROR, path, "reading " + path + ": " + c, c);
     }
   }
 }

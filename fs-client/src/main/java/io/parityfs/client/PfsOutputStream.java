@@ -30,6 +30,10 @@ import java.util.concurrent.Semaphore;
  *       client or is recovered.
  * </ul>
  *
+ * <p>A failed upload fails the stream: every later call throws a {@link ClientException} with
+ * the first failure's status (NO_SPACE for a full target, FENCED, ...) and that failure as its
+ * cause.
+ *
  * One writer thread at a time (as any {@code OutputStream}); not thread-safe.
  */
 public final class PfsOutputStream extends OutputStream {
@@ -192,8 +196,9 @@ public final class PfsOutputStream extends OutputStream {
   private void rethrow() throws IOException {
     Throwable f = failure;
     if (f != null) {
-      throw new IOException("writing " + path + " failed; nothing after the last hflush ("
-          + committed + " bytes) is committed: " + f.getMessage(), f);
+      // the first failure's status (NO_SPACE, FENCED, ...) travels with it to the caller
+      throw ClientException.rethrown(path, "writing " + path + " failed; nothing after the last"
+          + " hflush (" + committed + " bytes) is committed", f);
     }
   }
 
@@ -260,8 +265,8 @@ public final class PfsOutputStream extends OutputStream {
       }, transfers);
     } catch (RuntimeException e) {
       window.release();
-      throw fail(new IOException("cannot schedule an upload of chunk " + index + " of " + path
-          + ": " + e, e));
+      throw fail(new ClientException(ClientStatus.IO_ERROR, path, "cannot schedule an upload of"
+          + " chunk " + index + " of " + path + ": " + e, e));
     }
     harvestDone();
     inflight.add(f);

@@ -26,9 +26,10 @@ final class TargetLocator {
   }
 
   /**
-   * The location of a target; IOException naming it when the registry does not know it or
-   * knows no address for it. An offline target is still returned (the registry may lag the
-   * node's return; the transfer itself will tell).
+   * The location of a target; a {@link ClientException} TARGET_NOT_FOUND naming it when the
+   * registry does not know it, an IOException when it knows no address for it. An offline
+   * target is still returned (the registry may lag the node's return; the transfer itself will
+   * tell).
    */
   Location locate(String targetId) throws IOException {
     return location(targetId, registry.target(targetId));
@@ -44,7 +45,8 @@ final class TargetLocator {
 
   private static Location location(String targetId, Optional<TargetInfo> t) throws IOException {
     if (t.isEmpty()) {
-      throw new IOException("storage target " + targetId + " is not in the registry");
+      throw new ClientException(ClientStatus.TARGET_NOT_FOUND, null, null, targetId,
+          "storage target " + targetId + " is not in the registry", null);
     }
     TargetInfo info = t.get();
     return new Location(targetId, info.socketAddress(), TargetId.of(targetId), info);

@@ -1,10 +1,7 @@
 package io.parityfs.fuse;
 
-import io.parityfs.client.FileTooLargeException;
-import io.parityfs.meta.NamespaceException;
+import io.parityfs.client.ClientStatus;
 import io.parityfs.meta.NamespaceStatus;
-import java.io.IOException;
-import java.io.InterruptedIOException;
 
 /**
  * The Linux errno values the mount returns (negated), and the mapping of ParityFS failures to
@@ -38,44 +35,39 @@ public final class Errno {
   private Errno() {}
 
   /**
-   * The errno of a namespace status. LEASE_CONFLICT (another client writes the file) is EBUSY,
-   * not EACCES: it is a passing state of the file, not a matter of permissions; UNAVAILABLE is
-   * EIO, as a hard NFS mount that gave up, rather than EAGAIN, which tools take for "retry now".
+   * The errno of a client status (every one; the switch has no default). LEASE_CONFLICT (another
+   * client writes the file) is EBUSY, not EACCES: it is a passing state of the file, not a
+   * matter of permissions; UNAVAILABLE is EIO, as a hard NFS mount that gave up, rather than
+   * EAGAIN, which tools take for "retry now". A full storage target is ENOSPC, as a full id
+   * space is. A node's refusal of a malformed request is EINVAL, as the caller's own.
    */
-  public static int of(NamespaceStatus status) {
+  public static int of(ClientStatus status) {
     return switch (status) {
       case NOT_FOUND -> ENOENT;
       case ALREADY_EXISTS -> EEXIST;
       case PARENT_NOT_DIRECTORY, NOT_A_DIRECTORY -> ENOTDIR;
       case IS_A_DIRECTORY -> EISDIR;
       case NOT_EMPTY -> ENOTEMPTY;
-      case INVALID_PATH, INVALID_RENAME -> EINVAL;
+      case INVALID_PATH, INVALID_RENAME, INVALID_ARGUMENT -> EINVAL;
       case TOO_LARGE -> E2BIG;
+      case FILE_TOO_LARGE -> EFBIG;
       case NO_SPACE -> ENOSPC;
       case CONFLICT -> EAGAIN;
       case PERMISSION_DENIED -> EACCES;
       case LEASE_CONFLICT -> EBUSY;
-      case UNAVAILABLE, CORRUPT, LEASE_EXPIRED, DATA_MISSING -> EIO;
+      case INTERRUPTED -> EINTR;
+      case UNAVAILABLE, CORRUPT, LEASE_EXPIRED, DATA_LOST, FENCED, ILLEGAL_STATE,
+          TARGET_NOT_FOUND, IO_ERROR -> EIO;
     };
   }
 
-  /** The errno of any failure of an operation: namespace statuses as above, the rest EIO. */
+  /** The errno of a namespace status (as its client status). */
+  public static int of(NamespaceStatus status) {
+    return of(ClientStatus.of(status));
+  }
+
+  /** The errno of any failure of an operation: its {@link ClientStatus#of(Throwable)}. */
   public static int of(Throwable e) {
-    if (e instanceof NamespaceException n) {
-      return of(n.status());
-    }
-    if (e instanceof InterruptedIOException) {
-      return EINTR;
-    }
-    if (e instanceof FileTooLargeException) {
-      return EFBIG;
-    }
-    if (e instanceof IllegalArgumentException) {
-      return EINVAL;
-    }
-    if (e instanceof IOException && e.getCause() instanceof NamespaceException n) {
-      return of(n.status());
-    }
-    return EIO;
+    return of(ClientStatus.of(e));
   }
 }

@@ -71,9 +71,10 @@ final class HadoopInputStream extends FSInputStream implements ByteBufferReadabl
     }
   }
 
+  /** Counts a failure and gives Hadoop's type for it ({@link NamespaceErrors#toHadoop}). */
   private IOException failed(IOException e) {
     ioStatistics.incrementCounter(STREAM_READ_EXCEPTIONS);
-    return e;
+    return NamespaceErrors.toHadoop(e);
   }
 
   @Override

@@ -42,9 +42,10 @@ final class HadoopOutputStream extends OutputStream implements Syncable, StreamC
     this.path = path;
   }
 
+  /** Counts a failure and gives Hadoop's type for it ({@link NamespaceErrors#toHadoop}). */
   private IOException failed(IOException e) {
     ioStatistics.incrementCounter(STREAM_WRITE_EXCEPTIONS);
-    return e;
+    return NamespaceErrors.toHadoop(e);
   }
 
   @Override

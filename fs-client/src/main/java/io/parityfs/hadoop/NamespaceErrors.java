@@ -1,8 +1,11 @@
 package io.parityfs.hadoop;
 
+import io.parityfs.client.ClientException;
+import io.parityfs.client.ClientStatus;
 import io.parityfs.meta.NamespaceException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import org.apache.hadoop.fs.ClusterStorageCapacityExceededException;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.InvalidPathException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
@@ -12,39 +15,63 @@ import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
 import org.apache.hadoop.security.AccessControlException;
 
 /**
- * {@link io.parityfs.meta.NamespaceStatus} to the exception Hadoop's {@code filesystem.md} (and
- * HDFS) uses: the table of {@code docs/metadata.md}, "Errors". The namespace's message (path,
- * reason) is kept (for the {@code PathIOException}s, which print only the path, in the cause),
- * and the {@link NamespaceException} is the cause.
+ * A client failure's {@link ClientStatus} to the exception Hadoop's {@code filesystem.md} (and
+ * HDFS) uses: the table of {@code docs/metadata.md}, "Errors", and {@code docs/hadoop.md}. The
+ * failure's message (path, reason) is kept (for the {@code PathIOException}s, which print only
+ * the path, in the cause), and the failure is the cause.
  */
 final class NamespaceErrors {
   private NamespaceErrors() {}
 
   /**
-   * The Hadoop exception for {@code e}. INVALID_PATH is thrown, not returned: Hadoop's
-   * {@link InvalidPathException} is unchecked.
+   * The Hadoop exception for {@code e}, by its {@link ClientStatus#of(Throwable)}; one switch
+   * over every status (no default). INVALID_PATH is thrown, not returned: Hadoop's {@link
+   * InvalidPathException} is unchecked. NO_SPACE (a full storage target, or the namespace's id
+   * space) is Hadoop's {@link ClusterStorageCapacityExceededException}, the type HDFS's quota
+   * exceptions extend and that MapReduce fails a job fast on (no task retries into a full
+   * cluster); the message names the target. A status with no Hadoop type of its own keeps
+   * {@code e} (a client core exception, typed); a namespace failure becomes a plain
+   * IOException.
    */
-  static IOException toHadoop(NamespaceException e) {
+  static IOException toHadoop(IOException e) {
     String msg = e.getMessage();
-    IOException h = switch (e.status()) {
+    String path = pathOf(e);
+    IOException h = switch (ClientStatus.of(e)) {
       case NOT_FOUND -> new FileNotFoundException(msg);
       case ALREADY_EXISTS -> new FileAlreadyExistsException(msg);
       case PARENT_NOT_DIRECTORY -> new ParentNotDirectoryException(msg);
-      case NOT_EMPTY -> new PathIsNotEmptyDirectoryException(e.path());
-      case NOT_A_DIRECTORY -> new PathIsNotDirectoryException(e.path());
-      case IS_A_DIRECTORY -> new PathIsDirectoryException(e.path());
+      case NOT_EMPTY -> new PathIsNotEmptyDirectoryException(path);
+      case NOT_A_DIRECTORY -> new PathIsNotDirectoryException(path);
+      case IS_A_DIRECTORY -> new PathIsDirectoryException(path);
       case PERMISSION_DENIED -> new AccessControlException(msg);
       case LEASE_CONFLICT -> new FileAlreadyExistsException(
           "already being created/appended by another client (HDFS: AlreadyBeingCreatedException): "
               + msg);
       case INVALID_PATH -> {
-        InvalidPathException ip = new InvalidPathException(String.valueOf(e.path()), msg);
+        InvalidPathException ip = new InvalidPathException(String.valueOf(path), msg);
         ip.initCause(e);
         throw ip;
       }
-      default -> new IOException(msg);
+      case NO_SPACE -> new ClusterStorageCapacityExceededException(msg);
+      case INVALID_RENAME, TOO_LARGE, FILE_TOO_LARGE, CONFLICT, ILLEGAL_STATE, UNAVAILABLE,
+          TARGET_NOT_FOUND, CORRUPT, LEASE_EXPIRED, FENCED, DATA_LOST, INVALID_ARGUMENT,
+          INTERRUPTED, IO_ERROR -> e instanceof NamespaceException ? new IOException(msg) : null;
     };
+    if (h == null) {
+      return e;
+    }
     h.initCause(e);
     return h;
+  }
+
+  /** The path a failure names: a namespace or client exception's, else null. */
+  private static String pathOf(IOException e) {
+    if (e instanceof NamespaceException n) {
+      return n.path();
+    }
+    if (e instanceof ClientException c) {
+      return c.path();
+    }
+    return null;
   }
 }

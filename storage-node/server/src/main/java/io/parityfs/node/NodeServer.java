@@ -10,8 +10,9 @@ import java.net.InetSocketAddress;
  * StorageNode} starts it after its targets are open and before it registers in ZooKeeper, and
  * publishes the address it returns; it closes it after deregistering and before closing the
  * arrays. The server translates requests to {@link io.parityfs.node.chunk.ChunkStore} calls and
- * failures with {@link io.parityfs.node.chunk.ChunkStatus#of}, and reports each request to
- * {@link io.parityfs.node.metrics.NodeMetrics#observe}.
+ * failures to wire statuses (a {@link io.parityfs.node.chunk.ChunkStoreException}'s own, array
+ * errors by {@link io.parityfs.node.chunk.ChunkStoreException#statusOf}), and reports each
+ * request to {@link io.parityfs.node.metrics.NodeMetrics#observe}.
  */
 public interface NodeServer extends Closeable {
   /**

@@ -1,6 +1,7 @@
 package io.parityfs.node.chunk;
 
 import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayError;
 import io.parityfs.raid.array.ArrayException;
@@ -22,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The chunks of one storage target, kept as objects of its {@link RaidArray}: chunk {@code
  * (fileId, chunkIndex)} is object {@code fileId << 24 | chunkIndex} ({@link ChunkId}). What the
- * network layer serves; every failure is a {@link ChunkStoreException} whose {@link ChunkStatus}
- * becomes the wire status (or use {@link ChunkStatus#of} on anything caught).
+ * network layer serves; every failure is a {@link ChunkStoreException} carrying the wire
+ * {@link Status} the node answers with (array errors mapped by {@link
+ * ChunkStoreException#statusOf}).
  *
  * <p><b>Writes</b> ({@link #openWrite}) stream into a new object version that becomes visible
  * atomically at {@link ChunkWriter#commit}: a crash or a failure leaves the old content or the
@@ -37,7 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Fencing.</b> Every write and delete names the writer generation of the chunk's file
  * ({@link #openWrite(ChunkId, long, WriteMode, long)}, {@link #delete(ChunkId, long)}); an older
- * one than the file's fence is refused with {@link ChunkStatus#STALE}, a newer one raises it
+ * one than the file's fence is refused with {@link Status#STALE_GENERATION}, a newer one raises it
  * first (see {@link FenceTable}: durable on the drives, checked again at commit).
  *
  * <p><b>Listing</b> ({@link #list}) asks the array for the committed objects in the id range; see
@@ -93,7 +95,7 @@ public final class ChunkStore {
   /**
    * Raises the file's fence to {@code generation} (durably) unless it is there already.
    *
-   * @throws ChunkStoreException STALE when the fence is higher already
+   * @throws ChunkStoreException STALE_GENERATION when the fence is higher already
    */
   public void raiseFence(long fileId, long generation) throws ChunkStoreException {
     holds(fileId);
@@ -121,9 +123,10 @@ public final class ChunkStore {
    * the file's fence, raising it when newer (before anything is written), and checked again
    * at the commit.
    *
-   * @throws ChunkStoreException EXISTS (CREATE), NOT_FOUND (OVERWRITE; APPEND at an offset > 0),
-   *     CONFLICT (APPEND at an offset other than the length), INVALID (an offset out of range), NOT_ENOUGH_DRIVES, OBJECT_LOST (the kept bytes of an overwrite
-   *     cannot be read), STALE (an older generation than the fence), DRIVE_IO
+   * @throws ChunkStoreException ALREADY_EXISTS (CREATE), NOT_FOUND (OVERWRITE; APPEND at an
+   *     offset > 0), CONFLICT (APPEND at an offset other than the length), INVALID_ARGUMENT (an
+   *     offset out of range), NOT_ENOUGH_DRIVES, OBJECT_LOST (the kept bytes of an overwrite
+   *     cannot be read), STALE_GENERATION (an older generation than the fence), DRIVE_IO
    */
   public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode, long generation)
       throws ChunkStoreException {
@@ -138,7 +141,7 @@ public final class ChunkStore {
           requireOffset(id, mode, offset, offset == 0, "0");
           w = objects.openWriter(oid);
           if (mode == WriteMode.CREATE && objects.stat(oid).isPresent()) {
-            throw new ChunkStoreException(ChunkStatus.EXISTS, "chunk " + id + " exists");
+            throw new ChunkStoreException(Status.ALREADY_EXISTS, "chunk " + id + " exists");
           }
         }
         case OVERWRITE -> {
@@ -167,7 +170,7 @@ public final class ChunkStore {
    * the end of the chunk) and returns how many; {@code into}'s position advances by that much.
    * An offset equal to the length reads 0 bytes.
    *
-   * @throws ChunkStoreException NOT_FOUND, INVALID (offset negative or past the end),
+   * @throws ChunkStoreException NOT_FOUND, INVALID_ARGUMENT (offset negative or past the end),
    *     OBJECT_LOST, DRIVE_IO
    */
   public int read(ChunkId id, long offset, ByteBuffer into) throws ChunkStoreException {
@@ -213,10 +216,10 @@ public final class ChunkStore {
   }
 
   /**
-   * {@link #delete(ChunkId)} as writer {@code generation} of the chunk's file: refused (STALE)
-   * when older than the file's fence, raising the fence first when newer, also when the chunk
-   * does not exist (how lease recovery fences a file). {@code -1}: outside any generation (the
-   * deletes of a removed file's chunks), neither refused nor raising.
+   * {@link #delete(ChunkId)} as writer {@code generation} of the chunk's file: refused
+   * (STALE_GENERATION) when older than the file's fence, raising the fence first when newer,
+   * also when the chunk does not exist (how lease recovery fences a file). {@code -1}: outside
+   * any generation (the deletes of a removed file's chunks), neither refused nor raising.
    */
   public boolean delete(ChunkId id, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();
@@ -314,7 +317,7 @@ public final class ChunkStore {
           throw e;
         }
         if (expected > 0) {
-          throw new ChunkStoreException(ChunkStatus.NOT_FOUND, "append to chunk " + id
+          throw new ChunkStoreException(Status.NOT_FOUND, "append to chunk " + id
               + " at offset " + expected + " but the chunk does not exist");
         }
         w = objects.openWriter(oid); // a new chunk, under the chunk's lock from here
@@ -327,7 +330,7 @@ public final class ChunkStore {
       if (expected >= 0 && expected != w.length()) {
         long length = w.length();
         w.abort();
-        throw new ChunkStoreException(ChunkStatus.CONFLICT, "append to chunk " + id
+        throw new ChunkStoreException(Status.CONFLICT, "append to chunk " + id
             + " at offset " + expected + " but its length is " + length);
       }
       return w;
@@ -336,7 +339,7 @@ public final class ChunkStore {
 
   /**
    * Commits a writer of {@code generation}, counted as in flight for {@link #sync()}; refused
-   * (STALE) when the file's fence was raised past it since the write was opened.
+   * (STALE_GENERATION) when the file's fence was raised past it since the write was opened.
    */
   ChunkInfo commit(ChunkId id, ObjectWriter w, long generation) throws ChunkStoreException {
     CompletableFuture<Void> op = begin();
@@ -368,8 +371,8 @@ public final class ChunkStore {
   private static void requireOffset(ChunkId id, WriteMode mode, long offset, boolean ok,
       String allowed) throws ChunkStoreException {
     if (!ok) {
-      throw new ChunkStoreException(ChunkStatus.INVALID, mode + " of chunk " + id + " at offset "
-          + offset + ": the offset must be " + allowed);
+      throw new ChunkStoreException(Status.INVALID_ARGUMENT, mode + " of chunk " + id
+          + " at offset " + offset + ": the offset must be " + allowed);
     }
   }
 
@@ -382,8 +385,9 @@ public final class ChunkStore {
       return ChunkStoreException.of(id, a);
     }
     if (e instanceof IllegalArgumentException) {
-      return new ChunkStoreException(ChunkStatus.INVALID, "chunk " + id + ": " + e.getMessage(), e);
+      return new ChunkStoreException(Status.INVALID_ARGUMENT, "chunk " + id + ": "
+          + e.getMessage(), e);
     }
-    return new ChunkStoreException(ChunkStatus.DRIVE_IO, "chunk " + id + ": " + e, e);
+    return new ChunkStoreException(Status.DRIVE_IO, "chunk " + id + ": " + e, e);
   }
 }

@@ -47,8 +47,8 @@ public final class ChunkWriter implements Closeable {
   /**
    * Appends all of {@code src} (position to limit) at the write position.
    *
-   * @throws ChunkStoreException INVALID when the chunk would exceed the maximum chunk size;
-   *     NO_SPACE, NOT_ENOUGH_DRIVES, DRIVE_IO. On any failure the writer is aborted.
+   * @throws ChunkStoreException INVALID_ARGUMENT when the chunk would exceed the maximum chunk
+   *     size; NO_SPACE, NOT_ENOUGH_DRIVES, DRIVE_IO. On any failure the writer is aborted.
    */
   public void write(ByteBuffer src) throws ChunkStoreException {
     checkOpen();

@@ -1,5 +1,6 @@
 package io.parityfs.node.chunk;
 
+import io.parityfs.node.protocol.Status;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -15,9 +16,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The writer fences of one target: per file, the highest writer generation any WRITE or DELETE
- * of it carried. A request of an older generation is refused ({@link ChunkStatus#STALE}); a newer
- * one raises the fence, durably, before anything else of it happens. The fence is per file, not
- * per chunk, so it also refuses an old writer <em>creating</em> a chunk the target never had.
+ * of it carried. A request of an older generation is refused ({@link
+ * Status#STALE_GENERATION}); a newer one raises the fence, durably, before anything else of it
+ * happens. The fence is per file, not per chunk, so it also refuses an old writer
+ * <em>creating</em> a chunk the target never had.
  *
  * <p><b>Storage.</b> One 16-byte record per fenced file, named by the file id in 10 hex digits
  * (generation u64, CRC32C of it u32, 4 zero bytes; see {@link #encode}), in a {@code
@@ -82,7 +84,8 @@ final class FenceTable {
    * Admits a request of {@code generation}: refuses an older one than the fence, raises the
    * fence (durably on {@code minCopies} drives) to a newer one.
    *
-   * @throws ChunkStoreException STALE when older; DRIVE_IO when a raise reached too few drives
+   * @throws ChunkStoreException STALE_GENERATION when older; DRIVE_IO when a raise reached too
+   *     few drives
    */
   void admit(long fileId, long generation) throws ChunkStoreException {
     long current = generation(fileId);
@@ -157,9 +160,9 @@ final class FenceTable {
   }
 
   private static ChunkStoreException stale(long fileId, long generation, long current) {
-    return new ChunkStoreException(ChunkStatus.STALE, "file " + fileId + ": writer generation "
-        + generation + " is older than " + current + " (its lease was recovered or the file"
-        + " reopened)");
+    return new ChunkStoreException(Status.STALE_GENERATION, "file " + fileId
+        + ": writer generation " + generation + " is older than " + current
+        + " (its lease was recovered or the file reopened)");
   }
 
   /** Reads the fence from the drives (caller holds the file's lock, shared or exclusive). */
@@ -212,7 +215,7 @@ final class FenceTable {
       }
     }
     if (written < minCopies) {
-      throw new ChunkStoreException(ChunkStatus.DRIVE_IO, "file " + fileId + ": the fence at"
+      throw new ChunkStoreException(Status.DRIVE_IO, "file " + fileId + ": the fence at"
           + " generation " + generation + " reached " + written + " of the " + minCopies
           + " drives it needs" + (last == null ? "" : ": " + last), last);
     }

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.array.ArrayError;
+import io.parityfs.raid.array.ArrayException;
 import io.parityfs.raid.array.RaidArray;
 import io.parityfs.raid.array.StoreOptions;
 import io.parityfs.raid.codec.CodecBackend;
@@ -116,7 +119,7 @@ class ChunkStoreTest {
     write(id, 0, WriteMode.REPLACE, bytes(40_000)); // a write lands between two pieces
     ChunkStoreException e = assertThrows(ChunkStoreException.class,
         () -> store.read(id, v.version(), 10_000, ByteBuffer.allocate(10_000)));
-    assertEquals(ChunkStatus.CONFLICT, e.status());
+    assertEquals(Status.CONFLICT, e.status());
   }
 
   @Test
@@ -158,7 +161,7 @@ class ChunkStoreTest {
     assertEquals(0, store.read(id, 50_000, ByteBuffer.allocate(10)));
     ChunkStoreException past = assertThrows(ChunkStoreException.class,
         () -> store.read(id, 50_001, ByteBuffer.allocate(1)));
-    assertEquals(ChunkStatus.INVALID, past.status());
+    assertEquals(Status.INVALID_ARGUMENT, past.status());
   }
 
   @Test
@@ -168,8 +171,7 @@ class ChunkStoreTest {
     ChunkInfo first = write(id, 0, WriteMode.CREATE, data);
     ChunkStoreException e = assertThrows(ChunkStoreException.class,
         () -> store.openWrite(id, 0, WriteMode.CREATE));
-    assertEquals(ChunkStatus.EXISTS, e.status());
-    assertEquals(ChunkStatus.EXISTS, ChunkStatus.of(e));
+    assertEquals(Status.ALREADY_EXISTS, e.status());
     assertEquals(first, store.stat(id).orElseThrow());
     assertArrayEquals(data, readAll(id));
     // the lock was released: a REPLACE goes through
@@ -185,7 +187,7 @@ class ChunkStoreTest {
     assertTrue(v2.version() > v1.version());
     assertEquals(1234, v2.length());
     assertArrayEquals(shorter, readAll(id));
-    assertEquals(ChunkStatus.INVALID, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.INVALID_ARGUMENT, assertThrows(ChunkStoreException.class,
         () -> store.openWrite(id, 5, WriteMode.REPLACE)).status());
   }
 
@@ -205,11 +207,11 @@ class ChunkStoreTest {
     byte[] expected = concat(java.util.Arrays.copyOf(data, 18_000), past);
     assertEquals(24_000, v3.length());
     assertArrayEquals(expected, readAll(id));
-    assertEquals(ChunkStatus.INVALID, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.INVALID_ARGUMENT, assertThrows(ChunkStoreException.class,
         () -> store.openWrite(id, 24_001, WriteMode.OVERWRITE)).status());
-    assertEquals(ChunkStatus.INVALID, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.INVALID_ARGUMENT, assertThrows(ChunkStoreException.class,
         () -> store.openWrite(id, -1, WriteMode.OVERWRITE)).status());
-    assertEquals(ChunkStatus.NOT_FOUND, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.NOT_FOUND, assertThrows(ChunkStoreException.class,
         () -> store.openWrite(new ChunkId(3, 1), 0, WriteMode.OVERWRITE)).status());
   }
 
@@ -226,11 +228,11 @@ class ChunkStoreTest {
     assertArrayEquals(concat(concat(a, b), c), readAll(id));
     ChunkStoreException stale = assertThrows(ChunkStoreException.class,
         () -> store.openWrite(id, 8000, WriteMode.APPEND)); // a retried append
-    assertEquals(ChunkStatus.CONFLICT, stale.status());
+    assertEquals(Status.CONFLICT, stale.status());
     assertTrue(stale.getMessage().contains("12096"), stale.getMessage());
     assertEquals(12_096, store.stat(id).orElseThrow().length(), "nothing appended twice");
     // a missing chunk: created by an append at -1 or 0, NOT_FOUND at any other offset
-    assertEquals(ChunkStatus.NOT_FOUND, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.NOT_FOUND, assertThrows(ChunkStoreException.class,
         () -> store.openWrite(new ChunkId(4, 10), 5, WriteMode.APPEND)).status());
     assertTrue(store.stat(new ChunkId(4, 10)).isEmpty());
     write(new ChunkId(4, 10), -1, WriteMode.APPEND, b);
@@ -254,7 +256,7 @@ class ChunkStoreTest {
     try (ChunkWriter w = store.openWrite(id, 0, WriteMode.REPLACE)) {
       ChunkStoreException e = assertThrows(ChunkStoreException.class,
           () -> w.write(ByteBuffer.allocate((int) MAX + 1)));
-      assertEquals(ChunkStatus.INVALID, e.status());
+      assertEquals(Status.INVALID_ARGUMENT, e.status());
       assertThrows(IllegalStateException.class, w::commit);
     }
     assertEquals(v1, store.stat(id).orElseThrow());
@@ -265,13 +267,13 @@ class ChunkStoreTest {
   void missingChunksAreNotFoundAndDeleteIsIdempotent() throws IOException {
     ChunkId id = new ChunkId(6, 2);
     assertTrue(store.stat(id).isEmpty());
-    assertEquals(ChunkStatus.NOT_FOUND, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.NOT_FOUND, assertThrows(ChunkStoreException.class,
         () -> store.read(id, 0, ByteBuffer.allocate(1))).status());
     assertFalse(store.delete(id));
     write(id, 0, WriteMode.CREATE, bytes(100));
     assertTrue(store.delete(id));
     assertTrue(store.stat(id).isEmpty());
-    assertEquals(ChunkStatus.NOT_FOUND, assertThrows(ChunkStoreException.class,
+    assertEquals(Status.NOT_FOUND, assertThrows(ChunkStoreException.class,
         () -> store.read(id, 0, ByteBuffer.allocate(1))).status());
     assertFalse(store.delete(id));
     write(id, 0, WriteMode.CREATE, bytes(10)); // CREATE works again after a delete
@@ -345,15 +347,41 @@ class ChunkStoreTest {
   }
 
   @Test
-  void statusOfMapsEveryKindOfFailure() {
-    assertEquals(ChunkStatus.INVALID, ChunkStatus.of(new IllegalArgumentException("x")));
-    assertEquals(ChunkStatus.DRIVE_IO, ChunkStatus.of(new IOException("x")));
-    assertEquals(ChunkStatus.NO_SPACE, ChunkStatus.of(new io.parityfs.raid.array.ArrayException(
-        io.parityfs.raid.array.ArrayError.NO_SPACE, null, "full")));
-    assertEquals(ChunkStatus.OBJECT_LOST, ChunkStatus.of(new io.parityfs.raid.array.ArrayException(
-        io.parityfs.raid.array.ArrayError.OBJECT_LOST, null, "lost")));
-    assertEquals(ChunkStatus.NOT_ENOUGH_DRIVES, ChunkStatus.of(
-        new io.parityfs.raid.array.ArrayException(
-            io.parityfs.raid.array.ArrayError.NOT_ENOUGH_DRIVES, null, "2 of 6")));
+  void everyArrayErrorHasItsWireStatus() {
+    for (ArrayError e : ArrayError.values()) {
+      Status s = ChunkStoreException.statusOf(e); // a switch without default: compiler-checked
+      assertTrue(s != Status.OK && s != Status.INTERNAL, e + " -> " + s);
+    }
+    assertEquals(Status.NOT_FOUND, ChunkStoreException.statusOf(ArrayError.OBJECT_NOT_FOUND));
+    assertEquals(Status.NO_SPACE, ChunkStoreException.statusOf(ArrayError.NO_SPACE));
+    assertEquals(Status.NOT_ENOUGH_DRIVES,
+        ChunkStoreException.statusOf(ArrayError.NOT_ENOUGH_DRIVES));
+    // a streamed read whose pinned version was replaced: "read again", as ReadStream documents
+    assertEquals(Status.CONFLICT, ChunkStoreException.statusOf(ArrayError.VERSION_GONE));
+    for (ArrayError e : List.of(ArrayError.OBJECT_LOST, ArrayError.CORRUPT_SHARD,
+        ArrayError.CORRUPT_CELL, ArrayError.CORRUPT_MANIFEST)) {
+      assertEquals(Status.OBJECT_LOST, ChunkStoreException.statusOf(e), e.name());
+    }
+    assertEquals(Status.DRIVE_IO, ChunkStoreException.statusOf(ArrayError.DRIVE_IO));
+    assertEquals(Status.DRIVE_IO, ChunkStoreException.statusOf(ArrayError.IO_ERROR));
+    // not a failed device: a drive offered that is not blank, foreign, in use, or newer data
+    for (ArrayError e : List.of(ArrayError.NO_LABEL, ArrayError.CORRUPT_LABEL,
+        ArrayError.UNSUPPORTED_VERSION, ArrayError.NOT_EMPTY, ArrayError.FOREIGN_DRIVE,
+        ArrayError.STALE_DRIVE, ArrayError.DUPLICATE_SLOT, ArrayError.AMBIGUOUS_ARRAY,
+        ArrayError.ARRAY_NOT_FOUND, ArrayError.INCONSISTENT_LABELS, ArrayError.DRIVE_IN_USE)) {
+      assertEquals(Status.ILLEGAL_STATE, ChunkStoreException.statusOf(e), e.name());
+    }
+  }
+
+  @Test
+  void anArrayFailureOfAChunkCarriesItsWireStatus() {
+    ChunkStoreException e = ChunkStore.translate(new ChunkId(1, 2),
+        new ArrayException(ArrayError.NO_SPACE, null, "full"));
+    assertEquals(Status.NO_SPACE, e.status());
+    assertTrue(e.getMessage().startsWith("NO_SPACE: chunk "), e.getMessage());
+    assertEquals(Status.INVALID_ARGUMENT, ChunkStore.translate(new ChunkId(1, 2),
+        new IllegalArgumentException("x")).status());
+    assertEquals(Status.DRIVE_IO, ChunkStore.translate(new ChunkId(1, 2),
+        new IOException("x")).status());
   }
 }

@@ -3,6 +3,7 @@ package io.parityfs.node.chunk;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.parityfs.node.protocol.Status;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,14 +30,14 @@ class FenceTableTest {
     assertEquals(0, t.generation(9));
     t.admit(9, 4);
     t.admit(9, 4);
-    assertEquals(ChunkStatus.STALE,
+    assertEquals(Status.STALE_GENERATION,
         assertThrows(ChunkStoreException.class, () -> t.admit(9, 3)).status());
     // one copy lost, one corrupt: the third still fences after a restart
     Files.delete(d.get(0).resolve(FenceTable.DIRECTORY).resolve("0000000009"));
     Files.write(d.get(1).resolve(FenceTable.DIRECTORY).resolve("0000000009"), new byte[16]);
     FenceTable again = new FenceTable(d, 2);
     assertEquals(4, again.generation(9));
-    assertEquals(ChunkStatus.STALE,
+    assertEquals(Status.STALE_GENERATION,
         assertThrows(ChunkStoreException.class, () -> again.underFence(9, 3, () -> 1)).status());
     assertEquals(1, again.underFence(9, 4, () -> 1));
   }
@@ -48,7 +49,7 @@ class FenceTableTest {
     Files.writeString(d.get(0).resolve(FenceTable.DIRECTORY), "x");
     Files.writeString(d.get(1).resolve(FenceTable.DIRECTORY), "x");
     FenceTable t = new FenceTable(d, 2);
-    assertEquals(ChunkStatus.DRIVE_IO,
+    assertEquals(Status.DRIVE_IO,
         assertThrows(ChunkStoreException.class, () -> t.admit(5, 1)).status());
     assertEquals(0, t.generation(5), "a failed raise does not fence in memory either");
   }
