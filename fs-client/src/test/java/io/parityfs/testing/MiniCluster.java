@@ -12,7 +12,7 @@ import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.net.NettyNodeServer;
-import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.select.CodecBackend;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -22,7 +22,7 @@ import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayState;
-import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.select.CodecBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -41,7 +41,7 @@ import io.parityfs.node.config.NodeConfigKeys.Key;
 import io.parityfs.node.config.NodeConfigKeys.Scope;
 import io.parityfs.raid.array.ArrayConfig;
 import io.parityfs.raid.array.Protection;
-import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.select.CodecBackend;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.InetAddress;

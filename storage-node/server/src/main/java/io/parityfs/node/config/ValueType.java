@@ -1,7 +1,7 @@
 package io.parityfs.node.config;
 
 import io.parityfs.raid.array.Protection;
-import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.select.CodecBackend;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeConfigKeys;
-import io.parityfs.node.config.NodeProperties;
-import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.StorageNode;
 import io.parityfs.node.StorageTarget;
+import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.config.NodeProperties;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.TargetId;
-import io.parityfs.raid.codec.CodecBackend;
+import io.parityfs.raid.codec.select.CodecBackend;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
