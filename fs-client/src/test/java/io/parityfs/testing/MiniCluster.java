@@ -13,6 +13,7 @@ import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.net.NettyNodeServer;
 import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.testkit.Eventually;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -148,20 +149,15 @@ public final class MiniCluster implements Closeable {
   /** Waits until a fresh registry sees {@code count} online targets. */
   public void awaitTargets(int count) throws Exception {
     try (ParityClient c = client(Caller.of("root"))) {
-      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (true) {
+      Eventually.passes(count + " targets online", Duration.ofSeconds(30), () -> {
         long online = c.registry().targets().stream()
             .filter(t -> t.reachability() == Reachability.ONLINE && t.freeBytes() > 0).count();
-        if (online >= count) {
-          return;
-        }
-        if (System.nanoTime() > end) {
+        if (online < count) {
           throw new IllegalStateException("only " + online + " of " + count
               + " targets online: " + c.registry().targets().stream().map(TargetInfo::toString)
                   .toList());
         }
-        Thread.sleep(50);
-      }
+      });
     }
   }
 

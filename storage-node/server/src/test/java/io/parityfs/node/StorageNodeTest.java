@@ -23,6 +23,7 @@ import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayState;
 import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.testkit.Eventually;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -38,7 +39,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -121,16 +121,6 @@ class StorageNodeTest {
     return json.readTree(reader.getData().forPath(path));
   }
 
-  private static void eventually(String what, BooleanSupplier condition) throws Exception {
-    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(50);
-    }
-  }
-
   private boolean exists(String path) {
     try {
       return reader.checkExists().forPath(path) != null;
@@ -206,7 +196,7 @@ class StorageNodeTest {
 
     // a drive failure is published at once (the refresh interval is 60 s)
     fast.array().failDrive(2);
-    eventually("DEGRADED in the online record", () -> {
+    Eventually.until("DEGRADED in the online record", () -> {
       try {
         JsonNode r = read(ZkPaths.online(id)).get("targets").get(0);
         return r.get("state").asText().equals("DEGRADED")
@@ -215,7 +205,7 @@ class StorageNodeTest {
         return false;
       }
     });
-    eventually("DEGRADED in the target record", () -> {
+    Eventually.until("DEGRADED in the target record", () -> {
       try {
         return read(ZkPaths.target(fast.id())).get("state").asText().equals("DEGRADED");
       } catch (Exception e) {
@@ -358,7 +348,7 @@ class StorageNodeTest {
     final long owner = reader.checkExists().forPath(ZkPaths.online(id)).getEphemeralOwner();
     assertEquals(1, node.registration().registrations());
     KillSession.kill(node.registration().curator().getZookeeperClient().getZooKeeper());
-    eventually("re-registered under a new session", () -> {
+    Eventually.until("re-registered under a new session", () -> {
       try {
         Stat s = reader.checkExists().forPath(ZkPaths.online(id));
         return s != null && s.getEphemeralOwner() != owner;
@@ -366,13 +356,13 @@ class StorageNodeTest {
         return false;
       }
     });
-    eventually("counted", () -> node.registration().registrations() >= 2);
+    Eventually.until("counted", () -> node.registration().registrations() >= 2);
     assertEquals(id, read(ZkPaths.online(id)).get("nodeId").asText());
-    eventually("connected again", () -> node.health().healthy());
+    Eventually.until("connected again", () -> node.health().healthy());
 
     // deleted behind the node's back: re-created by the watch
     reader.delete().forPath(ZkPaths.online(id));
-    eventually("re-created after a delete", () -> exists(ZkPaths.online(id)));
+    Eventually.until("re-created after a delete", () -> exists(ZkPaths.online(id)));
     node.close();
     assertFalse(exists(ZkPaths.online(id)));
   }
@@ -430,7 +420,7 @@ class StorageNodeTest {
     StorageNode node = start(props());
     assertEquals(200, get(node, "/health").statusCode());
     zk.stop();
-    eventually("503 while ZooKeeper is away", () -> {
+    Eventually.until("503 while ZooKeeper is away", () -> {
       try {
         return get(node, "/health").statusCode() == 503;
       } catch (Exception e) {
@@ -440,7 +430,7 @@ class StorageNodeTest {
     assertTrue(get(node, "/health").body().contains("zookeeper NOT CONNECTED"));
     assertTrue(get(node, "/metrics").body().contains("parityfs_zookeeper_connected 0.0"));
     zk.restart();
-    eventually("200 after ZooKeeper is back", () -> {
+    Eventually.until("200 after ZooKeeper is back", () -> {
       try {
         return get(node, "/health").statusCode() == 200;
       } catch (Exception e) {
@@ -468,7 +458,7 @@ class StorageNodeTest {
     NodeCommand.Start running = sub.getCommand();
     Thread t = new Thread(() -> cli.execute("start", "--config", conf.toString()));
     t.start();
-    eventually("the targets printed", () -> out.toString(StandardCharsets.UTF_8).contains(
+    Eventually.until("the targets printed", () -> out.toString(StandardCharsets.UTF_8).contains(
         "target small"));
     String printed = out.toString(StandardCharsets.UTF_8);
     assertTrue(printed.contains("listening on 127.0.0.1"), printed);
