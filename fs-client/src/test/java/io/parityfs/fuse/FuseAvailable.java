@@ -1,6 +1,6 @@
 package io.parityfs.fuse;
 
-import io.parityfs.testing.SystemDeps;
+import io.parityfs.testkit.SystemDeps;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import jnr.ffi.LibraryLoader;

@@ -11,7 +11,7 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.testing.SharedMiniCluster;
-import io.parityfs.testing.SystemDeps;
+import io.parityfs.testkit.SystemDeps;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;

@@ -8,8 +8,12 @@ import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.StorageNode;
 import io.parityfs.node.config.NodeConfig;
+import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.net.NettyNodeServer;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.testkit.Eventually;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -89,30 +93,28 @@ public final class MiniCluster implements Closeable {
   public StorageNode addNode(String geometry, int drives, int port) throws Exception {
     int i = props.size();
     Path home = dir.resolve("node" + i);
-    Properties p = new Properties();
-    p.setProperty("node.name", "node" + i);
-    p.setProperty("node.idFile", home.resolve("node.id").toString());
-    p.setProperty("node.listen.host", "127.0.0.1");
-    p.setProperty("node.listen.port", Integer.toString(port));
-    p.setProperty("metrics.host", "127.0.0.1");
-    p.setProperty("metrics.port", "0");
-    p.setProperty("zookeeper.connect", zk.getConnectString());
-    p.setProperty("zookeeper.sessionTimeout", "4s");
-    p.setProperty("zookeeper.connectionTimeout", "5s");
-    p.setProperty("codec", "cpu");
-    p.setProperty("targets", "t");
-    StringBuilder list = new StringBuilder();
+    List<String> list = new ArrayList<>();
     for (int d = 0; d < drives; d++) {
       Path drive = home.resolve("drive" + d);
       Files.createDirectories(drive);
-      list.append(d == 0 ? "" : ",").append(drive);
+      list.add(drive.toString());
     }
-    p.setProperty("target.t.drives", list.toString());
-    p.setProperty("target.t.create", "true");
-    p.setProperty("target.t.geometry", geometry);
-    p.setProperty("target.t.cellSize", "64K");
-    p.setProperty("target.t.maxChunkSize", "64M");
-    p.setProperty("target.t.scrubInterval", "0");
+    Properties p = NodeProperties.create()
+        .set(NodeConfigKeys.NODE_NAME, "node" + i)
+        .set(NodeConfigKeys.NODE_ID_FILE, home.resolve("node.id"))
+        .set(NodeConfigKeys.LISTEN_HOST, "127.0.0.1")
+        .set(NodeConfigKeys.LISTEN_PORT, port)
+        .set(NodeConfigKeys.METRICS_HOST, "127.0.0.1")
+        .set(NodeConfigKeys.METRICS_PORT, 0)
+        .set(NodeConfigKeys.ZK_CONNECT, zk.getConnectString())
+        .set(NodeConfigKeys.ZK_SESSION_TIMEOUT, Duration.ofSeconds(4))
+        .set(NodeConfigKeys.ZK_CONNECTION_TIMEOUT, Duration.ofSeconds(5))
+        .set(NodeConfigKeys.CODEC, CodecBackend.CPU)
+        .set("t", NodeConfigKeys.DRIVES, list)
+        .set("t", NodeConfigKeys.CREATE, true)
+        .setText("t", NodeConfigKeys.GEOMETRY, geometry)
+        .set("t", NodeConfigKeys.SCRUB_INTERVAL, Duration.ZERO)
+        .toProperties();
     props.add(p);
     StorageNode node = startNode(p, home);
     nodes.add(node);
@@ -147,20 +149,15 @@ public final class MiniCluster implements Closeable {
   /** Waits until a fresh registry sees {@code count} online targets. */
   public void awaitTargets(int count) throws Exception {
     try (ParityClient c = client(Caller.of("root"))) {
-      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (true) {
+      Eventually.passes(count + " targets online", Duration.ofSeconds(30), () -> {
         long online = c.registry().targets().stream()
             .filter(t -> t.reachability() == Reachability.ONLINE && t.freeBytes() > 0).count();
-        if (online >= count) {
-          return;
-        }
-        if (System.nanoTime() > end) {
+        if (online < count) {
           throw new IllegalStateException("only " + online + " of " + count
               + " targets online: " + c.registry().targets().stream().map(TargetInfo::toString)
                   .toList());
         }
-        Thread.sleep(50);
-      }
+      });
     }
   }
 

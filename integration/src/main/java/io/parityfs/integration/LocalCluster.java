@@ -7,6 +7,8 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.config.NodeConfigKeys;
+import io.parityfs.node.config.NodeProperties;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -639,26 +641,21 @@ public final class LocalCluster {
         Files.createDirectories(drive(i, d));
         drives.add(drive(i, d).toString());
       }
-      Properties p = new Properties();
-      p.setProperty("node.name", nodeName(i));
-      p.setProperty("node.idFile", home.resolve("node.id").toString());
-      p.setProperty("node.listen.host", "127.0.0.1");
-      p.setProperty("node.listen.port", "0");
-      p.setProperty("metrics.host", "127.0.0.1");
-      p.setProperty("metrics.port", "0");
-      p.setProperty("zookeeper.connect", connectString());
-      p.setProperty("zookeeper.sessionTimeout", "10s");
-      p.setProperty("zookeeper.connectionTimeout", "30s");
-      p.setProperty("codec", "auto");
-      p.setProperty("targets", TARGET);
-      p.setProperty("target." + TARGET + ".drives", String.join(",", drives));
-      p.setProperty("target." + TARGET + ".create", "true");
-      p.setProperty("target." + TARGET + ".geometry", shape.geometry());
-      p.setProperty("target." + TARGET + ".cellSize", "64K");
-      p.setProperty("target." + TARGET + ".maxChunkSize", "64M");
-      p.setProperty("target." + TARGET + ".scrubInterval", "7d");
-      p.setProperty("target." + TARGET + ".rebuild.idleRate", "0");
-      p.setProperty("target." + TARGET + ".rebuild.busyRate", "256");
+      // only what differs from the node's defaults (NodeConfigKeys), loopback and any port
+      Properties p = NodeProperties.create()
+          .set(NodeConfigKeys.NODE_NAME, nodeName(i))
+          .set(NodeConfigKeys.NODE_ID_FILE, home.resolve("node.id"))
+          .set(NodeConfigKeys.LISTEN_HOST, "127.0.0.1")
+          .set(NodeConfigKeys.LISTEN_PORT, 0)
+          .set(NodeConfigKeys.METRICS_HOST, "127.0.0.1")
+          .set(NodeConfigKeys.METRICS_PORT, 0)
+          .set(NodeConfigKeys.ZK_CONNECT, connectString())
+          .set(NodeConfigKeys.ZK_SESSION_TIMEOUT, Duration.ofSeconds(10))
+          .set(NodeConfigKeys.ZK_CONNECTION_TIMEOUT, Duration.ofSeconds(30))
+          .set(TARGET, NodeConfigKeys.DRIVES, drives)
+          .set(TARGET, NodeConfigKeys.CREATE, true)
+          .setText(TARGET, NodeConfigKeys.GEOMETRY, shape.geometry())
+          .toProperties();
       writeProperties(nodeConfig(i), p, "storage node " + nodeName(i)
           + " of the ParityFS local cluster (keys: conf/storage-node.properties)");
     }

@@ -1,5 +1,6 @@
 package io.parityfs.integration;
 
+import io.parityfs.testkit.SystemDeps;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -11,6 +11,7 @@ import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.Layout;
+import io.parityfs.testkit.SystemDeps;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import io.parityfs.meta.targets.Consistency;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.TargetId;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -169,29 +170,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Waits for {@code condition}, polling every 100 ms; AssertionError naming {@code what}, with
-   * the logs' tails, after {@code timeout}.
+   * Waits for {@code condition} ({@link Eventually}); AssertionError naming {@code what}, with
+   * the registry's targets and the logs' tails, after {@code timeout} (scaled by {@link
+   * io.parityfs.testkit.Timing}).
    */
   void await(String what, Duration timeout, BooleanSupplier condition) {
     long begin = System.nanoTime();
-    long end = begin + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        String targets;
-        try {
-          targets = root.registry().targets().toString();
-        } catch (RuntimeException e) {
-          targets = e.toString();
-        }
-        throw new AssertionError("not reached in " + timeout.toSeconds() + " s: " + what
-            + "; targets " + targets + logTails());
-      }
+    try {
+      Eventually.until(what, timeout, condition);
+    } catch (AssertionError e) {
+      String targets;
       try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what);
+        targets = root.registry().targets().toString();
+      } catch (RuntimeException r) {
+        targets = r.toString();
       }
+      throw new AssertionError(e.getMessage() + "; targets " + targets + logTails(), e);
     }
     System.out.printf("[test] %s: %.1f s%n", what, (System.nanoTime() - begin) / 1e9);
   }

@@ -9,7 +9,7 @@ import io.parityfs.raid.array.RebuildProgress;
 import io.parityfs.raid.array.Rebuilder;
 import io.parityfs.raid.array.StoreOptions;
 import io.parityfs.raid.codec.CodecGeometry;
-import io.parityfs.raid.codec.ParityCodecFactory;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.raid.report.BenchmarkJson;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package io.parityfs.raid.array;
 
 import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.ParityCodecFactory;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;

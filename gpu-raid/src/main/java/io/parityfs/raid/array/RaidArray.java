@@ -1,6 +1,6 @@
 package io.parityfs.raid.array;
 
-import io.parityfs.raid.codec.ParityCodecFactory;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;

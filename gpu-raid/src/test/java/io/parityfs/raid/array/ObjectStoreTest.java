@@ -12,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.raid.array.Fault.Op;
 import io.parityfs.raid.array.FaultyDrive.CrashModel;
-import io.parityfs.raid.codec.CodecBackend;
 import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.ParityCodecFactory;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;

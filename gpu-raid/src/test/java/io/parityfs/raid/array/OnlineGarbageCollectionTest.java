@@ -1,5 +1,7 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import static io.parityfs.raid.array.ArrayFixtures.codec;
 import static io.parityfs.raid.array.ArrayFixtures.config;
 import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
@@ -150,8 +152,8 @@ class OnlineGarbageCollectionTest {
   @Test
   void theArraysScheduleCollectsWhileItIsOpen() throws Exception {
     List<Path> dirs = ArrayFixtures.dirs(root, "schedule", 4);
-    io.parityfs.raid.codec.ParityCodecFactory codecs = io.parityfs.raid.codec.ParityCodecFactory
-        .builder().backend(io.parityfs.raid.codec.CodecBackend.CPU).build();
+    ParityCodecFactory codecs = ParityCodecFactory
+        .builder().backend(CodecBackend.CPU).build();
     GarbageSchedule g;
     try (RaidArray a = RaidArray.create(config("raid5:3+1"), dirs, codecs,
         StoreOptions.DEFAULTS)) {

@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.raid.codec.CodecBackend;
-import io.parityfs.raid.codec.ParityCodecFactory;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.parityfs.raid.codec.Stripe.Memory;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.gpu.Executables;
+import io.parityfs.testkit.SystemDeps;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

@@ -2,13 +2,13 @@ package io.parityfs.node;
 
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.config.TargetConfig;
-import io.parityfs.raid.array.ArrayState;
 import io.parityfs.raid.array.ArraySlot;
+import io.parityfs.raid.array.ArrayState;
 import io.parityfs.raid.array.DriveState;
 import io.parityfs.raid.array.Protection;
 import io.parityfs.raid.array.RaidArray;
 import io.parityfs.raid.array.ScrubSchedule;
-import io.parityfs.raid.codec.CodecSelection;
+import io.parityfs.raid.codec.select.CodecSelection;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;

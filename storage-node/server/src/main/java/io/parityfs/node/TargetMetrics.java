@@ -4,7 +4,7 @@ import io.parityfs.raid.array.ArrayState;
 import io.parityfs.raid.array.DriveState;
 import io.parityfs.raid.array.RebuildProgress;
 import io.parityfs.raid.array.ScrubProgress;
-import io.parityfs.raid.codec.CodecSelection;
+import io.parityfs.raid.codec.select.CodecSelection;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Info;

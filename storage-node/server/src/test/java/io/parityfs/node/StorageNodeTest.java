@@ -16,10 +16,14 @@ import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.node.chunk.ChunkWriter;
 import io.parityfs.node.config.NodeConfig;
+import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayState;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.testkit.Eventually;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,8 +36,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
-import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -69,40 +74,40 @@ class StorageNodeTest {
 
   /** Two targets: raid6:4+2 on 6 folders (pool default), mirror:2 on 2 (pool archive.cold). */
   private Properties props() throws IOException {
-    Properties p = new Properties();
-    p.setProperty("node.name", "test-node");
-    p.setProperty("node.idFile", dir.resolve("state/node.id").toString());
-    p.setProperty("node.listen.host", "127.0.0.1");
-    p.setProperty("node.listen.port", "7110");
-    p.setProperty("metrics.host", "127.0.0.1");
-    p.setProperty("metrics.port", "0");
-    p.setProperty("zookeeper.connect", zk.getConnectString());
-    p.setProperty("zookeeper.sessionTimeout", "4s");
-    p.setProperty("zookeeper.connectionTimeout", "3s");
-    p.setProperty("registry.refreshInterval", "60s"); // only state changes refresh in the tests
-    p.setProperty("codec", "cpu");
-    p.setProperty("targets", "fast, small");
-    StringBuilder drives = new StringBuilder();
+    List<String> drives = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
-      Files.createDirectories(dir.resolve("nvme" + i));
-      drives.append(i == 0 ? "" : ",").append(dir.resolve("nvme" + i));
+      drives.add(Files.createDirectories(dir.resolve("nvme" + i)).toString());
     }
-    p.setProperty("target.fast.drives", drives.toString());
-    p.setProperty("target.fast.create", "true");
-    p.setProperty("target.fast.geometry", "raid6:4+2");
-    p.setProperty("target.fast.cellSize", "4K");
-    p.setProperty("target.fast.maxChunkSize", "1M");
-    p.setProperty("target.fast.scrubInterval", "1d");
-    p.setProperty("target.fast.rebuild.busyRate", "50");
     Files.createDirectories(dir.resolve("m0"));
     Files.createDirectories(dir.resolve("m1"));
-    p.setProperty("target.small.drives", dir.resolve("m0") + "," + dir.resolve("m1"));
-    p.setProperty("target.small.create", "true");
-    p.setProperty("target.small.geometry", "mirror:2");
-    p.setProperty("target.small.cellSize", "4K");
-    p.setProperty("target.small.scrubInterval", "0");
-    p.setProperty("target.small.pool", "archive.cold");
-    return p;
+    return NodeProperties.create()
+        .set(NodeConfigKeys.NODE_NAME, "test-node")
+        .set(NodeConfigKeys.NODE_ID_FILE, dir.resolve("state/node.id"))
+        .set(NodeConfigKeys.LISTEN_HOST, "127.0.0.1")
+        .set(NodeConfigKeys.LISTEN_PORT, 7110)
+        .set(NodeConfigKeys.METRICS_HOST, "127.0.0.1")
+        .set(NodeConfigKeys.METRICS_PORT, 0)
+        .set(NodeConfigKeys.ZK_CONNECT, zk.getConnectString())
+        .set(NodeConfigKeys.ZK_SESSION_TIMEOUT, Duration.ofSeconds(4))
+        .set(NodeConfigKeys.ZK_CONNECTION_TIMEOUT, Duration.ofSeconds(3))
+        // only state changes refresh in the tests
+        .set(NodeConfigKeys.REGISTRY_REFRESH, Duration.ofSeconds(60))
+        .set(NodeConfigKeys.CODEC, CodecBackend.CPU)
+        .set("fast", NodeConfigKeys.DRIVES, drives)
+        .set("fast", NodeConfigKeys.CREATE, true)
+        .setText("fast", NodeConfigKeys.GEOMETRY, "raid6:4+2")
+        .setText("fast", NodeConfigKeys.CELL_SIZE, "4K")
+        .setText("fast", NodeConfigKeys.MAX_CHUNK_SIZE, "1M")
+        .set("fast", NodeConfigKeys.SCRUB_INTERVAL, Duration.ofDays(1))
+        .setText("fast", NodeConfigKeys.REBUILD_BUSY_RATE, "50")
+        .set("small", NodeConfigKeys.DRIVES,
+            List.of(dir.resolve("m0").toString(), dir.resolve("m1").toString()))
+        .set("small", NodeConfigKeys.CREATE, true)
+        .setText("small", NodeConfigKeys.GEOMETRY, "mirror:2")
+        .setText("small", NodeConfigKeys.CELL_SIZE, "4K")
+        .set("small", NodeConfigKeys.SCRUB_INTERVAL, Duration.ZERO)
+        .set("small", NodeConfigKeys.POOL, "archive.cold")
+        .toProperties();
   }
 
   private StorageNode start(Properties p) throws Exception {
@@ -114,16 +119,6 @@ class StorageNodeTest {
 
   private JsonNode read(String path) throws Exception {
     return json.readTree(reader.getData().forPath(path));
-  }
-
-  private static void eventually(String what, BooleanSupplier condition) throws Exception {
-    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(50);
-    }
   }
 
   private boolean exists(String path) {
@@ -201,7 +196,7 @@ class StorageNodeTest {
 
     // a drive failure is published at once (the refresh interval is 60 s)
     fast.array().failDrive(2);
-    eventually("DEGRADED in the online record", () -> {
+    Eventually.until("DEGRADED in the online record", () -> {
       try {
         JsonNode r = read(ZkPaths.online(id)).get("targets").get(0);
         return r.get("state").asText().equals("DEGRADED")
@@ -210,7 +205,7 @@ class StorageNodeTest {
         return false;
       }
     });
-    eventually("DEGRADED in the target record", () -> {
+    Eventually.until("DEGRADED in the target record", () -> {
       try {
         return read(ZkPaths.target(fast.id())).get("state").asText().equals("DEGRADED");
       } catch (Exception e) {
@@ -353,7 +348,7 @@ class StorageNodeTest {
     final long owner = reader.checkExists().forPath(ZkPaths.online(id)).getEphemeralOwner();
     assertEquals(1, node.registration().registrations());
     KillSession.kill(node.registration().curator().getZookeeperClient().getZooKeeper());
-    eventually("re-registered under a new session", () -> {
+    Eventually.until("re-registered under a new session", () -> {
       try {
         Stat s = reader.checkExists().forPath(ZkPaths.online(id));
         return s != null && s.getEphemeralOwner() != owner;
@@ -361,13 +356,13 @@ class StorageNodeTest {
         return false;
       }
     });
-    eventually("counted", () -> node.registration().registrations() >= 2);
+    Eventually.until("counted", () -> node.registration().registrations() >= 2);
     assertEquals(id, read(ZkPaths.online(id)).get("nodeId").asText());
-    eventually("connected again", () -> node.health().healthy());
+    Eventually.until("connected again", () -> node.health().healthy());
 
     // deleted behind the node's back: re-created by the watch
     reader.delete().forPath(ZkPaths.online(id));
-    eventually("re-created after a delete", () -> exists(ZkPaths.online(id)));
+    Eventually.until("re-created after a delete", () -> exists(ZkPaths.online(id)));
     node.close();
     assertFalse(exists(ZkPaths.online(id)));
   }
@@ -425,7 +420,7 @@ class StorageNodeTest {
     StorageNode node = start(props());
     assertEquals(200, get(node, "/health").statusCode());
     zk.stop();
-    eventually("503 while ZooKeeper is away", () -> {
+    Eventually.until("503 while ZooKeeper is away", () -> {
       try {
         return get(node, "/health").statusCode() == 503;
       } catch (Exception e) {
@@ -435,7 +430,7 @@ class StorageNodeTest {
     assertTrue(get(node, "/health").body().contains("zookeeper NOT CONNECTED"));
     assertTrue(get(node, "/metrics").body().contains("parityfs_zookeeper_connected 0.0"));
     zk.restart();
-    eventually("200 after ZooKeeper is back", () -> {
+    Eventually.until("200 after ZooKeeper is back", () -> {
       try {
         return get(node, "/health").statusCode() == 200;
       } catch (Exception e) {
@@ -463,7 +458,7 @@ class StorageNodeTest {
     NodeCommand.Start running = sub.getCommand();
     Thread t = new Thread(() -> cli.execute("start", "--config", conf.toString()));
     t.start();
-    eventually("the targets printed", () -> out.toString(StandardCharsets.UTF_8).contains(
+    Eventually.until("the targets printed", () -> out.toString(StandardCharsets.UTF_8).contains(
         "target small"));
     String printed = out.toString(StandardCharsets.UTF_8);
     assertTrue(printed.contains("listening on 127.0.0.1"), printed);

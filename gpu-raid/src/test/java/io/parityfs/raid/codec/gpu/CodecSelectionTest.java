@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import io.parityfs.raid.codec.CodecBackend;
 import io.parityfs.raid.codec.CodecGeometry;
-import io.parityfs.raid.codec.CodecSelection;
 import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.ParityCodecFactory;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.CodecSelection;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import org.junit.jupiter.api.Test;
 
 /**

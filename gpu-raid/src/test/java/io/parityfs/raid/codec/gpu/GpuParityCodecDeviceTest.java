@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.parityfs.raid.codec.CodecBackend;
 import io.parityfs.raid.codec.CodecGeometry;
-import io.parityfs.raid.codec.CodecSelection;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.ParityCodecContractTest;
-import io.parityfs.raid.codec.ParityCodecFactory;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.CodecSelection;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;

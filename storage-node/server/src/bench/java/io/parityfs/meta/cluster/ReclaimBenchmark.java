@@ -15,7 +15,7 @@ import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.cluster.NodeChunkService;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.net.NettyNodeServer;
-import io.parityfs.node.net.NodeServerConfig;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;

@@ -5,6 +5,7 @@ import io.parityfs.meta.ZooKeeperSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A storage node's configuration, parsed from a properties file by {@link NodeConfigParser}
@@ -29,10 +30,10 @@ import java.util.List;
 public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
     String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
     Duration refreshInterval, List<TargetConfig> targets,
-    io.parityfs.node.net.NodeServerConfig server, boolean clusterManager) {
+    NodeServerConfig server, boolean clusterManager) {
   public NodeConfig {
     targets = List.copyOf(targets);
-    java.util.Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(server, "server");
   }
 
   /** A configuration with the network server's defaults. */
@@ -40,7 +41,7 @@ public record NodeConfig(Path source, String name, Path idFile, String listenHos
       String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
       Duration refreshInterval, List<TargetConfig> targets) {
     this(source, name, idFile, listenHost, listenPort, advertiseHost, metricsHost, metricsPort,
-        zooKeeper, refreshInterval, targets, io.parityfs.node.net.NodeServerConfig.DEFAULT,
+        zooKeeper, refreshInterval, targets, NodeServerConfig.DEFAULT,
         true);
   }
 }

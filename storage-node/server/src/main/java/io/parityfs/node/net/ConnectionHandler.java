@@ -1,5 +1,6 @@
 package io.parityfs.node.net;
 
+import io.parityfs.node.config.NodeServerConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

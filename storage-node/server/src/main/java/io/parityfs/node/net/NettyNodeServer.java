@@ -1,5 +1,6 @@
 package io.parityfs.node.net;
 
+import io.parityfs.node.config.NodeServerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;

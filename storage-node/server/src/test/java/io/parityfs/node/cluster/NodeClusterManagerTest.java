@@ -20,22 +20,23 @@ import io.parityfs.node.StorageNode;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.config.NodeConfigParser;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.net.NettyNodeServer;
-import io.parityfs.node.net.NodeServerConfig;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ListRequest;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -106,14 +107,6 @@ class NodeClusterManagerTest {
     zk.close();
   }
 
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      assertTrue(System.nanoTime() < end, "timed out waiting for " + what);
-      Thread.sleep(50);
-    }
-  }
-
   private void write(long fileId, int index) throws IOException {
     client.writeChunk(addr, TargetId.of(target), new ChunkId(fileId, index), 0, WriteMode.CREATE,
         WriteRequest.SYNC, ByteBuffer.wrap(new byte[] {1, 2, 3, (byte) index}));
@@ -127,7 +120,7 @@ class NodeClusterManagerTest {
   void theNodesManagerDeletesTheChunksOfARemovedFileOverTheProtocol() throws Exception {
     ClusterManager m = node.clusterManager();
     assertNotNull(m);
-    await("the node's candidate leads", m::isLeader);
+    Eventually.until("the node's candidate leads", Duration.ofSeconds(30), m::isLeader);
     Namespace ns = Namespace.open(curator, NamespaceConfig.DEFAULT);
     Layout layout = new Layout(1 << 20, 1, List.of(target), "raid6:4+2", 0);
     FileStatus gone = ns.create("/gone", CreateOptions.file().withLayout(layout));
@@ -138,7 +131,8 @@ class NodeClusterManagerTest {
     }
     assertEquals(3, chunksOf(gone.id()));
     ns.delete("/gone", false);
-    await("the queue drained", () -> m.status().filesDrained() >= 1);
+    Eventually.until("the queue drained", Duration.ofSeconds(30),
+        () -> m.status().filesDrained() >= 1);
     assertEquals(0, chunksOf(gone.id()));
     assertEquals(3, chunksOf(kept.id()));
     assertEquals(3, m.status().chunksDeleted());

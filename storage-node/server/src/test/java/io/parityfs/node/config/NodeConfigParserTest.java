@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.raid.array.ArrayConfig;
-import io.parityfs.raid.codec.CodecBackend;
 import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.codec.select.CodecBackend;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package io.parityfs.node.net;
 
+import io.parityfs.node.config.NodeServerConfig;
+import io.parityfs.testkit.Eventually;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,11 +21,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,16 +70,6 @@ class NodeServerBackpressureTest {
     other.close();
     node.close();
     zk.close();
-  }
-
-  static void eventually(String what, BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(10);
-    }
   }
 
   /** Another client is served in full while the misbehaving one is held back. */
@@ -149,7 +139,7 @@ class NodeServerBackpressureTest {
       }, "flood");
       sender.setDaemon(true);
       sender.start();
-      eventually("the connection paused", () -> node.server.connections().stream()
+      Eventually.until("the connection paused", () -> node.server.connections().stream()
           .anyMatch(ConnectionHandler::paused));
       Thread.sleep(1500);
       long outbound = node.server.connections().stream()
@@ -165,7 +155,7 @@ class NodeServerBackpressureTest {
       other.readChunk(addr, target, BIG, 0, -1, sink);
       assertEquals(BIG_SIZE, sink.checked);
     }
-    eventually("the stalled requests ended with the connection",
+    Eventually.until("the stalled requests ended with the connection",
         () -> node.server.requestsInHand() == 0 && node.server.connectionCount() <= 2);
   }
 }

@@ -1,5 +1,7 @@
 package io.parityfs.node.net;
 
+import io.parityfs.node.config.NodeServerConfig;
+import io.parityfs.testkit.Eventually;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,7 +31,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -74,22 +75,12 @@ class NodeServerHostileTest {
   /** After every case: the stored chunk is intact, nothing is in hand, another client is served. */
   @AfterEach
   void nodeStillServesAndDataIsIntact() throws Exception {
-    eventually("no writer open, nothing in hand", () -> node.server.openWriters() == 0
+    Eventually.until("no writer open, nothing in hand", () -> node.server.openWriters() == 0
         && node.server.bytesInHand() == 0 && node.server.requestsInHand() == 0);
     client.ping(addr);
     ByteBuffer back = ByteBuffer.allocate(kept.length);
     client.readChunk(addr, target, KEPT, 0, back);
     assertArrayEquals(kept, back.array());
-  }
-
-  static void eventually(String what, BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(10);
-    }
   }
 
   private static void assertFatal(RawClient raw, Status status) throws IOException {
@@ -207,9 +198,9 @@ class NodeServerHostileTest {
         raw.send(data(1, false, 256 << 10, i));
         raw.send(data(2, false, 100_000, i));
       }
-      eventually("both writers open", () -> node.server.openWriters() == 2);
+      Eventually.until("both writers open", () -> node.server.openWriters() == 2);
     }
-    eventually("the writers aborted", () -> node.server.openWriters() == 0);
+    Eventually.until("the writers aborted", () -> node.server.openWriters() == 0);
     assertEquals(io.parityfs.node.protocol.Status.NOT_FOUND,
         org.junit.jupiter.api.Assertions.assertThrows(io.parityfs.node.client.NodeException.class,
             () -> client.stat(addr, target, fresh)).status());

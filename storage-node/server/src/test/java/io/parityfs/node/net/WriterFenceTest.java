@@ -1,5 +1,6 @@
 package io.parityfs.node.net;
 
+import io.parityfs.node.config.NodeServerConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

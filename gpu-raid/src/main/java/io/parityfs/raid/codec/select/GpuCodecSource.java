@@ -1,4 +1,8 @@
-package io.parityfs.raid.codec;
+package io.parityfs.raid.codec.select;
+
+import io.parityfs.raid.codec.ParityCodec;
+
+import io.parityfs.raid.codec.CodecGeometry;
 
 /**
  * Where a {@link ParityCodecFactory} gets GPU codecs: normally the JCuda codec on the device

@@ -1,4 +1,8 @@
-package io.parityfs.raid.codec;
+package io.parityfs.raid.codec.select;
+
+import io.parityfs.raid.codec.ParityCodec;
+
+import io.parityfs.raid.codec.CodecGeometry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

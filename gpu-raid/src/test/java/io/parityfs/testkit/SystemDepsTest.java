@@ -1,4 +1,4 @@
-package io.parityfs.testing;
+package io.parityfs.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,15 +14,15 @@ class SystemDepsTest {
 
   @Test
   void presentPasses() {
-    assertNull(SystemDeps.missing("libfuse2", true, "unused", true, Set.of()));
-    assertNull(SystemDeps.missing("libfuse2", true, "unused", false, Set.of("fuse-device")));
+    assertNull(SystemDeps.missing("gcc", true, "unused", true, Set.of()));
+    assertNull(SystemDeps.missing("gcc", true, "unused", false, Set.of("isal")));
     SystemDeps.skipIf(null);
   }
 
   @Test
   void missingSkipsWithTheMarker() {
-    String why = SystemDeps.missing("fuse-device", false, "not here", false, Set.of());
-    assertEquals(SystemDeps.MARKER + "fuse-device: not here", why);
+    String why = SystemDeps.missing("isal", false, "not here", false, Set.of());
+    assertEquals(SystemDeps.MARKER + "isal: not here", why);
     TestAbortedException e = assertThrows(TestAbortedException.class, () -> SystemDeps.skipIf(why));
     assertEquals(why, e.getMessage());
   }
@@ -30,16 +30,16 @@ class SystemDepsTest {
   @Test
   void missingFailsWhereRequired() {
     AssertionError e = assertThrows(AssertionError.class,
-        () -> SystemDeps.missing("fuse-device", false, "not here", true, Set.of()));
-    assertTrue(e.getMessage().startsWith(SystemDeps.MARKER + "fuse-device: not here"), e.getMessage());
+        () -> SystemDeps.missing("isal", false, "not here", true, Set.of()));
+    assertTrue(e.getMessage().startsWith(SystemDeps.MARKER + "isal: not here"), e.getMessage());
     assertTrue(e.getMessage().contains(SystemDeps.REQUIRE_PROPERTY), e.getMessage());
   }
 
   @Test
   void pretendedMissingCountsAsMissing() {
-    String why = SystemDeps.missing("libfuse2", true, "not here", false, Set.of("libfuse2"));
-    assertTrue(why.startsWith(SystemDeps.MARKER + "libfuse2") && why.contains("pretended"), why);
+    String why = SystemDeps.missing("gcc", true, "not here", false, Set.of("gcc"));
+    assertTrue(why.startsWith(SystemDeps.MARKER + "gcc") && why.contains("pretended"), why);
     assertThrows(AssertionError.class,
-        () -> SystemDeps.missing("libfuse2", true, "not here", true, Set.of("all")));
+        () -> SystemDeps.missing("gcc", true, "not here", true, Set.of("all")));
   }
 }

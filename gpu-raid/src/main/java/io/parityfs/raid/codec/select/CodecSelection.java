@@ -1,4 +1,8 @@
-package io.parityfs.raid.codec;
+package io.parityfs.raid.codec.select;
+
+import io.parityfs.raid.codec.ParityCodec;
+
+import io.parityfs.raid.codec.CodecGeometry;
 
 /**
  * Which codec a {@link ParityCodecFactory} chose for a geometry, and why: for logs and metrics.

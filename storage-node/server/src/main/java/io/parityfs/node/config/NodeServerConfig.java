@@ -1,10 +1,10 @@
-package io.parityfs.node.net;
+package io.parityfs.node.config;
 
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Settings of a {@link NettyNodeServer}. Immutable; {@link #DEFAULT} or {@link #builder()}.
+ * Settings of a node's network server ({@code node.net.NettyNodeServer}). Immutable; {@link #DEFAULT} or {@link #builder()}.
  *
  * @param ioThreads event loop threads (decode, route, encode; never block)
  * @param workerThreads threads of the node's worker pool, where every array call runs
@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param maxBytesPerNode WRITE data in hand on the whole node; beyond, new WRITEs are answered BUSY
  * @param idleTimeout a connection holding a partial frame or an open WRITE that sends nothing for
  *     this long is closed
- * @param drainTimeout how long {@link NettyNodeServer#close()} waits for requests in flight
+ * @param drainTimeout how long closing the server waits for requests in flight
  * @param readFrameSize DATA payload of READ answers (at most 1 MiB)
  * @param writeBufferHighWater outbound bytes per connection before it is unwritable (low: half)
  * @param nativeTransport use epoll when available (else NIO)

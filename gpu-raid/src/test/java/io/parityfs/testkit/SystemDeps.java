@@ -1,4 +1,4 @@
-package io.parityfs.integration;
+package io.parityfs.testkit;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -7,22 +7,20 @@ import java.util.stream.Collectors;
 import org.opentest4j.TestAbortedException;
 
 /**
- * Tests that need something from the system that Maven cannot fetch (/dev/fuse, libfuse 2):
- * they skip, with a one-line reason, where it is missing, except where
+ * Tests that need something from the system that Maven cannot fetch (gcc, ISA-L's headers and
+ * library, libfuse, faketime): they skip, with a one-line reason, where it is missing, except where
  * {@code -Dparityfs.requireSystemDeps=true} (or {@code PARITYFS_REQUIRE_SYSTEM_DEPS=true})
  * says it must be there, which {@code .ci/run} sets after installing everything: then the same
  * check fails the test. Every reason starts with {@link #MARKER}, which {@code .ci/run} also
  * looks for among the skipped tests of the surefire reports.
  *
- * <p>{@code -Dparityfs.test.pretendMissing=libfuse2} (or {@code PARITYFS_TEST_PRETEND_MISSING};
+ * <p>{@code -Dparityfs.test.pretendMissing=gcc,isal} (or {@code PARITYFS_TEST_PRETEND_MISSING};
  * a comma-separated list, {@code all} for everything) makes the named dependencies count as
- * missing, to check the skip and the CI failure on a machine that has them. gpu-raid's tests
- * have the same class ({@code io.parityfs.raid.codec.SystemDeps}, for gcc and ISA-L; the
- * modules share no test code), reading the same switches, and so does this copy, for the
- * integration tests (gcc and libfuse-dev for the faulty-drive file system, faketime for the
- * skewed clock): fs-client's test classes are not on this module's class path.
+ * missing, to check the skip and the CI failure on a machine that has them. Every module's tests
+ * use this one class (gcc and ISA-L here, FUSE in fs-client, the faulty-drive file system and
+ * faketime in integration), through gpu-raid's test-jar.
  */
-final class SystemDeps {
+public final class SystemDeps {
   /** How every skip (and CI failure) for a missing system dependency begins. */
   public static final String MARKER = "missing system dependency: ";
   public static final String REQUIRE_PROPERTY = "parityfs.requireSystemDeps";

@@ -1,4 +1,4 @@
-package io.parityfs.raid.codec;
+package io.parityfs.raid.codec.select;
 
 import java.util.Locale;
 

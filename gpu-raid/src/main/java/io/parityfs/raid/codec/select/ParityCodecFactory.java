@@ -1,4 +1,8 @@
-package io.parityfs.raid.codec;
+package io.parityfs.raid.codec.select;
+
+import io.parityfs.raid.codec.ParityCodec;
+
+import io.parityfs.raid.codec.CodecGeometry;
 
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.gpu.CudaProbe;
