@@ -1,10 +1,10 @@
 package io.parityfs.hadoop;
 
+import static org.apache.hadoop.fs.statistics.StoreStatisticNames.OP_HFLUSH;
+import static org.apache.hadoop.fs.statistics.StoreStatisticNames.OP_HSYNC;
 import static org.apache.hadoop.fs.statistics.StreamStatisticNames.STREAM_WRITE_BYTES;
 import static org.apache.hadoop.fs.statistics.StreamStatisticNames.STREAM_WRITE_EXCEPTIONS;
 import static org.apache.hadoop.fs.statistics.StreamStatisticNames.STREAM_WRITE_TOTAL_DATA;
-import static org.apache.hadoop.fs.statistics.StoreStatisticNames.OP_HFLUSH;
-import static org.apache.hadoop.fs.statistics.StoreStatisticNames.OP_HSYNC;
 
 import io.parityfs.client.PfsOutputStream;
 import java.io.IOException;

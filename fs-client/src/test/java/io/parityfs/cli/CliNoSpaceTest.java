@@ -3,7 +3,7 @@ package io.parityfs.cli;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.testing.FullTargetCluster;
-import io.parityfs.testing.SystemDeps;
+import io.parityfs.testkit.SystemDeps;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.testing.FullTargetCluster;
-import io.parityfs.testing.SystemDeps;
+import io.parityfs.testkit.SystemDeps;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.testing.FullTargetCluster;
-import io.parityfs.testing.SystemDeps;
+import io.parityfs.testkit.SystemDeps;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;

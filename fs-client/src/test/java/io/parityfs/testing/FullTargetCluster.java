@@ -3,6 +3,7 @@ package io.parityfs.testing;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.Layout;
+import io.parityfs.testkit.SystemDeps;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
 package io.parityfs.raid.array;
 
-import static io.parityfs.raid.array.ArrayFixtures.config;
 import static io.parityfs.raid.array.ArrayFixtures.codec;
-import static io.parityfs.raid.array.ArrayFixtures.random;
+import static io.parityfs.raid.array.ArrayFixtures.config;
 import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
+import static io.parityfs.raid.array.ArrayFixtures.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

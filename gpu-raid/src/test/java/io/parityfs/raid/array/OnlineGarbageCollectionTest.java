@@ -1,7 +1,5 @@
 package io.parityfs.raid.array;
 
-import io.parityfs.raid.codec.select.CodecBackend;
-import io.parityfs.raid.codec.select.ParityCodecFactory;
 import static io.parityfs.raid.array.ArrayFixtures.codec;
 import static io.parityfs.raid.array.ArrayFixtures.config;
 import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
@@ -12,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.raid.array.Fault.Op;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,9 +1,7 @@
 package io.parityfs.raid.codec.select;
 
-import io.parityfs.raid.codec.ParityCodec;
-
 import io.parityfs.raid.codec.CodecGeometry;
-
+import io.parityfs.raid.codec.ParityCodec;
 import java.nio.ByteBuffer;
 import java.util.Random;
 

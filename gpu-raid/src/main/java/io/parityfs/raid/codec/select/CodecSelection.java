@@ -1,8 +1,7 @@
 package io.parityfs.raid.codec.select;
 
-import io.parityfs.raid.codec.ParityCodec;
-
 import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.codec.ParityCodec;
 
 /**
  * Which codec a {@link ParityCodecFactory} chose for a geometry, and why: for logs and metrics.

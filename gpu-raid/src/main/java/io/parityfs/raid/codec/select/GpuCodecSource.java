@@ -1,8 +1,7 @@
 package io.parityfs.raid.codec.select;
 
-import io.parityfs.raid.codec.ParityCodec;
-
 import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.codec.ParityCodec;
 
 /**
  * Where a {@link ParityCodecFactory} gets GPU codecs: normally the JCuda codec on the device

@@ -1,9 +1,7 @@
 package io.parityfs.raid.codec.select;
 
-import io.parityfs.raid.codec.ParityCodec;
-
 import io.parityfs.raid.codec.CodecGeometry;
-
+import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.gpu.CudaProbe;
 import io.parityfs.raid.codec.gpu.GpuParityCodec;

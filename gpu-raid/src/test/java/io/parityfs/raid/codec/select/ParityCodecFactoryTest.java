@@ -1,14 +1,12 @@
 package io.parityfs.raid.codec.select;
 
-import io.parityfs.raid.codec.ParityCodec;
-
-import io.parityfs.raid.codec.CodecGeometry;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;

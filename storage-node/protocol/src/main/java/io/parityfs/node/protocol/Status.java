@@ -14,7 +14,8 @@ public enum Status {
   INVALID_ARGUMENT(1, false, "a field is out of range or malformed (includes chunk ids outside the store)"),
   NOT_FOUND(2, false, "the chunk does not exist"),
   ALREADY_EXISTS(3, false, "WRITE with mode CREATE on an existing chunk"),
-  CONFLICT(4, false, "APPEND at an offset other than the chunk's length, or a concurrent writer"),
+  CONFLICT(4, false, "APPEND at an offset other than the chunk's length, or a concurrent writer"
+      + " that held the chunk longer than the node waits"),
   UNKNOWN_TARGET(5, false, "no storage target (array) with this id on the node"),
   ILLEGAL_STATE(6, false, "the operation does not apply in the array's current state"),
   STALE_GENERATION(7, false, "WRITE or DELETE by an older writer generation of the file than the"

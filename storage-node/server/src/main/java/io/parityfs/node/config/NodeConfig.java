@@ -1,7 +1,6 @@
 package io.parityfs.node.config;
 
 import io.parityfs.meta.ZooKeeperSettings;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

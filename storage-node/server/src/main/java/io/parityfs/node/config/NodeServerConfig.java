@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param idleTimeout a connection holding a partial frame or an open WRITE that sends nothing for
  *     this long is closed
  * @param drainTimeout how long closing the server waits for requests in flight
+ * @param claimWait how long a WRITE of a chunk that another stream is writing waits for it to
+ *     end (typically the same writer's earlier, timed-out attempt, still committing) before it
+ *     is refused CONFLICT
  * @param readFrameSize DATA payload of READ answers (at most 1 MiB)
  * @param writeBufferHighWater outbound bytes per connection before it is unwritable (low: half)
  * @param nativeTransport use epoll when available (else NIO)
@@ -31,6 +34,7 @@ public record NodeServerConfig(
     long maxBytesPerNode,
     Duration idleTimeout,
     Duration drainTimeout,
+    Duration claimWait,
     int readFrameSize,
     int writeBufferHighWater,
     boolean nativeTransport) {
@@ -47,6 +51,10 @@ public record NodeServerConfig(
     Objects.requireNonNull(drainTimeout, "drainTimeout");
     if (idleTimeout.isNegative() || idleTimeout.isZero()) {
       throw new IllegalArgumentException("idleTimeout (" + idleTimeout + ") must be positive");
+    }
+    Objects.requireNonNull(claimWait, "claimWait");
+    if (claimWait.isNegative()) {
+      throw new IllegalArgumentException("claimWait (" + claimWait + ") must be >= 0");
     }
     if (drainTimeout.isNegative()) {
       throw new IllegalArgumentException("drainTimeout (" + drainTimeout + ") must be >= 0");
@@ -81,6 +89,7 @@ public record NodeServerConfig(
     b.maxBytesPerNode = maxBytesPerNode;
     b.idleTimeout = idleTimeout;
     b.drainTimeout = drainTimeout;
+    b.claimWait = claimWait;
     b.readFrameSize = readFrameSize;
     b.writeBufferHighWater = writeBufferHighWater;
     b.nativeTransport = nativeTransport;
@@ -97,6 +106,7 @@ public record NodeServerConfig(
     private long maxBytesPerNode = 512L << 20;
     private Duration idleTimeout = Duration.ofSeconds(60);
     private Duration drainTimeout = Duration.ofSeconds(10);
+    private Duration claimWait = Duration.ofSeconds(30);
     private int readFrameSize = 1 << 20;
     private int writeBufferHighWater = 2 << 20;
     private boolean nativeTransport = true;
@@ -111,6 +121,7 @@ public record NodeServerConfig(
     public Builder maxBytesPerNode(long v) { maxBytesPerNode = v; return this; }
     public Builder idleTimeout(Duration v) { idleTimeout = v; return this; }
     public Builder drainTimeout(Duration v) { drainTimeout = v; return this; }
+    public Builder claimWait(Duration v) { claimWait = v; return this; }
     public Builder readFrameSize(int v) { readFrameSize = v; return this; }
     public Builder writeBufferHighWater(int v) { writeBufferHighWater = v; return this; }
     public Builder nativeTransport(boolean v) { nativeTransport = v; return this; }
@@ -118,7 +129,7 @@ public record NodeServerConfig(
     public NodeServerConfig build() {
       return new NodeServerConfig(ioThreads, workerThreads, maxRequestsPerConnection,
           maxBytesPerConnection, maxRequestsPerNode, maxBytesPerNode, idleTimeout, drainTimeout,
-          readFrameSize, writeBufferHighWater, nativeTransport);
+          claimWait, readFrameSize, writeBufferHighWater, nativeTransport);
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,6 +13,7 @@ import io.parityfs.node.chunk.ChunkEntry;
 import io.parityfs.node.chunk.ChunkInfo;
 import io.parityfs.node.chunk.ChunkPage;
 import io.parityfs.node.chunk.ChunkStore;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.AckResponse;
 import io.parityfs.node.protocol.AdminResponse;
 import io.parityfs.node.protocol.ArrayStatusRequest;
@@ -254,15 +254,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (r instanceof WriteRequest w) {
       StorageTarget t = target(w.target());
       String claim = t.id() + "/" + w.chunk().objectId();
-      if (!server.claimChunk(claim)) {
-        discard(id);
-        finish(p, new ErrorResponse(id, Opcode.WRITE, Status.CONFLICT, "chunk " + w.chunk()
-            + " is being written by another stream"));
-        return;
-      }
       WriteStream s = new WriteStream(w, p, t.chunks(), this, server, claim);
       writes.put(id, s);
-      s.start();
+      if (server.claimOrQueue(claim, s)) {
+        s.start();
+      } else {
+        s.waitForClaim(ctx.executor(), config.claimWait()); // behind the chunk's current writer
+      }
     } else if (r instanceof ReadRequest rr) {
       StorageTarget t = target(rr.target());
       scheduleRead(new ReadStream(rr, p, t.chunks(), this, ctx.alloc(), config.readFrameSize()));

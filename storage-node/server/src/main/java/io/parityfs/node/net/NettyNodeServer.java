@@ -1,6 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -22,6 +21,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.parityfs.node.NodeServer;
 import io.parityfs.node.NodeServices;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.metrics.NodeMetrics;
 import io.parityfs.node.protocol.FrameDecoder;
 import io.parityfs.node.protocol.FrameEncoder;
@@ -29,6 +29,9 @@ import io.parityfs.node.protocol.Role;
 import io.parityfs.node.protocol.Status;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,7 +80,11 @@ public final class NettyNodeServer implements NodeServer {
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicLong bytes = new AtomicLong();
   private final AtomicInteger writers = new AtomicInteger();
-  private final Set<String> claims = ConcurrentHashMap.newKeySet();
+  /**
+   * The chunks a WRITE stream holds ({@code target/object}), each with the streams waiting their
+   * turn (FIFO): one writer per chunk at a time. Guarded by itself.
+   */
+  private final Map<String, ArrayDeque<WriteStream>> claims = new HashMap<>();
   private final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
   final AtomicInteger pauses = new AtomicInteger();
   final AtomicInteger idleCloses = new AtomicInteger();
@@ -296,12 +303,61 @@ public final class NettyNodeServer implements NodeServer {
     bytes.addAndGet(-n);
   }
 
-  boolean claimChunk(String key) {
-    return claims.add(key);
+  /**
+   * Claims chunk {@code key} for {@code stream}: true when it is free (the stream holds it now);
+   * otherwise the stream waits its turn behind the holder and the streams already waiting, and
+   * is handed the claim ({@link WriteStream#claimGranted}) when they release it.
+   */
+  boolean claimOrQueue(String key, WriteStream stream) {
+    synchronized (claims) {
+      ArrayDeque<WriteStream> waiting = claims.get(key);
+      if (waiting == null) {
+        claims.put(key, new ArrayDeque<>());
+        return true;
+      }
+      waiting.add(stream);
+      return false;
+    }
   }
 
+  /** Claims chunk {@code key} only if it is free (no waiting): a DELETE does not queue. */
+  boolean claimChunk(String key) {
+    synchronized (claims) {
+      if (claims.containsKey(key)) {
+        return false;
+      }
+      claims.put(key, new ArrayDeque<>());
+      return true;
+    }
+  }
+
+  /**
+   * Takes {@code stream} out of the queue for {@code key}: true when it was still waiting (it
+   * never held the claim); false when it has been handed the claim, which it then releases.
+   */
+  boolean withdrawClaim(String key, WriteStream stream) {
+    synchronized (claims) {
+      ArrayDeque<WriteStream> waiting = claims.get(key);
+      return waiting != null && waiting.remove(stream);
+    }
+  }
+
+  /** Releases chunk {@code key}, handing it to the next stream waiting for it, if any. */
   void releaseChunk(String key) {
-    claims.remove(key);
+    WriteStream next;
+    synchronized (claims) {
+      ArrayDeque<WriteStream> waiting = claims.get(key);
+      if (waiting == null) {
+        return;
+      }
+      next = waiting.poll();
+      if (next == null) {
+        claims.remove(key);
+      }
+    }
+    if (next != null) {
+      next.claimGranted();
+    }
   }
 
   void writerOpened() {

@@ -10,7 +10,10 @@ import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteRequest;
 import io.parityfs.node.protocol.WriteResponse;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -19,6 +22,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * frame. The answer (WriteResponse or an error) is sent once; after an error, or when the
  * connection closes ({@link #cancel}), the writer is aborted (nothing becomes visible) and the
  * frames still queued are released.
+ *
+ * <p>One stream writes a chunk at a time: a stream that finds its chunk claimed by another
+ * ({@link NettyNodeServer#claimOrQueue}) waits its turn, its frames queued and not yet counted as
+ * consumed (so its connection's backpressure holds), until the holder releases the chunk ({@link
+ * #claimGranted}), for at most {@code claimWait} ({@link #waitForClaim}); then it is refused
+ * CONFLICT. The usual holder is the same writer's earlier attempt: a client whose WRITE timed
+ * out retries it while the node is still committing the first one (the END frame arrived, so
+ * closing the connection does not abort it), and the retry must not fail for that.
  *
  * <p>Thread safety: {@link #enqueue}, {@link #cancel}, {@link #fail} from any thread; the writer
  * itself is touched only by the task, and tasks of one stream never overlap.
@@ -35,6 +46,8 @@ final class WriteStream implements Runnable {
   private final AtomicBoolean answered = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile boolean cancelled;
+  /** Whether this stream holds its chunk's claim (else it waits its turn). */
+  private volatile boolean claimed;
   /** Bytes received so far (event loop only). */
   long received;
 
@@ -61,14 +74,36 @@ final class WriteStream implements Runnable {
     return cancelled;
   }
 
-  /** Opens the writer (when the first task runs). */
+  /** Opens the writer (when the first task runs): the stream holds its chunk's claim. */
   void start() {
+    claimed = true;
+    schedule();
+  }
+
+  /**
+   * The chunk is claimed by another stream: wait to be handed the claim, for at most {@code
+   * wait}; then fail CONFLICT (and leave the queue).
+   */
+  void waitForClaim(ScheduledExecutorService timer, Duration wait) {
+    timer.schedule(() -> {
+      if (!claimed) {
+        fail(Status.CONFLICT, "chunk " + request.chunk() + " is being written by another stream"
+            + " (waited " + wait.toMillis() + " ms for it)");
+      }
+    }, wait.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** The holder released the chunk: this stream holds it now (from any thread). */
+  void claimGranted() {
+    claimed = true;
     schedule();
   }
 
   void enqueue(DataFrame d) {
     queue.add(d);
-    schedule();
+    if (claimed || cancelled) {
+      schedule(); // while it waits, its frames wait too (claimGranted drains them)
+    }
   }
 
   /** The connection is gone: abort, answer nothing (the request is finished silently). */
@@ -100,13 +135,30 @@ final class WriteStream implements Runnable {
       drain();
     } finally {
       scheduled.set(false);
-      if (!queue.isEmpty() || (cancelled && !released.get())) {
+      if ((claimed && !queue.isEmpty()) || (cancelled && !released.get())) {
         schedule();
       }
     }
   }
 
   private void drain() {
+    if (!claimed) {
+      if (!cancelled) {
+        return; // waits its turn
+      }
+      if (server.withdrawClaim(claim, this)) {
+        // gave up (or failed) while waiting: it never held the claim, so it releases none
+        released.set(true);
+        for (DataFrame d; (d = queue.poll()) != null; ) {
+          int n = d.content().readableBytes();
+          d.release();
+          connection.consumed(n);
+        }
+        answer(failure);
+        return;
+      }
+      claimed = true; // handed the claim just now: release it below, as a holder
+    }
     if (!opened && !cancelled) {
       opened = true;
       try {

@@ -1,6 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.client.NodeException;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.FailDriveRequest;

@@ -1,7 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
-import io.parityfs.testkit.Eventually;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.node.chunk.ChunkWriter;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.net.NodeServerRoundTripTest.Sink;
 import io.parityfs.node.net.NodeServerRoundTripTest.Source;
 import io.parityfs.node.protocol.ChunkId;
@@ -17,6 +16,7 @@ import io.parityfs.node.protocol.ReadRequest;
 import io.parityfs.node.protocol.StatRequest;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

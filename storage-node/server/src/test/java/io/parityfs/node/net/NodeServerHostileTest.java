@@ -1,7 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
-import io.parityfs.testkit.Eventually;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.Unpooled;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.AckResponse;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.DataFrame;
@@ -24,6 +23,7 @@ import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
 import io.parityfs.node.protocol.WriteResponse;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -56,7 +56,8 @@ class NodeServerHostileTest {
   static void start() throws Exception {
     zk = new TestingServer(true);
     node = new TestNode(dir, zk.getConnectString(), NodeServerConfig.builder()
-        .idleTimeout(Duration.ofMillis(800)).build(), "4K", "16M");
+        .idleTimeout(Duration.ofMillis(800)).claimWait(Duration.ofMillis(200)).build(), "4K",
+        "16M");
     client = NodeClient.create(NodeClientConfig.DEFAULT);
     addr = node.address;
     target = node.target;
@@ -262,13 +263,15 @@ class NodeServerHostileTest {
         () -> client.stat(addr, target, new ChunkId(103, 0))).status());
   }
 
+  /** A second stream of a chunk waits its turn (ChunkClaimTest), but only for claimWait. */
   @Test
-  void aConcurrentWriteOfTheSameChunkIsAConflict() throws Exception {
+  void aConcurrentWriteOfTheSameChunkIsAConflictOnceItWaitedClaimWait() throws Exception {
     try (RawClient raw = new RawClient(addr)) {
       raw.send(write(1, KEPT, WriteMode.REPLACE, -1));
       raw.send(data(1, false, 1000, 1));
       raw.send(write(2, KEPT, WriteMode.REPLACE, -1));
-      error(raw, 2, Status.CONFLICT);
+      ErrorResponse e = error(raw, 2, Status.CONFLICT);
+      assertTrue(e.message().contains("waited 200 ms"), e.message());
       raw.send(data(2, true, 10, 1)); // dropped
       assertFalse(raw.closedByNode(200));
     }

@@ -1,6 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +13,7 @@ import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.client.NodeException;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.ListEntry;

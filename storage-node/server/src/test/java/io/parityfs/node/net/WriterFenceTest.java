@@ -1,6 +1,5 @@
 package io.parityfs.node.net;
 
-import io.parityfs.node.config.NodeServerConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.client.NodeException;
+import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
