@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.parityfs.testkit.Eventually;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -40,13 +41,12 @@ class EntryCacheTest extends ZkFixture {
 
   /** Polls until {@code check} holds, failing after the watch bound. */
   private static void eventually(String what, Check check) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WATCH_BOUND_MILLIS);
-    while (!check.holds()) {
-      if (System.nanoTime() > deadline) {
-        fail(what + " not seen within " + WATCH_BOUND_MILLIS + " ms");
-      }
-      Thread.sleep(5);
-    }
+    Eventually.passes(what + " within " + WATCH_BOUND_MILLIS + " ms",
+        Duration.ofMillis(WATCH_BOUND_MILLIS), () -> {
+          if (!check.holds()) {
+            throw new AssertionError("not yet");
+          }
+        });
   }
 
   @FunctionalInterface

@@ -9,6 +9,7 @@ import io.parityfs.raid.array.Fault.Gate;
 import io.parityfs.raid.array.Fault.Op;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
+import io.parityfs.testkit.Eventually;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -74,13 +75,7 @@ class RaidArrayRecoveryTest {
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + 20_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(10);
-    }
+    Eventually.until(what, Duration.ofSeconds(20), condition);
   }
 
   /** Opens every drive as a FileDrive, {@code faulty} wrapped in a FaultyDrive with faults. */

@@ -1,9 +1,9 @@
 package io.parityfs.raid.array;
 
-import static io.parityfs.raid.array.ArrayFixtures.config;
 import static io.parityfs.raid.array.ArrayFixtures.codec;
-import static io.parityfs.raid.array.ArrayFixtures.random;
+import static io.parityfs.raid.array.ArrayFixtures.config;
 import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
+import static io.parityfs.raid.array.ArrayFixtures.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,8 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.raid.array.Fault.Op;
-import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.testkit.Eventually;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,11 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
@@ -134,11 +131,7 @@ class ScrubberTest {
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, "timed out waiting: " + what);
-      Thread.sleep(5);
-    }
+    Eventually.until(what, Duration.ofSeconds(20), condition);
   }
 
   private static void assertClean(ScrubReport r) {

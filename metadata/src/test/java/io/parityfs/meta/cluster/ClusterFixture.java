@@ -4,7 +4,9 @@ import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.ZkFixture;
+import io.parityfs.testkit.Eventually;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /** {@link ZkFixture} with what the cluster-manager tests add. */
@@ -15,13 +17,7 @@ abstract class ClusterFixture extends ZkFixture {
 
   static void await(String what, long timeoutMillis, BooleanSupplier condition)
       throws InterruptedException {
-    long end = System.nanoTime() + timeoutMillis * 1_000_000;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
+    Eventually.until(what, Duration.ofMillis(timeoutMillis), condition);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.parityfs.meta.targets;
 
+import io.parityfs.testkit.Eventually;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,12 +82,6 @@ abstract class RegistryFixture {
   }
 
   static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
+    Eventually.until(what, Duration.ofSeconds(10), condition);
   }
 }
