@@ -4,7 +4,7 @@ import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Namespace;
-import io.parityfs.meta.targets.Placement;
+import io.parityfs.meta.targets.TargetPlacement;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.meta.targets.TargetRegistry;
 import java.io.PrintWriter;
@@ -94,7 +94,7 @@ final class StripeCommands {
             pool == null ? base.pool() : pool);
         if (f == null) {
           // what setLayout checks and places in the namespace, before the create
-          Placement placement = new Placement(s.client().registry(),
+          TargetPlacement placement = new TargetPlacement(s.client().registry(),
               s.client().config().placement());
           placement.check(l, path);
           Layout placed = l.targets().size() < l.stripeCount() ? placement.place(l, path) : l;

@@ -8,7 +8,7 @@ import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.cluster.ChunkLengthProbe;
-import io.parityfs.meta.targets.Placement;
+import io.parityfs.meta.targets.TargetPlacement;
 import io.parityfs.meta.targets.TargetRegistry;
 import io.parityfs.node.client.NodeClient;
 import java.io.Closeable;
@@ -48,7 +48,7 @@ public final class ParityClient implements Closeable {
     this.zk = zk;
     this.base = base;
     this.registry = registry;
-    Placement placement = new Placement(registry, config.placement());
+    TargetPlacement placement = new TargetPlacement(registry, config.placement());
     this.namespace = base.as(caller).withPlacement(placement);
     this.nodes = NodeClient.create(config.nodes());
     this.chunks = new ChunkIo(nodes, new TargetLocator(registry));

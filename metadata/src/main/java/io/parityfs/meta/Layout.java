@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  *
  * <p>On a directory this is the default layout that new files and subdirectories inherit (its
  * target list is then usually empty: targets are chosen per file, from its {@code pool}, by
- * {@link io.parityfs.meta.targets.Placement}).
+ * {@link io.parityfs.meta.targets.TargetPlacement}).
  *
  * @param chunkSize bytes per chunk: a multiple of 4096 in [4 KiB, 1 GiB]
  * @param stripeCount targets a file is striped over, in [1, 1024]

@@ -3,7 +3,7 @@ package io.parityfs.meta;
 /**
  * Chooses the storage targets of a new file: given the layout a create resolved (the one asked
  * for, or the parent directory's default) with an empty target list, returns it with {@code
- * stripeCount} targets filled in. {@code io.parityfs.meta.targets.Placement} is the
+ * stripeCount} targets filled in. {@code io.parityfs.meta.targets.TargetPlacement} is the
  * implementation over the target registry; a {@link Namespace} uses one when opened with
  * {@link Namespace#withPlacement}.
  */

@@ -9,7 +9,7 @@ import java.util.function.ToLongFunction;
  * first.
  *
  * <p>Slot states come as a {@code DriveState[]} indexed by slot number, the numbering of {@link
- * Placement}. {@link DriveState#SPARE} entries are standby drives holding no shards and never
+ * DrivePlacement}. {@link DriveState#SPARE} entries are standby drives holding no shards and never
  * count. A data slot is <em>unavailable</em> when it is {@link DriveState#FAILED}, {@link
  * DriveState#MISSING} or {@link DriveState#REBUILDING}: a drive being rebuilt counts as lost
  * until its rebuild completes and it is marked {@link DriveState#ONLINE}, because this class does
@@ -77,9 +77,9 @@ public final class ArrayHealth {
    * @throws IllegalArgumentException when there are more than 64 slots or a state is null
    */
   public static long unavailableMask(DriveState[] slots) {
-    if (slots.length > Placement.MAX_SLOTS) {
+    if (slots.length > DrivePlacement.MAX_SLOTS) {
       throw new IllegalArgumentException(
-          "slots (" + slots.length + ") must be <= " + Placement.MAX_SLOTS);
+          "slots (" + slots.length + ") must be <= " + DrivePlacement.MAX_SLOTS);
     }
     long mask = 0;
     for (int s = 0; s < slots.length; s++) {
@@ -98,7 +98,7 @@ public final class ArrayHealth {
     return d == DriveState.FAILED || d == DriveState.MISSING || d == DriveState.REBUILDING;
   }
 
-  /** Shards lost by an object on {@code driveSet} (a {@link Placement#placementMask} value). */
+  /** Shards lost by an object on {@code driveSet} (a {@link DrivePlacement#placementMask} value). */
   public static int lostShards(long driveSet, long unavailable) {
     return Long.bitCount(driveSet & unavailable);
   }
@@ -121,7 +121,7 @@ public final class ArrayHealth {
    * survivors compare equal (a stable sort keeps their order). Unreadable objects sort first;
    * the rebuild reports them rather than restores them.
    *
-   * @param driveSetOf the drive-set mask of an object (a {@link Placement#placementMask} value)
+   * @param driveSetOf the drive-set mask of an object (a {@link DrivePlacement#placementMask} value)
    */
   public static <T> Comparator<T> mostEndangeredFirst(
       ToLongFunction<? super T> driveSetOf, long unavailable) {

@@ -87,7 +87,7 @@ public final class AssembledArray {
   }
 
   /**
-   * How many slots hold data: slots {@code 0..dataSlots()-1}, the numbering {@link Placement}
+   * How many slots hold data: slots {@code 0..dataSlots()-1}, the numbering {@link DrivePlacement}
    * uses; the hot spares created with the array take the slots after them.
    */
   public int dataSlots() {

@@ -70,7 +70,7 @@ final class ManifestFormat {
   /** Bytes besides the slots: the fixed fields and the CRC. */
   static final int FIXED_LENGTH = OFF_SLOTS + 4;
   /** The largest manifest: 64 slots. */
-  static final int MAX_LENGTH = FIXED_LENGTH + Placement.MAX_SLOTS;
+  static final int MAX_LENGTH = FIXED_LENGTH + DrivePlacement.MAX_SLOTS;
 
   /** The record's length for an object {@code width} shards wide. */
   static int length(int width) {

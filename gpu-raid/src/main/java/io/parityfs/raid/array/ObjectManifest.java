@@ -45,9 +45,9 @@ public record ObjectManifest(
     slots = List.copyOf(slots);
     long seen = 0;
     for (int slot : slots) {
-      if (slot < 0 || slot >= Placement.MAX_SLOTS) {
+      if (slot < 0 || slot >= DrivePlacement.MAX_SLOTS) {
         throw new IllegalArgumentException(
-            "slot (" + slot + ") in " + slots + " must be in 0.." + (Placement.MAX_SLOTS - 1));
+            "slot (" + slot + ") in " + slots + " must be in 0.." + (DrivePlacement.MAX_SLOTS - 1));
       }
       if ((seen & (1L << slot)) != 0) {
         throw new IllegalArgumentException("slot " + slot + " appears twice in " + slots);
@@ -77,7 +77,7 @@ public record ObjectManifest(
     return slots.get(shard);
   }
 
-  /** The slots as a bit mask, as {@link Placement#mask}. */
+  /** The slots as a bit mask, as {@link DrivePlacement#mask}. */
   public long slotMask() {
     long mask = 0;
     for (int slot : slots) {

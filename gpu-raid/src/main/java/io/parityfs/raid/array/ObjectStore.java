@@ -22,7 +22,7 @@ import java.util.function.IntConsumer;
  *
  * <p><b>Write / commit.</b> {@link #write} streams the source one stripe at a time (k data cells,
  * zero padded at the end, encoded into m parity cells, or the same cell for every mirror copy)
- * into k+m {@link ShardWriter}s on the drives of {@link Placement#drivesFor}; then it finishes
+ * into k+m {@link ShardWriter}s on the drives of {@link DrivePlacement#drivesFor}; then it finishes
  * (fsyncs) every shard, publishes every shard (rename + directory fsync), and only then writes
  * the manifest on every drive of the placement ({@link ManifestFile}). A write is acknowledged
  * only when enough manifests are durable for the version to survive as many more drive failures
@@ -472,7 +472,7 @@ public final class ObjectStore implements Closeable {
   }
 
   /** The placement of objects over the data slots. */
-  Placement placement() {
+  DrivePlacement placement() {
     return ctx.placement();
   }
 

@@ -255,9 +255,9 @@ public final class Scrubber {
    * reconstruction target), and the m cells of re-encoded parity. Aligned for O_DIRECT.
    */
   static final class Buffers {
-    private final ByteBuffer[] batch = new ByteBuffer[Placement.MAX_SLOTS];
-    private final ByteBuffer[] scratch = new ByteBuffer[Placement.MAX_SLOTS];
-    private final ByteBuffer[] parity = new ByteBuffer[Placement.MAX_SLOTS];
+    private final ByteBuffer[] batch = new ByteBuffer[DrivePlacement.MAX_SLOTS];
+    private final ByteBuffer[] scratch = new ByteBuffer[DrivePlacement.MAX_SLOTS];
+    private final ByteBuffer[] parity = new ByteBuffer[DrivePlacement.MAX_SLOTS];
 
     /** Shard i's batch buffer, at least {@code bytes} long, cleared. */
     ByteBuffer batch(int i, int bytes) {

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class StoreContext {
   private final ArrayConfig config;
   private final ParityCodec codec;
-  private final Placement placement;
+  private final DrivePlacement placement;
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
@@ -52,7 +52,7 @@ final class StoreContext {
     }
     this.config = config;
     this.codec = codec;
-    this.placement = Placement.of(drives.length, config.protection().width());
+    this.placement = DrivePlacement.of(drives.length, config.protection().width());
     this.slots = new SlotTracker(drives, readerCache);
     this.options = Objects.requireNonNull(options, "options");
     this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
@@ -70,7 +70,7 @@ final class StoreContext {
   }
 
   /** The placement of objects over the data slots. */
-  Placement placement() {
+  DrivePlacement placement() {
     return placement;
   }
 

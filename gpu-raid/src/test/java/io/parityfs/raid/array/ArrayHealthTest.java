@@ -109,7 +109,7 @@ class ArrayHealthTest {
 
   @Test
   void withDeclusteredPlacementTheRebuildOrderIsByLoss() {
-    Placement p = Placement.of(12, 6);
+    DrivePlacement p = DrivePlacement.of(12, 6);
     int m = 2;
     DriveState[] slots = new DriveState[13];
     Arrays.fill(slots, ONLINE);

@@ -116,7 +116,7 @@ class ArrayModelTest {
     ArrayConfig c = ArrayConfig.builder().protection(Protection.parse("raid5:3+1"))
         .cellSize(CELL).maxObjectSize(1 << 20).build();
     long id = 0x0123456789abcdefL;
-    int[] placement = Placement.of(4, 4).drivesFor(id);
+    int[] placement = DrivePlacement.of(4, 4).drivesFor(id);
     FaultyDrive[] d = new FaultyDrive[4];
     for (int s = 0; s < 4; s++) {
       d[s] = new FaultyDrive(FileDrive.open(Files.createDirectories(root.resolve("d" + s)),
@@ -184,7 +184,7 @@ class ArrayModelTest {
     private final ParityCodec codec;
     private final int tolerates;
     private final int stripeBytes;
-    private final Placement placement;
+    private final DrivePlacement placement;
     private final Random r;
     private final long[] ids = new long[IDS];
     private final Path[] dirs;
@@ -228,7 +228,7 @@ class ArrayModelTest {
       this.tolerates = config.protection().tolerates();
       int width = config.protection().width();
       this.stripeBytes = CELL * (codec == null ? 1 : width - tolerates);
-      this.placement = Placement.of(slots, width);
+      this.placement = DrivePlacement.of(slots, width);
       this.r = new Random(seed);
       for (int i = 0; i < IDS; i++) {
         ids[i] = 0x9e3779b97f4a7c15L * (i + 1); // spread over placements, half of them "negative"

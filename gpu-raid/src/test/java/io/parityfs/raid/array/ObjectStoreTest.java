@@ -251,7 +251,7 @@ class ObjectStoreTest {
       write(s, ID, data);
     }
     FaultyDrive[] d = faulty(dirs);
-    int[] slots = Placement.of(drives, c.protection().width()).drivesFor(ID);
+    int[] slots = DrivePlacement.of(drives, c.protection().width()).drivesFor(ID);
     for (int i = 0; i < failing; i++) {
       d[slots[i]].inject(Fault.error(Op.READ, Op.OPEN));
     }
@@ -302,7 +302,7 @@ class ObjectStoreTest {
     ArrayConfig c = config("rs:6+3");
     List<Path> dirs = dirs("m", 9);
     byte[] data = random(CELL * 13, 11);
-    int[] slots = Placement.of(9, 9).drivesFor(ID);
+    int[] slots = DrivePlacement.of(9, 9).drivesFor(ID);
     try (ObjectStore s = store(c, fileDrives(dirs))) {
       write(s, ID, data);
       for (int i = 0; i < 3; i++) {
@@ -332,7 +332,7 @@ class ObjectStoreTest {
     ArrayConfig c = config(protection);
     List<Path> dirs = dirs("f", c.protection().width() + 1);
     byte[] data = random(CELL * 17 + 3, 13);
-    int[] slots = Placement.of(dirs.size(), c.protection().width()).drivesFor(ID);
+    int[] slots = DrivePlacement.of(dirs.size(), c.protection().width()).drivesFor(ID);
     try (ObjectStore s = store(c, fileDrives(dirs))) {
       write(s, ID, data);
     }
@@ -357,7 +357,7 @@ class ObjectStoreTest {
     ArrayConfig c = config("raid6:4+2");
     List<Path> dirs = dirs("f2", 6);
     byte[] data = random(CELL * 8, 17);
-    int[] slots = Placement.of(6, 6).drivesFor(ID);
+    int[] slots = DrivePlacement.of(6, 6).drivesFor(ID);
     try (ObjectStore s = store(c, fileDrives(dirs))) {
       write(s, ID, data);
     }
@@ -487,7 +487,7 @@ class ObjectStoreTest {
     try (ObjectStore s = store(c, fileDrives(dirs))) {
       write(s, ID, data);
     }
-    int[] slots = Placement.of(4, 4).drivesFor(ID);
+    int[] slots = DrivePlacement.of(4, 4).drivesFor(ID);
     Path bad = dirs.get(slots[0]).resolve(ObjectFiles.manifest(ID, 0));
     byte[] m = Files.readAllBytes(bad);
     m[20] ^= 1;
@@ -541,7 +541,7 @@ class ObjectStoreTest {
   void writesDegradedWithoutAnAbsentDrive() throws IOException {
     ArrayConfig c = config("raid6:4+2");
     List<Path> dirs = dirs("dw", 6);
-    int[] slots = Placement.of(6, 6).drivesFor(ID);
+    int[] slots = DrivePlacement.of(6, 6).drivesFor(ID);
     Drive[] d = fileDrives(dirs);
     d[slots[1]].close();
     d[slots[1]] = null;
@@ -562,7 +562,7 @@ class ObjectStoreTest {
   void aDriveFailingDuringTheWriteIsLeftOut() throws IOException {
     ArrayConfig c = config("raid5:3+1");
     List<Path> dirs = dirs("wf", 5);
-    int[] slots = Placement.of(5, 4).drivesFor(ID);
+    int[] slots = DrivePlacement.of(5, 4).drivesFor(ID);
     FaultyDrive[] d = faulty(dirs);
     d[slots[2]].inject(Fault.error(Op.WRITE).onCall(2));
     byte[] data = random(CELL * 7 + 1, 71);
@@ -585,7 +585,7 @@ class ObjectStoreTest {
   void tooManyFailingDrivesRefuseTheWriteAndKeepTheOldVersion() throws IOException {
     ArrayConfig c = config("raid5:3+1");
     List<Path> dirs = dirs("wf2", 4);
-    int[] slots = Placement.of(4, 4).drivesFor(ID);
+    int[] slots = DrivePlacement.of(4, 4).drivesFor(ID);
     byte[] old = random(CELL * 2, 81);
     try (ObjectStore s = store(c, fileDrives(dirs))) {
       write(s, ID, old);
@@ -611,7 +611,7 @@ class ObjectStoreTest {
   void garbageCollectionKeepsNewerShardsWhileAPlacementDriveIsAway() throws IOException {
     ArrayConfig c = config("raid5:3+1");
     List<Path> dirs = dirs("gk", 4);
-    int[] slots = Placement.of(4, 4).drivesFor(ID);
+    int[] slots = DrivePlacement.of(4, 4).drivesFor(ID);
     try (ObjectStore s = store(c, fileDrives(dirs))) {
       write(s, ID, random(CELL * 3, 91));
     }
@@ -636,7 +636,7 @@ class ObjectStoreTest {
   void aManifestFailingOnOneDriveStillCommitsAndIsRolledForward() throws IOException {
     ArrayConfig c = config("raid6:4+2");
     List<Path> dirs = dirs("mf", 6);
-    int[] slots = Placement.of(6, 6).drivesFor(ID);
+    int[] slots = DrivePlacement.of(6, 6).drivesFor(ID);
     FaultyDrive[] d = faulty(dirs);
     d[slots[4]].inject(Fault.error(Op.CREATE).matching(".*\\.manifest\\.tmp"));
     byte[] data = random(CELL * 6 + 9, 101);

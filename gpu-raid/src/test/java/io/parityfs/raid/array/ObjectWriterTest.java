@@ -216,7 +216,7 @@ class ObjectWriterTest {
     try (ObjectStore s = store(c, d)) {
       s.write(ID, channel(data), data.length);
     }
-    int[] slots = Placement.of(9, 9).drivesFor(ID);
+    int[] slots = DrivePlacement.of(9, 9).drivesFor(ID);
     Drive[] partial = drives("g", 9); // closing the store closed the drives
     partial[slots[0]] = null; // data shard 0
     partial[slots[4]] = null; // data shard 4
@@ -304,8 +304,8 @@ class ObjectWriterTest {
       s.write(ID, channel(data), data.length);
       assertEquals(1L << 3, s.failedSlots());
       assertArrayEquals(data, readAll(s, ID));
-      assertTrue(s.degradedReads() > 0 || Placement.of(6, 6).drivesFor(ID)[4] == 3
-          || Placement.of(6, 6).drivesFor(ID)[5] == 3);
+      assertTrue(s.degradedReads() > 0 || DrivePlacement.of(6, 6).drivesFor(ID)[4] == 3
+          || DrivePlacement.of(6, 6).drivesFor(ID)[5] == 3);
     }
   }
 

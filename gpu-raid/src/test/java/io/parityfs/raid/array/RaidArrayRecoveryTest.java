@@ -135,7 +135,7 @@ class RaidArrayRecoveryTest {
     all.add(fresh);
     // Hold the first write of object 5's temp shard on slot 2 (raid6:4+2 on 6 drives puts
     // every object on every slot).
-    int shard = java.util.Arrays.stream(Placement.of(6, 6).drivesFor(5)).boxed().toList()
+    int shard = java.util.Arrays.stream(DrivePlacement.of(6, 6).drivesFor(5)).boxed().toList()
         .indexOf(2);
     String temp = ObjectFiles.temp(ObjectFiles.shard(5, 0, shard));
     try (RaidArray a = RaidArray.open(all, Optional.empty(), codecs(), OPTIONS,

@@ -101,7 +101,7 @@ class RebuilderTest {
     return total;
   }
 
-  private static int objectsOn(Placement p, Map<Long, byte[]> objects, int slot) {
+  private static int objectsOn(DrivePlacement p, Map<Long, byte[]> objects, int slot) {
     int n = 0;
     for (long id : objects.keySet()) {
       for (int s : p.drivesFor(id)) {
@@ -135,7 +135,7 @@ class RebuilderTest {
       RebuildProgress p = new Rebuilder(s, victim, 2 * CELL).run();
       assertEquals(RebuildProgress.State.DONE, p.state(), p.toString());
       assertTrue(p.complete());
-      int on = objectsOn(Placement.of(drives, c.protection().width()), objects, victim);
+      int on = objectsOn(DrivePlacement.of(drives, c.protection().width()), objects, victim);
       assertEquals(on, original.size() / 2, "a shard and a manifest per object");
       assertEquals(on, p.objectsTotal());
       assertEquals(on, p.objectsRebuilt());
@@ -162,7 +162,7 @@ class RebuilderTest {
     }
     if (c.protection().tolerates() == 1) {
       // With m = 1 an object on both slots needs the rebuilt shard to be read at all.
-      assertTrue(objectsOn(Placement.of(drives, c.protection().width()), objects, other) > 0);
+      assertTrue(objectsOn(DrivePlacement.of(drives, c.protection().width()), objects, other) > 0);
     }
   }
 
@@ -182,7 +182,7 @@ class RebuilderTest {
     d[absent].close();
     d[absent] = null;
     Path fresh = Files.createDirectories(root.resolve("fresh"));
-    Placement placement = Placement.of(9, 6);
+    DrivePlacement placement = DrivePlacement.of(9, 6);
     try (ObjectStore s = new ObjectStore(c, d, codec(c))) {
       s.attachDrive(victim, FileDrive.open(fresh, Drive.IoMode.DIRECT));
       Rebuilder r = new Rebuilder(s, victim);
@@ -193,7 +193,7 @@ class RebuilderTest {
       int twoLost = 0;
       boolean seenOneLost = false;
       for (long id : order) {
-        long mask = Placement.of(9, 6).placementMask(id);
+        long mask = DrivePlacement.of(9, 6).placementMask(id);
         boolean onAbsent = (mask & (1L << absent)) != 0;
         if (onAbsent) {
           assertFalse(seenOneLost, "object " + id + " (two shards lost) after one with one lost");
@@ -383,7 +383,7 @@ class RebuilderTest {
     try (ObjectStore s = new ObjectStore(c, fileDrives(dirs), codec(c))) {
       objects = writeObjects(s, 12, 6);
     }
-    Placement placement = Placement.of(5, 4);
+    DrivePlacement placement = DrivePlacement.of(5, 4);
     List<Long> doomed = new ArrayList<>();
     for (long id : objects.keySet()) {
       long mask = placement.placementMask(id);
@@ -417,7 +417,7 @@ class RebuilderTest {
     try (ObjectStore s = new ObjectStore(c, fileDrives(dirs), codec(c))) {
       s.write(id, new ByteArrayInputStream(data), data.length);
     }
-    int[] slots = Placement.of(6, 6).drivesFor(id);
+    int[] slots = DrivePlacement.of(6, 6).drivesFor(id);
     Map<String, byte[]> original = objectFiles(dirs.get(slots[0]));
     Path shard1 = dirs.get(slots[1]).resolve(ObjectFiles.shard(id, 0, 1));
     byte[] good1 = Files.readAllBytes(shard1);

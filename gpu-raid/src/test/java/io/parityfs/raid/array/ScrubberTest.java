@@ -75,7 +75,7 @@ class ScrubberTest {
 
   /** The directory holding shard {@code shard} of {@code id}. */
   private static Path dirOf(List<Path> dirs, ArrayConfig c, long id, int shard) {
-    int[] slots = Placement.of(dirs.size(), c.protection().width()).drivesFor(id);
+    int[] slots = DrivePlacement.of(dirs.size(), c.protection().width()).drivesFor(id);
     return dirs.get(slots[shard]);
   }
 
@@ -439,7 +439,7 @@ class ScrubberTest {
       write(s, ID, data);
     }
     flipBit(dirOf(dirs, c, ID, 0), ID, 0, 5);
-    int slot = Placement.of(width + 1, width).drivesFor(ID)[2];
+    int slot = DrivePlacement.of(width + 1, width).drivesFor(ID)[2];
     FaultyDrive[] d = faulty(dirs);
     // call 1 reads the header; call 2 is the scrub's first batch read
     FaultyDrive.Injected fault = d[slot].inject(

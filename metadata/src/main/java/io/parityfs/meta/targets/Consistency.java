@@ -14,7 +14,7 @@ public enum Consistency {
   /** Array REBUILDING onto a replacement or spare. */
   REBUILDING,
   /** Array FAILED (more drives lost than the protection survives), or a state this code does
-   * not know. Placement never uses it. */
+   * not know. TargetPlacement never uses it. */
   FAILED;
 
   /** The consistency of array state {@code arrayState} ({@code OPTIMAL}, ...); unknown: FAILED. */

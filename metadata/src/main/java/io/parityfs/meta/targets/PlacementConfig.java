@@ -3,7 +3,7 @@ package io.parityfs.meta.targets;
 import java.util.OptionalLong;
 
 /**
- * Settings of a {@link Placement}; immutable, made with {@link #builder()}.
+ * Settings of a {@link TargetPlacement}; immutable, made with {@link #builder()}.
  *
  * <ul>
  *   <li>{@code reserveBytes} (1 GiB) and {@code reserveFraction} (0.01): a target is <i>full</i>

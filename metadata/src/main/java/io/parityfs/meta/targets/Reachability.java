@@ -1,7 +1,7 @@
 package io.parityfs.meta.targets;
 
 /**
- * Whether a target can be reached, in the manner of BeeGFS's reachability states. Placement uses
+ * Whether a target can be reached, in the manner of BeeGFS's reachability states. TargetPlacement uses
  * only {@link #ONLINE} targets.
  */
 public enum Reachability {

@@ -7,7 +7,7 @@
  *       io.parityfs.meta.targets.Reachability} (ONLINE, PROBABLY_OFFLINE, OFFLINE) and {@link
  *       io.parityfs.meta.targets.Consistency} (GOOD, DEGRADED, REBUILDING, FAILED) in the manner
  *       of BeeGFS, and persistent offline marks for the cluster manager.
- *   <li>{@link io.parityfs.meta.targets.Placement}: fills a {@link io.parityfs.meta.Layout}'s
+ *   <li>{@link io.parityfs.meta.targets.TargetPlacement}: fills a {@link io.parityfs.meta.Layout}'s
  *       targets from its pool, distinct, weighted by free space, spread over nodes.
  * </ul>
  *

@@ -38,7 +38,7 @@ class LayoutCheckTest extends RegistryFixture {
     eventually("4 targets", () -> r.targets().size() == 4);
     try (Namespace base = Namespace.open(client, NamespaceConfig.builder().root("/ns")
         .ifMissing(NamespaceConfig.IfMissing.FORMAT).build())) {
-      Namespace ns = base.withPlacement(new Placement(r, PlacementConfig.DEFAULT));
+      Namespace ns = base.withPlacement(new TargetPlacement(r, PlacementConfig.DEFAULT));
       ns.mkdirs("/d");
 
       IllegalArgumentException wide = assertThrows(IllegalArgumentException.class,
@@ -90,7 +90,7 @@ class LayoutCheckTest extends RegistryFixture {
     eventually("3 targets", () -> r.targets().size() == 3);
     try (Namespace base = Namespace.open(client, NamespaceConfig.builder().root("/ns")
         .ifMissing(NamespaceConfig.IfMissing.FORMAT).build())) {
-      Namespace ns = base.withPlacement(new Placement(r, PlacementConfig.DEFAULT));
+      Namespace ns = base.withPlacement(new TargetPlacement(r, PlacementConfig.DEFAULT));
       ns.create("/f", CreateOptions.file().withLease(false)
           .withLayout(layout(1, List.of(), "default")));
       FileStatus f = ns.setLayout("/f", layout(3, List.of(), "default"));

@@ -50,12 +50,12 @@ import java.util.random.RandomGenerator;
  * <p>Thread-safe. Reads the registry's current view on every call; costs O(stripe count ×
  * targets in the pool).
  */
-public final class Placement implements LayoutPlacer {
+public final class TargetPlacement implements LayoutPlacer {
   private final TargetRegistry registry;
   private final PlacementConfig config;
   private final Random seeded;
 
-  public Placement(TargetRegistry registry, PlacementConfig config) {
+  public TargetPlacement(TargetRegistry registry, PlacementConfig config) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.config = Objects.requireNonNull(config, "config");
     this.seeded = config.seed().isPresent() ? new Random(config.seed().getAsLong()) : null;

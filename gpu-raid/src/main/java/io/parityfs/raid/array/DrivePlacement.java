@@ -59,7 +59,7 @@ import io.parityfs.raid.codec.CodecGeometry;
  *
  * <p>Immutable and thread-safe.
  */
-public final class Placement {
+public final class DrivePlacement {
   /** Most drive slots an array can have (one bit each in a {@code long} mask). */
   public static final int MAX_SLOTS = CodecGeometry.MAX_SHARDS;
 
@@ -68,7 +68,7 @@ public final class Placement {
   private final int dataSlots;
   private final int width;
 
-  private Placement(int dataSlots, int width) {
+  private DrivePlacement(int dataSlots, int width) {
     if (width < 1) {
       throw new IllegalArgumentException("width (" + width + ") must be >= 1");
     }
@@ -92,13 +92,13 @@ public final class Placement {
    * @throws IllegalArgumentException naming the values when {@code dataSlots < width}, {@code
    *     width < 1} or {@code dataSlots > 64}
    */
-  public static Placement of(int dataSlots, int width) {
-    return new Placement(dataSlots, width);
+  public static DrivePlacement of(int dataSlots, int width) {
+    return new DrivePlacement(dataSlots, width);
   }
 
   /** A placement of the {@code k + m} shards of {@code geometry} over {@code dataSlots} slots. */
-  public static Placement of(int dataSlots, CodecGeometry geometry) {
-    return new Placement(dataSlots, geometry.shards());
+  public static DrivePlacement of(int dataSlots, CodecGeometry geometry) {
+    return new DrivePlacement(dataSlots, geometry.shards());
   }
 
   /** N: the number of data slots (spares excluded) the shards are spread over. */
@@ -186,7 +186,7 @@ public final class Placement {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Placement p && p.dataSlots == dataSlots && p.width == width;
+    return o instanceof DrivePlacement p && p.dataSlots == dataSlots && p.width == width;
   }
 
   @Override
@@ -196,6 +196,6 @@ public final class Placement {
 
   @Override
   public String toString() {
-    return "Placement[" + width + " of " + dataSlots + " slots]";
+    return "DrivePlacement[" + width + " of " + dataSlots + " slots]";
   }
 }

@@ -15,15 +15,15 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-class PlacementTest extends RegistryFixture {
+class TargetPlacementTest extends RegistryFixture {
   private static final long TIB = TestNode.TIB;
 
   private static Layout layout(int stripeCount, String pool) {
     return new Layout(8 << 20, stripeCount, List.of(), "raid6:4+2", 0, pool);
   }
 
-  private Placement placement(TargetRegistry r, long seed) {
-    return new Placement(r, PlacementConfig.builder().seed(seed).build());
+  private TargetPlacement placement(TargetRegistry r, long seed) {
+    return new TargetPlacement(r, PlacementConfig.builder().seed(seed).build());
   }
 
   /** {@code count} nodes with {@code perNode} raid6:4+2 targets each in {@code pool}. */
@@ -48,7 +48,7 @@ class PlacementTest extends RegistryFixture {
     cluster(3, 2, "default", 4 * TIB);
     cluster(1, 2, "ssd", 4 * TIB);
     TargetRegistry r = openRegistry();
-    Placement p = placement(r, 1);
+    TargetPlacement p = placement(r, 1);
     Set<String> ssd = new HashSet<>();
     r.targets().stream().filter(t -> t.pool().equals("ssd")).forEach(t -> ssd.add(t.id()));
     for (int i = 0; i < 200; i++) {
@@ -68,7 +68,7 @@ class PlacementTest extends RegistryFixture {
     cluster(4, 3, "default", 4 * TIB);
     TargetRegistry r = openRegistry();
     Map<String, String> node = nodeOf(r);
-    Placement p = placement(r, 2);
+    TargetPlacement p = placement(r, 2);
     for (int i = 0; i < 200; i++) {
       List<String> four = p.place(layout(4, "default")).targets();
       assertEquals(4, four.stream().map(node::get).distinct().count(), "4 nodes: " + four);
@@ -105,7 +105,7 @@ class PlacementTest extends RegistryFixture {
         == Reachability.PROBABLY_OFFLINE);
     r.markOffline(offline.id, "test");
 
-    Placement p = placement(r, 3);
+    TargetPlacement p = placement(r, 3);
     Set<String> eligible = Set.of(g0.id, g1.id, degraded.id);
     for (int i = 0; i < 50; i++) {
       assertEquals(eligible, new HashSet<>(p.place(layout(3, "default")).targets()));
@@ -130,7 +130,7 @@ class PlacementTest extends RegistryFixture {
     cluster(2, 1, "default", 1L << 29); // 512 MiB free: below the 1 GiB floor
     cluster(1, 1, "ssd", 4 * TIB);
     TargetRegistry r = openRegistry();
-    Placement p = placement(r, 4);
+    TargetPlacement p = placement(r, 4);
     NamespaceException e = assertThrows(NamespaceException.class,
         () -> p.place(layout(3, "default")));
     assertEquals(NamespaceStatus.NO_SPACE, e.status());
@@ -142,7 +142,7 @@ class PlacementTest extends RegistryFixture {
     assertTrue(e.getMessage().endsWith("placement in pool 'nvme': 1 target wanted, but the pool"
         + " has no targets (pools known: default, ssd)"), e.getMessage());
 
-    Placement noReserve = new Placement(r, PlacementConfig.builder().reserveBytes(0)
+    TargetPlacement noReserve = new TargetPlacement(r, PlacementConfig.builder().reserveBytes(0)
         .reserveFraction(0).seed(4).build());
     assertEquals(4, noReserve.place(layout(4, "default")).targets().size());
   }
@@ -157,7 +157,7 @@ class PlacementTest extends RegistryFixture {
       n.start();
     }
     TargetRegistry r = openRegistry();
-    Placement p = placement(r, 5);
+    TargetPlacement p = placement(r, 5);
     int draws = 20_000;
     Map<String, Integer> count = new HashMap<>();
     for (int i = 0; i < draws; i++) {
@@ -185,8 +185,8 @@ class PlacementTest extends RegistryFixture {
   void theSameSeedGivesTheSameChoices() throws Exception {
     cluster(5, 2, "default", 4 * TIB);
     TargetRegistry r = openRegistry();
-    Placement a = placement(r, 42);
-    Placement b = placement(r, 42);
+    TargetPlacement a = placement(r, 42);
+    TargetPlacement b = placement(r, 42);
     for (int i = 0; i < 20; i++) {
       assertEquals(a.place(layout(3, "default")), b.place(layout(3, "default")));
     }
@@ -203,7 +203,7 @@ class PlacementTest extends RegistryFixture {
     TargetRegistry r = openRegistry();
     Map<String, String> protection = new HashMap<>();
     r.targets().forEach(t -> protection.put(t.id(), t.protection()));
-    Placement p = placement(r, 6);
+    TargetPlacement p = placement(r, 6);
     for (int i = 0; i < 100; i++) {
       List<String> four = p.place(layout(4, "default")).targets();
       assertTrue(four.stream().allMatch(t -> protection.get(t).equals("raid6:4+2")),
@@ -224,7 +224,7 @@ class PlacementTest extends RegistryFixture {
     other.start();
     TargetRegistry r = openRegistry();
     Map<String, String> node = nodeOf(r);
-    Placement p = placement(r, 7);
+    TargetPlacement p = placement(r, 7);
 
     Layout given = layout(3, "default").withTargets(List.of(elsewhere.id));
     for (int i = 0; i < 50; i++) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class PlacementTest {
+class DrivePlacementTest {
   private static final int OBJECTS = 100_000;
 
   /** Sequential ids, the easy case for a weak mixer to get wrong. */
@@ -33,8 +33,8 @@ class PlacementTest {
     }
     for (int w : new int[] {1, 2, 3, 5, 6, 10, 14, 17, 32, 63, 64}) {
       for (int n = w; n <= 64; n++) {
-        Placement p = Placement.of(n, w);
-        Placement again = Placement.of(n, w);
+        DrivePlacement p = DrivePlacement.of(n, w);
+        DrivePlacement again = DrivePlacement.of(n, w);
         int[] out = new int[w + 3];
         for (long id : ids) {
           int[] slots = p.drivesFor(id);
@@ -59,26 +59,26 @@ class PlacementTest {
   }
 
   /**
-   * Placement is part of the on-disk format: shards are found by recomputing it. If this test
+   * DrivePlacement is part of the on-disk format: shards are found by recomputing it. If this test
    * fails, existing arrays can no longer find their shards; do not update the vectors, restore
    * the function.
    */
   @Test
   void knownAnswersArePinned() {
-    Placement p = Placement.of(12, 6);
+    DrivePlacement p = DrivePlacement.of(12, 6);
     assertArrayEquals(new int[] {3, 9, 0, 7, 11, 1}, p.drivesFor(0));
     assertArrayEquals(new int[] {4, 8, 11, 5, 1, 7}, p.drivesFor(1));
     assertArrayEquals(new int[] {2, 3, 4, 0, 1, 10}, p.drivesFor(0x0123456789ABCDEFL));
     assertArrayEquals(new int[] {21, 32, 15, 63, 61, 4, 9, 1, 51, 33},
-        Placement.of(64, 10).drivesFor(-1L));
-    assertArrayEquals(new int[] {1, 0, 2, 3, 5, 4}, Placement.of(6, 6).drivesFor(7));
+        DrivePlacement.of(64, 10).drivesFor(-1L));
+    assertArrayEquals(new int[] {1, 0, 2, 3, 5, 4}, DrivePlacement.of(6, 6).drivesFor(7));
   }
 
   @ParameterizedTest(name = "N={0} w={1}")
   @CsvSource({"12, 6", "24, 14", "64, 10", "7, 3", "64, 63"})
   void everyDriveHoldsItsShareOfShards(int n, int w) {
     for (boolean chunkShaped : new boolean[] {false, true}) {
-      Placement p = Placement.of(n, w);
+      DrivePlacement p = DrivePlacement.of(n, w);
       long[] shards = new long[n];
       int[] out = new int[w];
       for (int i = 0; i < OBJECTS; i++) {
@@ -95,7 +95,7 @@ class PlacementTest {
   @ParameterizedTest(name = "N={0} k={1} m={2}")
   @CsvSource({"12, 4, 2", "24, 10, 4", "64, 6, 4", "6, 4, 2", "64, 32, 32"})
   void parityRoleRotatesOverTheDrives(int n, int k, int m) {
-    Placement p = Placement.of(n, CodecGeometry.reedSolomon(k, m));
+    DrivePlacement p = DrivePlacement.of(n, CodecGeometry.reedSolomon(k, m));
     long[] shards = new long[n];
     long[] parity = new long[n];
     int[] out = new int[k + m];
@@ -123,7 +123,7 @@ class PlacementTest {
   @ParameterizedTest(name = "N={0} k={1} m={2}")
   @CsvSource({"12, 4, 2, 100000", "24, 10, 4, 100000", "64, 6, 4, 400000", "9, 3, 5, 100000"})
   void rebuildOfAnyDriveReadsFromAllOthers(int n, int k, int m, int objects) {
-    Placement p = Placement.of(n, k + m);
+    DrivePlacement p = DrivePlacement.of(n, k + m);
     long[][] reads = new long[n][n]; // reads[failed][survivor]
     int[] out = new int[k + m];
     for (int i = 0; i < objects; i++) {
@@ -155,13 +155,13 @@ class PlacementTest {
   @Test
   void fullWidthUsesEveryDriveAndStillRotatesShardIndexes() {
     for (int w : new int[] {1, 2, 6, 14, 64}) {
-      Placement p = Placement.of(w, w);
+      DrivePlacement p = DrivePlacement.of(w, w);
       long all = w == 64 ? -1L : (1L << w) - 1;
       for (int i = 0; i < 1000; i++) {
         assertEquals(all, p.placementMask(i), p + " id " + i);
       }
     }
-    Placement p = Placement.of(6, 6);
+    DrivePlacement p = DrivePlacement.of(6, 6);
     long[][] heldShard = new long[6][6]; // heldShard[slot][shard index]
     for (int i = 0; i < OBJECTS; i++) {
       int[] slots = p.drivesFor(i);
@@ -176,8 +176,8 @@ class PlacementTest {
 
   @Test
   void addingASlotMovesOnlyTheObjectsItWins() {
-    Placement before = Placement.of(12, 6);
-    Placement after = Placement.of(13, 6);
+    DrivePlacement before = DrivePlacement.of(12, 6);
+    DrivePlacement after = DrivePlacement.of(13, 6);
     int moved = 0;
     for (int i = 0; i < OBJECTS; i++) {
       long a = before.placementMask(i);
@@ -194,14 +194,14 @@ class PlacementTest {
 
   @Test
   void badArgumentsAreRejectedWithTheValues() {
-    assertMessage("dataSlots (5) must be >= width (6)", () -> Placement.of(5, 6));
+    assertMessage("dataSlots (5) must be >= width (6)", () -> DrivePlacement.of(5, 6));
     assertMessage("dataSlots (5) must be >= width (6)",
-        () -> Placement.of(5, CodecGeometry.reedSolomon(4, 2)));
-    assertMessage("dataSlots (65) must be <= 64", () -> Placement.of(65, 10));
-    assertMessage("width (0) must be >= 1", () -> Placement.of(12, 0));
+        () -> DrivePlacement.of(5, CodecGeometry.reedSolomon(4, 2)));
+    assertMessage("dataSlots (65) must be <= 64", () -> DrivePlacement.of(65, 10));
+    assertMessage("width (0) must be >= 1", () -> DrivePlacement.of(12, 0));
     assertMessage("out.length (5) must be >= width (6)",
-        () -> Placement.of(12, 6).drivesFor(1, new int[5]));
-    assertEquals(Placement.of(12, 6), Placement.of(12, CodecGeometry.raid6(4)));
+        () -> DrivePlacement.of(12, 6).drivesFor(1, new int[5]));
+    assertEquals(DrivePlacement.of(12, 6), DrivePlacement.of(12, CodecGeometry.raid6(4)));
   }
 
   private static void assertWithin(double tolerance, double mean, long[] counts, String what) {
