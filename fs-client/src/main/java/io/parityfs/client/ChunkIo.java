@@ -1,9 +1,9 @@
 package io.parityfs.client;
 
 import io.parityfs.meta.Layout;
-import io.parityfs.meta.cluster.ChunkPage;
-import io.parityfs.meta.cluster.ChunkService;
-import io.parityfs.meta.cluster.StoredChunk;
+import io.parityfs.meta.chunks.ChunkPage;
+import io.parityfs.meta.chunks.ChunkService;
+import io.parityfs.meta.chunks.StoredChunk;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeException;
 import io.parityfs.node.protocol.ChunkId;

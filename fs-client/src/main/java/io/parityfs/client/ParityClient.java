@@ -7,7 +7,7 @@ import io.parityfs.meta.LengthProbe;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
-import io.parityfs.meta.cluster.ChunkLengthProbe;
+import io.parityfs.meta.chunks.ChunkLengthProbe;
 import io.parityfs.meta.targets.TargetPlacement;
 import io.parityfs.meta.targets.TargetRegistry;
 import io.parityfs.node.client.NodeClient;

@@ -11,7 +11,7 @@ import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
-import io.parityfs.meta.cluster.StoredChunk;
+import io.parityfs.meta.chunks.StoredChunk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

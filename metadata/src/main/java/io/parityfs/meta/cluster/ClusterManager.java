@@ -3,6 +3,8 @@ package io.parityfs.meta.cluster;
 import io.parityfs.meta.DeleteQueue;
 import io.parityfs.meta.LiveFileScanner;
 import io.parityfs.meta.Namespace;
+import io.parityfs.meta.chunks.ChunkLengthProbe;
+import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.targets.TargetRegistry;
 import java.io.Closeable;
 import java.io.IOException;

@@ -11,6 +11,8 @@ import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
+import io.parityfs.meta.chunks.ChunkPage;
+import io.parityfs.meta.chunks.ChunkService;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

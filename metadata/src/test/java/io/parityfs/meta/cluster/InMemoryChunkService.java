@@ -1,5 +1,8 @@
 package io.parityfs.meta.cluster;
 
+import io.parityfs.meta.chunks.ChunkPage;
+import io.parityfs.meta.chunks.ChunkService;
+import io.parityfs.meta.chunks.StoredChunk;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,6 +12,8 @@ import io.parityfs.meta.LiveFiles;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.chunks.ChunkPage;
+import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.registry.RegistryCodec;
 import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;

@@ -6,6 +6,8 @@ import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
+import io.parityfs.meta.chunks.ChunkPage;
+import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetRegistry;
 import io.parityfs.meta.targets.TargetRegistryConfig;

@@ -1,8 +1,8 @@
 package io.parityfs.node.cluster;
 
-import io.parityfs.meta.cluster.ChunkPage;
-import io.parityfs.meta.cluster.ChunkService;
-import io.parityfs.meta.cluster.StoredChunk;
+import io.parityfs.meta.chunks.ChunkPage;
+import io.parityfs.meta.chunks.ChunkService;
+import io.parityfs.meta.chunks.StoredChunk;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.meta.targets.TargetRegistry;

@@ -1,4 +1,4 @@
-package io.parityfs.meta.cluster;
+package io.parityfs.meta.chunks;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.parityfs.meta.cluster;
+package io.parityfs.meta.chunks;
 
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;

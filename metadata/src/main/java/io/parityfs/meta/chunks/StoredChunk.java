@@ -1,4 +1,4 @@
-package io.parityfs.meta.cluster;
+package io.parityfs.meta.chunks;
 
 /**
  * A chunk as a target lists it.
