@@ -11,6 +11,11 @@ import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.TargetId;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.protocol.WriteRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -28,6 +33,39 @@ class ClientDataPathTest extends StripedClusterTest {
   @BeforeAll
   static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/d", CreateOptions.directory().withLayout(STRIPED));
+  }
+
+  /**
+   * A chunk shorter than the file's committed length says (bytes lost on the node) fails the
+   * read as DATA_LOST, which the mount answers EIO (not EINVAL: the caller's arguments were
+   * fine), wherever in the lost range the read starts.
+   */
+  @Test
+  void aChunkShorterThanTheFileSaysIsLostDataNotABadArgument() throws Exception {
+    byte[] data = random(2 * CHUNK, 9);
+    try (PfsOutputStream out = client.create("/d/short", CreateOptions.file())) {
+      out.write(data);
+    }
+    FileStatus f = client.namespace().getStatus("/d/short");
+    TargetInfo t = client.registry().target(f.layout().targets().get(0)).orElseThrow();
+    // chunk 0 made 1000 bytes long behind the namespace's back (a newer generation: past the
+    // closed writer's fence)
+    client.nodes().writeChunk(t.socketAddress(), TargetId.of(t.id()), new ChunkId(f.id(), 0), 0,
+        WriteMode.REPLACE, WriteRequest.SYNC, Long.MAX_VALUE / 2,
+        ByteBuffer.wrap(java.util.Arrays.copyOf(data, 1000)));
+    byte[] b = new byte[4096];
+    try (PfsInputStream in = client.open("/d/short")) {
+      // past the short chunk's end
+      ClientException e = assertThrows(ClientException.class,
+          () -> in.read(CHUNK / 2, b, 0, b.length));
+      assertEquals(ClientStatus.DATA_LOST, e.status(), e.getMessage());
+      assertTrue(e.getMessage().contains("ends before the file's length"), e.getMessage());
+    }
+    try (PfsInputStream in = client.open("/d/short")) {
+      // from its start: the chunk answers fewer bytes than the length covers
+      ClientException e = assertThrows(ClientException.class, () -> in.read(0, b, 0, b.length));
+      assertEquals(ClientStatus.DATA_LOST, e.status(), e.getMessage());
+    }
   }
 
   @Test
