@@ -57,7 +57,7 @@ public final class LocalCluster {
   private static final String SHAPE_FILE = "cluster.properties";
   /** Written once the first start formatted the namespace ({@link #start}). */
   private static final String FORMATTED_FILE = "namespace.formatted";
-  private static final String NODE_MAIN = "io.parityfs.node.NodeCommand";
+  private static final String NODE_MAIN = "io.parityfs.node.cli.NodeCommand";
   private static final String ZOOKEEPER_MAIN = "org.apache.zookeeper.server.ZooKeeperServerMain";
   private static final String QUORUM_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
   private static final String ZOOKEEPER = "zookeeper";

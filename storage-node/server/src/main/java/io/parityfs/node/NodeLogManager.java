@@ -34,7 +34,7 @@ public final class NodeLogManager extends LogManager {
    * Flushes and closes every handler (the reset the JDK's shutdown hook was refused), when this
    * is the JVM's LogManager; to be called last in the node's shutdown hook.
    */
-  static void resetAtExit() {
+  public static void resetAtExit() {
     if (LogManager.getLogManager() instanceof NodeLogManager m) {
       m.reset();
     }

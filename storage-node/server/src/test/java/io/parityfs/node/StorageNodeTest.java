@@ -15,6 +15,7 @@ import io.parityfs.meta.registry.RegistryCodec;
 import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.node.chunk.ChunkWriter;
+import io.parityfs.node.cli.NodeCommand;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
@@ -472,7 +473,7 @@ class StorageNodeTest {
       client.ping(where);
       assertTrue(client.nodeInfo(where).contains("\"targets\""));
     }
-    running.stop.countDown();
+    running.requestStop();
     t.join(10_000);
     assertFalse(t.isAlive());
 

@@ -1,5 +1,9 @@
-package io.parityfs.node;
+package io.parityfs.node.cli;
 
+import io.parityfs.node.NodeLogManager;
+import io.parityfs.node.NodeServer;
+import io.parityfs.node.StorageNode;
+import io.parityfs.node.StorageTarget;
 import io.parityfs.node.config.ConfigException;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigParser;
@@ -7,12 +11,13 @@ import io.parityfs.node.net.NettyNodeServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code parityfs node start --config <file>}: starts a storage node and runs it until the JVM is
@@ -36,7 +41,7 @@ public final class NodeCommand {
   /** {@code node start}. */
   @Command(name = "start", description = "Open the node's arrays, register in ZooKeeper and"
       + " serve until stopped.", mixinStandardHelpOptions = true)
-  static final class Start implements java.util.concurrent.Callable<Integer> {
+  public static final class Start implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -45,7 +50,12 @@ public final class NodeCommand {
     Path config;
 
     /** Released to stop a node started by this command (tests); the JVM's shutdown also does. */
-    final CountDownLatch stop = new CountDownLatch(1);
+    private final CountDownLatch stop = new CountDownLatch(1);
+
+    /** Stops a running {@code start} as SIGTERM would: it closes the node and returns 0. */
+    public void requestStop() {
+      stop.countDown();
+    }
 
     @Override
     public Integer call() throws Exception {
