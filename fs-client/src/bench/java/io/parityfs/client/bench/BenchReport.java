@@ -1,11 +1,13 @@
 package io.parityfs.client.bench;
 
+import io.parityfs.raid.report.BenchmarkJson;
+import io.parityfs.raid.report.Machine;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -13,7 +15,8 @@ import java.util.stream.Stream;
 
 /**
  * The JSON every benchmark of this module writes ({@code docs/benchmarks/<name>.json}: benchmark,
- * command, date, jdk, machine, descriptions, metrics, ratios) and the small helpers they share.
+ * command, date, jdk, machine, descriptions, metrics, ratios), written by the repository's one
+ * result writer ({@link BenchmarkJson}, {@link Machine}), and the small helpers they share.
  */
 final class BenchReport {
   private final String name;
@@ -45,22 +48,16 @@ final class BenchReport {
   }
 
   String json() {
-    StringBuilder json = new StringBuilder("{\n");
-    field(json, "benchmark", name);
-    field(json, "command", command);
-    field(json, "date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-    field(json, "jdk", System.getProperty("java.vm.name") + " "
-        + System.getProperty("java.vm.version"));
-    field(json, "machine", machine());
-    for (var e : described.entrySet()) {
-      field(json, e.getKey(), e.getValue());
-    }
-    json.append("  \"metrics\" : {\n");
-    map(json, metrics);
-    json.append("  },\n  \"ratios\" : {\n");
-    map(json, ratios);
-    json.append("  }\n}\n");
-    return json.toString();
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("benchmark", name);
+    doc.put("command", command);
+    doc.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+    doc.put("jdk", Machine.jdk());
+    doc.put("machine", Machine.describe());
+    doc.putAll(described);
+    doc.put("metrics", metrics);
+    doc.put("ratios", ratios);
+    return BenchmarkJson.write(doc);
   }
 
   /** Prints the JSON and writes it to {@code out} (if not null). */
@@ -74,56 +71,12 @@ final class BenchReport {
     }
   }
 
-  private static void field(StringBuilder json, String k, String v) {
-    json.append("  ").append(quote(k)).append(" : ").append(quote(v)).append(",\n");
-  }
-
-  private static void map(StringBuilder json, Map<String, Object> m) {
-    int i = 0;
-    for (var e : m.entrySet()) {
-      json.append("    ").append(quote(e.getKey())).append(" : ").append(e.getValue())
-          .append(++i < m.size() ? ",\n" : "\n");
-    }
-  }
-
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        default -> b.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-      }
-    }
-    return b.append('"').toString();
-  }
-
   static double round(double v) {
     return v >= 100 ? Math.round(v) : Math.round(v * 1000) / 1000.0;
   }
 
-  static String machine() {
-    String cpu = "unknown CPU";
-    try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-      cpu = lines.filter(l -> l.startsWith("model name")).findFirst()
-          .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
-    } catch (IOException e) {
-      // keep "unknown"
-    }
-    long mem = ((com.sun.management.OperatingSystemMXBean) ManagementFactory
-        .getOperatingSystemMXBean()).getTotalMemorySize();
-    return String.format(Locale.ROOT, "%s, %d cores, %.1f GiB RAM", cpu,
-        Runtime.getRuntime().availableProcessors(), mem / (double) (1L << 30));
-  }
-
   static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      return "unknown";
-    }
+    return Machine.loadAverage();
   }
 
   static void log(String fmt, Object... args) {
@@ -136,7 +89,7 @@ final class BenchReport {
       return;
     }
     try (Stream<Path> s = Files.walk(p)) {
-      for (Path q : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(q);
       }
     }
