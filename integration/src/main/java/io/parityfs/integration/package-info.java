@@ -1,7 +1,10 @@
 /**
- * Whole-system pieces: the in-process mini cluster, end-to-end and fault tests, the Hadoop
- * contract tests against a live cluster, system benchmarks and the local quickstart cluster.
- *
- * <p>Not built yet: see the local-cluster issue. This package holds only this description.
+ * The whole system on one machine: {@link io.parityfs.integration.LocalCluster} lays out and
+ * supervises a ZooKeeper and storage nodes as child processes, {@code parityfs local} and {@code
+ * parityfs demo} ({@link io.parityfs.integration.LocalCommand}, {@link
+ * io.parityfs.integration.DemoCommand}) drive it, and {@link io.parityfs.integration.ParityFsMain}
+ * is {@code bin/parityfs}'s entry point. The module's tests are the end-to-end and fault tests
+ * (node, client, drive and ZooKeeper failures, partitions, crashes, restarts, soak) against such a
+ * child-process cluster.
  */
 package io.parityfs.integration;

@@ -55,7 +55,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * server, close the arrays (stopping scrub schedules and rebuilds; rebuilds resume at the next
  * start), stop the metrics endpoint, release the codecs.
  *
- * <p>Lifecycle LATENT, STARTED, CLOSED (one start, one close). Thread-safe.
+ * <p>Lifecycle LATENT, STARTING (while {@link #start} runs), STARTED, CLOSED: one start, one
+ * close; a start that fails leaves the node CLOSED. Thread-safe.
  */
 public final class StorageNode implements NodeServices, Closeable {
   private static final System.Logger LOG = System.getLogger(StorageNode.class.getName());
