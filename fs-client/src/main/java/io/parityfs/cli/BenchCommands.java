@@ -1,12 +1,12 @@
 package io.parityfs.cli;
 
-import io.parityfs.cli.bench.BenchException;
-import io.parityfs.cli.bench.BenchResult;
-import io.parityfs.cli.bench.CheckpointWorkload;
-import io.parityfs.cli.bench.LatencyHistogram;
-import io.parityfs.cli.bench.PhaseResult;
-import io.parityfs.cli.bench.Progress;
-import io.parityfs.cli.bench.SmallFilesWorkload;
+import io.parityfs.client.workload.BenchException;
+import io.parityfs.client.workload.BenchResult;
+import io.parityfs.client.workload.CheckpointWorkload;
+import io.parityfs.client.workload.LatencyHistogram;
+import io.parityfs.client.workload.PhaseResult;
+import io.parityfs.client.workload.Progress;
+import io.parityfs.client.workload.SmallFilesWorkload;
 import io.parityfs.meta.NamespaceException;
 import java.io.IOException;
 import java.time.Duration;
@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code bench checkpoint} and {@code bench smallfiles}: the workloads of {@link
- * io.parityfs.cli.bench} with a live {@link ProgressLine}, a summary (throughput per phase,
+ * io.parityfs.client.workload} with a live {@link ProgressLine}, a summary (throughput per phase,
  * latency percentiles per operation) or one {@code --json} document.
  */
 final class BenchCommands {
@@ -142,10 +142,10 @@ final class BenchCommands {
 
     @Override
     void bench(Session s) throws CliException, IOException {
-      CheckpointWorkload.Options o = CheckpointWorkload.Options.DEFAULT.withWriters(writers)
-          .withBytesPerWriter(Sizes.parse(size)).withBlockBytes(intSize("--block", block))
-          .withDir(dir).withVerify(!noVerify).withKeep(keep).withRestoreOnly(restoreOnly)
-          .withProgressInterval(interval(s));
+      CheckpointWorkload.Options o = CheckpointWorkload.Options.builder().writers(writers)
+          .bytesPerWriter(Sizes.parse(size)).blockBytes(intSize("--block", block))
+          .dir(dir).verify(!noVerify).keep(keep).restoreOnly(restoreOnly)
+          .progressInterval(interval(s)).build();
       var client = s.client();
       if (!s.json()) {
         s.out().println("checkpoint: " + o.writers() + " writers x "
@@ -199,10 +199,9 @@ final class BenchCommands {
 
     @Override
     void bench(Session s) throws CliException, IOException {
-      SmallFilesWorkload.Options o = SmallFilesWorkload.Options.DEFAULT.withFiles(files)
-          .withThreads(threads).withSizes(intSize("--min-size", minSize),
-              intSize("--max-size", maxSize)).withDir(dir).withVerify(!noVerify).withKeep(keep)
-          .withProgressInterval(interval(s));
+      SmallFilesWorkload.Options o = SmallFilesWorkload.Options.builder().files(files)
+          .threads(threads).sizes(intSize("--min-size", minSize), intSize("--max-size", maxSize))
+          .dir(dir).verify(!noVerify).keep(keep).progressInterval(interval(s)).build();
       var client = s.client();
       if (!s.json()) {
         s.out().println("smallfiles: " + o.files() + " files of " + Sizes.human(o.minBytes())

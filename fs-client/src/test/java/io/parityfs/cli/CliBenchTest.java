@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.parityfs.cli.bench.BenchException;
-import io.parityfs.cli.bench.BenchResult;
-import io.parityfs.cli.bench.CheckpointWorkload;
-import io.parityfs.cli.bench.Progress;
-import io.parityfs.cli.bench.SmallFilesWorkload;
+import io.parityfs.client.workload.BenchException;
+import io.parityfs.client.workload.BenchResult;
+import io.parityfs.client.workload.CheckpointWorkload;
+import io.parityfs.client.workload.Progress;
+import io.parityfs.client.workload.SmallFilesWorkload;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
@@ -118,8 +118,8 @@ class CliBenchTest {
     ls.forEach(f -> assertEquals(3 * MIB, f.get("length").asLong()));
 
     // the verify seam: exact shards pass; a shard rewritten with one byte changed fails there
-    CheckpointWorkload.Options o = CheckpointWorkload.Options.DEFAULT.withWriters(3)
-        .withBytesPerWriter(3 * MIB).withDir(dir);
+    CheckpointWorkload.Options o = CheckpointWorkload.Options.builder().writers(3)
+        .bytesPerWriter(3 * MIB).dir(dir).build();
     String shard = CheckpointWorkload.shardPath(dir, 1);
     CheckpointWorkload.verifyShard(client, o, shard, 1);
     assertThrows(BenchException.class, // another rank's content
@@ -161,8 +161,8 @@ class CliBenchTest {
     // shard is rewritten with one byte changed: the read phase fails, the directory goes
     for (boolean keep : new boolean[] {false, true}) {
       String dir = BASE + "/ck-fail-" + keep;
-      CheckpointWorkload.Options o = CheckpointWorkload.Options.DEFAULT.withWriters(3)
-          .withBytesPerWriter(MIB).withBlockBytes(100_000).withDir(dir).withKeep(keep);
+      CheckpointWorkload.Options o = CheckpointWorkload.Options.builder().writers(3)
+          .bytesPerWriter(MIB).blockBytes(100_000).dir(dir).keep(keep).build();
       BenchException e = assertThrows(BenchException.class, () -> CheckpointWorkload.run(client,
           o, s -> {
             if (s.finished() && s.phase().equals("write")) {
@@ -186,8 +186,8 @@ class CliBenchTest {
     }
     // the same for small files: one deleted after the create phase fails the read phase
     String dir = BASE + "/sf-fail";
-    SmallFilesWorkload.Options o = SmallFilesWorkload.Options.DEFAULT.withFiles(50)
-        .withThreads(5).withDir(dir);
+    SmallFilesWorkload.Options o = SmallFilesWorkload.Options.builder().files(50)
+        .threads(5).dir(dir).build();
     BenchException e = assertThrows(BenchException.class, () -> SmallFilesWorkload.run(client,
         o, s -> {
           if (s.finished() && s.phase().equals("create")) {
@@ -249,8 +249,8 @@ class CliBenchTest {
     assertEquals(2048, doc.get("parameters").get("maxBytes").asInt());
     assertEquals(2, doc.get("phases").size()); // no delete phase with --keep
     long bytes = 0;
-    SmallFilesWorkload.Options o = SmallFilesWorkload.Options.DEFAULT.withFiles(60)
-        .withThreads(3).withSizes(0, 2048);
+    SmallFilesWorkload.Options o = SmallFilesWorkload.Options.builder().files(60)
+        .threads(3).sizes(0, 2048).build();
     for (int i = 0; i < 60; i++) {
       bytes += SmallFilesWorkload.fileLength(o, i);
     }
@@ -282,9 +282,9 @@ class CliBenchTest {
   void workloadsReportProgressOnTheCallersThread() throws IOException {
     List<Progress.Snapshot> seen = new ArrayList<>();
     Thread caller = Thread.currentThread();
-    BenchResult r = CheckpointWorkload.run(client, CheckpointWorkload.Options.DEFAULT
-        .withWriters(2).withBytesPerWriter(MIB).withBlockBytes(64 << 10)
-        .withProgressInterval(Duration.ofMillis(1)), s -> {
+    BenchResult r = CheckpointWorkload.run(client, CheckpointWorkload.Options.builder()
+        .writers(2).bytesPerWriter(MIB).blockBytes(64 << 10)
+        .progressInterval(Duration.ofMillis(1)).build(), s -> {
           assertEquals(caller, Thread.currentThread());
           seen.add(s);
         });

@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.parityfs.cli.ExitStatus;
 import io.parityfs.cli.ProgressLine;
 import io.parityfs.cli.Sizes;
-import io.parityfs.cli.bench.BenchResult;
-import io.parityfs.cli.bench.CheckpointWorkload;
-import io.parityfs.cli.bench.PhaseResult;
-import io.parityfs.cli.bench.Progress;
+import io.parityfs.client.workload.BenchResult;
+import io.parityfs.client.workload.CheckpointWorkload;
+import io.parityfs.client.workload.PhaseResult;
+import io.parityfs.client.workload.Progress;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.targets.TargetInfo;
@@ -81,7 +81,7 @@ public final class DemoCommand implements Callable<Integer> {
     long bytesPerWriter;
     try {
       bytesPerWriter = Sizes.parse(size);
-      CheckpointWorkload.Options.DEFAULT.withWriters(writers).withBytesPerWriter(bytesPerWriter);
+      CheckpointWorkload.Options.builder().writers(writers).bytesPerWriter(bytesPerWriter).build();
     } catch (IllegalArgumentException e) {
       return fail(ExitStatus.USAGE, e.getMessage());
     }
@@ -119,8 +119,8 @@ public final class DemoCommand implements Callable<Integer> {
       throws IOException {
     String ckpt = "/demo/checkpoint-" + java.time.LocalDateTime.now(java.time.ZoneOffset.UTC)
         .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-    CheckpointWorkload.Options options = CheckpointWorkload.Options.DEFAULT
-        .withWriters(writers).withBytesPerWriter(bytesPerWriter).withDir(ckpt).withKeep(true);
+    CheckpointWorkload.Options options = CheckpointWorkload.Options.builder()
+        .writers(writers).bytesPerWriter(bytesPerWriter).dir(ckpt).keep(true).build();
     client.namespace().mkdirs("/demo");
 
     try {
@@ -172,7 +172,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   private PhaseResult restore(ParityClient client, CheckpointWorkload.Options options)
       throws IOException {
-    return CheckpointWorkload.run(client, options.withRestoreOnly(true), progress()).phase("read");
+    return CheckpointWorkload.run(client, options.toBuilder().restoreOnly(true).build(), progress()).phase("read");
   }
 
   /** Runs {@code parityfs <args>} against the cluster in this JVM, printing it first. */

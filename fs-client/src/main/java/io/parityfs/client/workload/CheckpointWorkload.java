@@ -1,4 +1,4 @@
-package io.parityfs.cli.bench;
+package io.parityfs.client.workload;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
@@ -34,7 +34,7 @@ public final class CheckpointWorkload {
   private CheckpointWorkload() {}
 
   /**
-   * What to run; {@link #DEFAULT} and the {@code with} methods build one. Every value is
+   * What to run; {@link #DEFAULT}, {@link #builder()} and {@link #toBuilder()} build one. Every value is
    * checked at once, the bad one named in the IllegalArgumentException.
    *
    * @param writers ranks, one thread and one shard file each; 1..10000
@@ -77,54 +77,94 @@ public final class CheckpointWorkload {
       }
     }
 
-    public Options withWriters(int v) {
-      return new Options(v, bytesPerWriter, blockBytes, dir, verify, keep, restoreOnly, seed,
-          progressInterval);
+    /** A builder starting from {@link #DEFAULT}. */
+    public static Builder builder() {
+      return DEFAULT.toBuilder();
     }
 
-    public Options withBytesPerWriter(long v) {
-      return new Options(writers, v, blockBytes, dir, verify, keep, restoreOnly, seed,
-          progressInterval);
-    }
-
-    public Options withBlockBytes(int v) {
-      return new Options(writers, bytesPerWriter, v, dir, verify, keep, restoreOnly, seed,
-          progressInterval);
-    }
-
-    public Options withDir(String v) {
-      return new Options(writers, bytesPerWriter, blockBytes, v, verify, keep, restoreOnly, seed,
-          progressInterval);
-    }
-
-    public Options withVerify(boolean v) {
-      return new Options(writers, bytesPerWriter, blockBytes, dir, v, keep, restoreOnly, seed,
-          progressInterval);
-    }
-
-    public Options withKeep(boolean v) {
-      return new Options(writers, bytesPerWriter, blockBytes, dir, verify, v, restoreOnly, seed,
-          progressInterval);
-    }
-
-    public Options withRestoreOnly(boolean v) {
-      return new Options(writers, bytesPerWriter, blockBytes, dir, verify, keep, v, seed,
-          progressInterval);
-    }
-
-    public Options withSeed(long v) {
-      return new Options(writers, bytesPerWriter, blockBytes, dir, verify, keep, restoreOnly, v,
-          progressInterval);
-    }
-
-    public Options withProgressInterval(Duration v) {
-      return new Options(writers, bytesPerWriter, blockBytes, dir, verify, keep, restoreOnly,
-          seed, v);
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+      return new Builder(this);
     }
 
     /** Bytes over all ranks. */
     public long totalBytes() {
       return Math.multiplyExact(writers, bytesPerWriter);
+    }
+
+    /** Builder of {@link Options}; {@link #build} checks every value. */
+    public static final class Builder {
+      private int writers;
+      private long bytesPerWriter;
+      private int blockBytes;
+      private String dir;
+      private boolean verify;
+      private boolean keep;
+      private boolean restoreOnly;
+      private long seed;
+      private Duration progressInterval;
+
+      private Builder(Options from) {
+        writers = from.writers;
+        bytesPerWriter = from.bytesPerWriter;
+        blockBytes = from.blockBytes;
+        dir = from.dir;
+        verify = from.verify;
+        keep = from.keep;
+        restoreOnly = from.restoreOnly;
+        seed = from.seed;
+        progressInterval = from.progressInterval;
+      }
+
+      public Builder writers(int v) {
+        writers = v;
+        return this;
+      }
+
+      public Builder bytesPerWriter(long v) {
+        bytesPerWriter = v;
+        return this;
+      }
+
+      public Builder blockBytes(int v) {
+        blockBytes = v;
+        return this;
+      }
+
+      public Builder dir(String v) {
+        dir = v;
+        return this;
+      }
+
+      public Builder verify(boolean v) {
+        verify = v;
+        return this;
+      }
+
+      public Builder keep(boolean v) {
+        keep = v;
+        return this;
+      }
+
+      public Builder restoreOnly(boolean v) {
+        restoreOnly = v;
+        return this;
+      }
+
+      public Builder seed(long v) {
+        seed = v;
+        return this;
+      }
+
+      public Builder progressInterval(Duration v) {
+        progressInterval = v;
+        return this;
+      }
+
+      public Options build() {
+        return new Options(writers, bytesPerWriter, blockBytes, dir, verify, keep, restoreOnly,
+            seed, progressInterval);
+      }
     }
   }
 
@@ -182,7 +222,8 @@ public final class CheckpointWorkload {
    */
   public static void verifyShard(ParityClient client, Options options, String path, int rank)
       throws BenchException {
-    readShard(client, options.withVerify(true), new ContentPattern(options.seed()), path, rank,
+    readShard(client, options.toBuilder().verify(true).build(),
+        new ContentPattern(options.seed()), path, rank,
         new PhaseRunner.Context(List.of("open", "read")));
   }
 

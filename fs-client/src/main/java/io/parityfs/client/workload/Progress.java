@@ -1,4 +1,4 @@
-package io.parityfs.cli.bench;
+package io.parityfs.client.workload;
 
 /**
  * Live progress of a workload's phase. A workload calls {@link #update} on the thread that

@@ -1,4 +1,4 @@
-package io.parityfs.cli.bench;
+package io.parityfs.client.workload;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
@@ -32,7 +32,7 @@ public final class SmallFilesWorkload {
   private SmallFilesWorkload() {}
 
   /**
-   * What to run; {@link #DEFAULT} and the {@code with} methods build one. Every value is
+   * What to run; {@link #DEFAULT}, {@link #builder()} and {@link #toBuilder()} build one. Every value is
    * checked at once, the bad one named in the IllegalArgumentException.
    *
    * @param files 1..100,000,000
@@ -71,47 +71,101 @@ public final class SmallFilesWorkload {
       }
     }
 
-    public Options withFiles(int v) {
-      return new Options(v, threads, minBytes, maxBytes, dir, verify, keep, seed,
-          progressInterval);
+    /** A builder starting from {@link #DEFAULT}. */
+    public static Builder builder() {
+      return DEFAULT.toBuilder();
     }
 
-    public Options withThreads(int v) {
-      return new Options(files, v, minBytes, maxBytes, dir, verify, keep, seed,
-          progressInterval);
-    }
-
-    public Options withSizes(int min, int max) {
-      return new Options(files, threads, min, max, dir, verify, keep, seed, progressInterval);
-    }
-
-    public Options withDir(String v) {
-      return new Options(files, threads, minBytes, maxBytes, v, verify, keep, seed,
-          progressInterval);
-    }
-
-    public Options withVerify(boolean v) {
-      return new Options(files, threads, minBytes, maxBytes, dir, v, keep, seed,
-          progressInterval);
-    }
-
-    public Options withKeep(boolean v) {
-      return new Options(files, threads, minBytes, maxBytes, dir, verify, v, seed,
-          progressInterval);
-    }
-
-    public Options withSeed(long v) {
-      return new Options(files, threads, minBytes, maxBytes, dir, verify, keep, v,
-          progressInterval);
-    }
-
-    public Options withProgressInterval(Duration v) {
-      return new Options(files, threads, minBytes, maxBytes, dir, verify, keep, seed, v);
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+      return new Builder(this);
     }
 
     /** Workers actually used. */
     public int workers() {
       return Math.min(threads, files);
+    }
+
+    /** Builder of {@link Options}; {@link #build} checks every value. */
+    public static final class Builder {
+      private int files;
+      private int threads;
+      private int minBytes;
+      private int maxBytes;
+      private String dir;
+      private boolean verify;
+      private boolean keep;
+      private long seed;
+      private Duration progressInterval;
+
+      private Builder(Options from) {
+        files = from.files;
+        threads = from.threads;
+        minBytes = from.minBytes;
+        maxBytes = from.maxBytes;
+        dir = from.dir;
+        verify = from.verify;
+        keep = from.keep;
+        seed = from.seed;
+        progressInterval = from.progressInterval;
+      }
+
+      public Builder files(int v) {
+        files = v;
+        return this;
+      }
+
+      public Builder threads(int v) {
+        threads = v;
+        return this;
+      }
+
+      public Builder minBytes(int v) {
+        minBytes = v;
+        return this;
+      }
+
+      public Builder maxBytes(int v) {
+        maxBytes = v;
+        return this;
+      }
+
+      public Builder dir(String v) {
+        dir = v;
+        return this;
+      }
+
+      public Builder verify(boolean v) {
+        verify = v;
+        return this;
+      }
+
+      public Builder keep(boolean v) {
+        keep = v;
+        return this;
+      }
+
+      public Builder seed(long v) {
+        seed = v;
+        return this;
+      }
+
+      public Builder progressInterval(Duration v) {
+        progressInterval = v;
+        return this;
+      }
+
+      /** Both ends of the file-length range. */
+      public Builder sizes(int min, int max) {
+        minBytes = min;
+        maxBytes = max;
+        return this;
+      }
+
+      public Options build() {
+        return new Options(files, threads, minBytes, maxBytes, dir, verify, keep, seed,
+            progressInterval);
+      }
     }
   }
 
@@ -195,7 +249,8 @@ public final class SmallFilesWorkload {
    */
   public static void verifyFile(ParityClient client, Options options, String path, int index)
       throws BenchException {
-    read(client, options.withVerify(true), new ContentPattern(options.seed()), path, index,
+    read(client, options.toBuilder().verify(true).build(), new ContentPattern(options.seed()),
+        path, index,
         new byte[options.maxBytes() + 1], fileLength(options, index),
         new PhaseRunner.Context(List.of("read")));
   }

@@ -1,4 +1,4 @@
-package io.parityfs.cli.bench;
+package io.parityfs.client.workload;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

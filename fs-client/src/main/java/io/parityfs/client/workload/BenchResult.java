@@ -1,4 +1,4 @@
-package io.parityfs.cli.bench;
+package io.parityfs.client.workload;
 
 import java.util.List;
 
