@@ -44,6 +44,13 @@ final class BenchDir {
     }
   }
 
+  /** An options record's {@code dir}: null (a new default directory) or absolute. */
+  static void checkOption(String dir) {
+    if (dir != null && !dir.startsWith("/")) {
+      throw new IllegalArgumentException("dir (" + dir + ") must be an absolute path");
+    }
+  }
+
   static String child(String dir, String name) {
     return dir.endsWith("/") ? dir + name : dir + "/" + name;
   }

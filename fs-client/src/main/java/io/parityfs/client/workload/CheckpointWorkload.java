@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 
 /**
  * A DLIO-style checkpoint: {@code writers} ranks each write one shard file of {@code
@@ -64,17 +63,11 @@ public final class CheckpointWorkload {
         throw new IllegalArgumentException("block (" + blockBytes
             + ") must be in 1 B..256 MiB");
       }
-      if (dir != null && !dir.startsWith("/")) {
-        throw new IllegalArgumentException("dir (" + dir + ") must be an absolute path");
-      }
+      BenchDir.checkOption(dir);
       if (restoreOnly && dir == null) {
         throw new IllegalArgumentException("restore-only needs the dir of the run to read");
       }
-      Objects.requireNonNull(progressInterval, "progressInterval");
-      if (progressInterval.isNegative() || progressInterval.isZero()) {
-        throw new IllegalArgumentException("progressInterval (" + progressInterval
-            + ") must be positive");
-      }
+      PhaseRunner.checkInterval(progressInterval);
     }
 
     /** A builder starting from {@link #DEFAULT}. */

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,6 +22,15 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class PhaseRunner {
   private PhaseRunner() {}
+
+  /** An options record's {@code progressInterval}: positive. */
+  static void checkInterval(Duration progressInterval) {
+    Objects.requireNonNull(progressInterval, "progressInterval");
+    if (progressInterval.isNegative() || progressInterval.isZero()) {
+      throw new IllegalArgumentException("progressInterval (" + progressInterval
+          + ") must be positive");
+    }
+  }
 
   /** One worker's share of a phase; returns early when {@link Context#stopped()}. */
   interface Worker {

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 
 /**
  * Many small files, as an mdtest-like run: {@code threads} workers share {@code files} files
@@ -61,14 +60,8 @@ public final class SmallFilesWorkload {
         throw new IllegalArgumentException("min-size (" + minBytes + ") and max-size ("
             + maxBytes + ") must satisfy 0 <= min <= max <= 64 MiB");
       }
-      if (dir != null && !dir.startsWith("/")) {
-        throw new IllegalArgumentException("dir (" + dir + ") must be an absolute path");
-      }
-      Objects.requireNonNull(progressInterval, "progressInterval");
-      if (progressInterval.isNegative() || progressInterval.isZero()) {
-        throw new IllegalArgumentException("progressInterval (" + progressInterval
-            + ") must be positive");
-      }
+      BenchDir.checkOption(dir);
+      PhaseRunner.checkInterval(progressInterval);
     }
 
     /** A builder starting from {@link #DEFAULT}. */
