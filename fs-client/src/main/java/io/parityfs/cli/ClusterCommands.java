@@ -126,7 +126,7 @@ final class ClusterCommands {
 
     private static String version(ParityClient c, TargetInfo t) {
       try {
-        return Json.MAPPER.readTree(c.nodes().nodeInfo(t.socketAddress())).path("version")
+        return Json.MAPPER.readTree(c.nodes().admin().nodeInfo(t.socketAddress())).path("version")
             .asText(null);
       } catch (IOException e) {
         return null; // registered but not answering: the state column says ONLINE, version "-"

@@ -3,7 +3,7 @@ package io.parityfs.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.parityfs.meta.targets.TargetInfo;
-import io.parityfs.node.client.NodeClient;
+import io.parityfs.node.client.NodeAdminClient;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.FailDriveRequest;
 import io.parityfs.node.protocol.Opcode;
@@ -35,7 +35,7 @@ final class DriveCommands {
 
   /** The ARRAY_STATUS entry of {@code t}, with the node id added. */
   static JsonNode arrayStatus(Session s, NodeTarget t) throws IOException, CliException {
-    JsonNode all = parse(s.client().nodes().arrayStatus(t.address(), t.id()));
+    JsonNode all = parse(s.client().nodes().admin().arrayStatus(t.address(), t.id()));
     for (JsonNode e : all.path("targets")) {
       if (t.info().id().equals(e.path("id").asText())) {
         ((ObjectNode) e).put("nodeId", all.path("nodeId").asText());
@@ -84,7 +84,7 @@ final class DriveCommands {
   /** The tasks of {@code kind} (rebuild, scrub) the node reports for {@code t}. */
   static List<JsonNode> tasks(Session s, NodeTarget t, String kind) throws IOException,
       CliException {
-    JsonNode p = parse(s.client().nodes().progress(t.address(), t.id()));
+    JsonNode p = parse(s.client().nodes().admin().progress(t.address(), t.id()));
     List<JsonNode> out = new ArrayList<>();
     for (JsonNode task : p.path("tasks")) {
       if (kind.equals(task.path("kind").asText())
@@ -336,7 +336,7 @@ final class DriveCommands {
     void run(Session s) throws CliException {
       each(s, target, () -> {
         NodeTarget t = resolveOne(s, target);
-        JsonNode e = parse(s.client().nodes().failDrive(t.address(), t.id(), slot,
+        JsonNode e = parse(s.client().nodes().admin().failDrive(t.address(), t.id(), slot,
             force ? FailDriveRequest.FORCE : 0));
         if (s.json()) {
           s.printJson(e);
@@ -393,7 +393,7 @@ final class DriveCommands {
       each(s, target, () -> {
         NodeTarget t = NodeTarget.resolve(s, target);
         double period = interval(s, interval);
-        NodeClient nodes = s.client().nodes();
+        NodeAdminClient nodes = s.client().nodes().admin();
         JsonNode e = parse(nodes.replaceDrive(t.address(), t.id(), slot, path,
             force ? ReplaceDriveRequest.FORCE : 0));
         if (s.json()) {
@@ -440,7 +440,7 @@ final class DriveCommands {
         NodeTarget t = NodeTarget.resolve(s, target);
         double period = interval(s, interval);
         if (stop) {
-          printReply(s, parse(s.client().nodes().arrayTask(t.address(), Opcode.STOP_REBUILD,
+          printReply(s, parse(s.client().nodes().admin().arrayTask(t.address(), Opcode.STOP_REBUILD,
               t.id(), slot == null ? ArrayTaskRequest.ALL_SLOTS : slot)));
           return;
         }
@@ -484,7 +484,7 @@ final class DriveCommands {
         boolean started = false;
         if (!status) {
           Opcode op = stop ? Opcode.STOP_SCRUB : Opcode.START_SCRUB;
-          JsonNode r = parse(s.client().nodes().arrayTask(t.address(), op, t.id(),
+          JsonNode r = parse(s.client().nodes().admin().arrayTask(t.address(), op, t.id(),
               ArrayTaskRequest.ALL_SLOTS));
           started = !stop;
           if (!watch) {

@@ -92,11 +92,11 @@ class NodeServerRoundTripTest {
   @Test
   void pingNodeInfoArrayStatusAndProgress() throws Exception {
     client.ping(addr);
-    JsonNode info = JSON.readTree(client.nodeInfo(addr));
+    JsonNode info = JSON.readTree(client.admin().nodeInfo(addr));
     assertEquals(node.node.nodeId(), info.get("nodeId").asText());
     assertEquals(target.toString(), info.get("targets").get(0).get("id").asText());
     assertEquals("raid6:4+2", info.get("targets").get(0).get("protection").asText());
-    JsonNode status = JSON.readTree(client.arrayStatus(addr, TargetId.ALL));
+    JsonNode status = JSON.readTree(client.admin().arrayStatus(addr, TargetId.ALL));
     JsonNode t = status.get("targets").get(0);
     assertEquals("OPTIMAL", t.get("state").asText());
     assertEquals(4096, t.get("cellSize").asInt());
@@ -104,11 +104,11 @@ class NodeServerRoundTripTest {
     for (JsonNode d : t.get("drives")) {
       assertEquals("ONLINE", d.get("state").asText());
     }
-    JsonNode one = JSON.readTree(client.arrayStatus(addr, target)).get("targets");
+    JsonNode one = JSON.readTree(client.admin().arrayStatus(addr, target)).get("targets");
     assertEquals(1, one.size());
     assertEquals(t.get("id"), one.get(0).get("id"));
     assertEquals(t.get("drives"), one.get(0).get("drives"));
-    JsonNode progress = JSON.readTree(client.progress(addr, TargetId.ALL));
+    JsonNode progress = JSON.readTree(client.admin().progress(addr, TargetId.ALL));
     assertEquals(0, progress.get("tasks").size(), progress.toString());
     assertTrue(node.server.transport().equals("epoll") || node.server.transport().equals("nio"));
   }
@@ -274,7 +274,7 @@ class NodeServerRoundTripTest {
     assertEquals(Status.UNKNOWN_TARGET, status(() -> client.writeChunk(addr, nowhere, c, 0,
         WriteMode.CREATE, 0, ByteBuffer.wrap(new byte[10]))));
     assertEquals(Status.UNKNOWN_TARGET, status(() -> client.list(addr, nowhere, -1, 0, 10)));
-    assertEquals(Status.UNKNOWN_TARGET, status(() -> client.arrayStatus(addr, nowhere)));
+    assertEquals(Status.UNKNOWN_TARGET, status(() -> client.admin().arrayStatus(addr, nowhere)));
     // ids out of range cannot be built by the client: sent raw, they are INVALID_ARGUMENT
     try (RawClient raw = new RawClient(addr)) {
       ByteBuffer h = ByteBuffer.allocate(28);
@@ -341,7 +341,7 @@ class NodeServerRoundTripTest {
       InetSocketAddress published = new InetSocketAddress(online.get("host").asText(),
           online.get("port").asInt());
       assertEquals(addr.getPort(), published.getPort());
-      assertEquals(nodeId, JSON.readTree(client.nodeInfo(published)).get("nodeId").asText());
+      assertEquals(nodeId, JSON.readTree(client.admin().nodeInfo(published)).get("nodeId").asText());
       String targetId = online.get("targets").get(0).get("targetId").asText();
       ChunkId c = new ChunkId(7, 0);
       byte[] data = bytes(7, 70_000);
