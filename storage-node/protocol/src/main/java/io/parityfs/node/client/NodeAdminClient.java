@@ -18,7 +18,10 @@ import java.util.function.LongFunction;
 /**
  * The administrative operations of storage nodes, over the connections, timeouts and retries of
  * the {@link NodeClient} it belongs to ({@link NodeClient#admin()}). Each answers the node's JSON
- * document (its fields are described per operation in docs/protocol.md). The queries (NODE_INFO,
+ * document as it came, for {@link io.parityfs.node.protocol.admin.AdminCodec#decode} into its
+ * record (NODE_INFO a {@code NodeInfo}, ARRAY_STATUS an {@code ArrayStatus}, FAIL_DRIVE and
+ * REPLACE_DRIVE a {@code TargetStatus}, PROGRESS a {@code Progress}, the task operations a
+ * {@code TaskReply}). The queries (NODE_INFO,
  * ARRAY_STATUS, PROGRESS) are retried like any idempotent request; the operations that change an
  * array are not. Thread-safe, as its client.
  */

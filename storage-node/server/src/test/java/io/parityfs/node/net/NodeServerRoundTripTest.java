@@ -23,6 +23,13 @@ import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
+import io.parityfs.node.protocol.admin.AdminCodec;
+import io.parityfs.node.protocol.admin.ArrayStatus;
+import io.parityfs.node.protocol.admin.DriveSlot;
+import io.parityfs.node.protocol.admin.NodeInfo;
+import io.parityfs.node.protocol.admin.Progress;
+import io.parityfs.node.protocol.admin.TargetStatus;
+import io.parityfs.node.protocol.admin.TargetSummary;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -111,6 +118,23 @@ class NodeServerRoundTripTest {
     JsonNode progress = JSON.readTree(client.admin().progress(addr, TargetId.ALL));
     assertEquals(0, progress.get("tasks").size(), progress.toString());
     assertTrue(node.server.transport().equals("epoll") || node.server.transport().equals("nio"));
+  }
+
+  @Test
+  void adminRepliesAreTheTypedDocumentsOfSchemaOne() throws Exception {
+    String raw = client.admin().nodeInfo(addr);
+    assertTrue(raw.startsWith("{\"schema\":1,\"nodeId\":"), raw);
+    NodeInfo info = AdminCodec.decode(raw, NodeInfo.class);
+    assertEquals(node.node.nodeId(), info.nodeId());
+    assertEquals(new TargetSummary(target.toString(), info.targets().get(0).name(), "raid6:4+2",
+        "OPTIMAL"), info.targets().get(0));
+    ArrayStatus status = AdminCodec.decode(client.admin().arrayStatus(addr, target),
+        ArrayStatus.class);
+    TargetStatus t = status.targets().get(0);
+    assertEquals(List.of(0, 1, 2, 3, 4, 5), t.drives().stream().map(DriveSlot::slot).toList());
+    assertEquals(4096, t.cellSize());
+    assertEquals(List.of(), AdminCodec.decode(client.admin().progress(addr, target),
+        Progress.class).tasks());
   }
 
   @Test
