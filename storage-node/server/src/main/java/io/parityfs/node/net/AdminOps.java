@@ -1,7 +1,7 @@
 package io.parityfs.node.net;
 
 import io.parityfs.node.NodeServices;
-import io.parityfs.node.StorageTarget;
+import io.parityfs.node.TargetView;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.admin.AdminCodec;
@@ -59,20 +59,20 @@ final class AdminOps {
 
   String nodeInfo() {
     List<TargetSummary> targets = new ArrayList<>();
-    for (StorageTarget t : services.targets()) {
+    for (TargetView t : services.targets()) {
       targets.add(new TargetSummary(t.id(), t.name(), t.protection(), t.state().name()));
     }
     return AdminCodec.encode(new NodeInfo(services.nodeId(), VERSION, targets));
   }
 
-  String arrayStatus(List<StorageTarget> targets) {
+  String arrayStatus(List<TargetView> targets) {
     return AdminCodec.encode(new ArrayStatus(services.nodeId(),
         targets.stream().map(this::status).toList()));
   }
 
-  String progress(List<StorageTarget> targets) {
+  String progress(List<TargetView> targets) {
     List<ArrayTask> tasks = new ArrayList<>();
-    for (StorageTarget t : targets) {
+    for (TargetView t : targets) {
       tasks.addAll(rebuilds(t));
       scrub(t).ifPresent(tasks::add);
     }
@@ -83,7 +83,7 @@ final class AdminOps {
    * Fails the slot; without {@code force}, refused (ILLEGAL_STATE, naming the unavailable slots)
    * when that would leave the array beyond what its protection tolerates.
    */
-  String failDrive(StorageTarget t, int slot, boolean force) throws IOException {
+  String failDrive(TargetView t, int slot, boolean force) throws IOException {
     requireDataSlot(t, slot);
     DriveState s = t.array().driveStates()[slot];
     if (s != DriveState.ONLINE && s != DriveState.REBUILDING) {
@@ -98,7 +98,7 @@ final class AdminOps {
     return AdminCodec.encode(status(t));
   }
 
-  String replaceDrive(StorageTarget t, int slot, String path, boolean force) throws IOException {
+  String replaceDrive(TargetView t, int slot, String path, boolean force) throws IOException {
     requireDataSlot(t, slot);
     DriveState s = t.array().driveStates()[slot];
     if (s != DriveState.FAILED && s != DriveState.MISSING) {
@@ -109,7 +109,7 @@ final class AdminOps {
     return AdminCodec.encode(status(t));
   }
 
-  String arrayTask(StorageTarget t, Opcode op, int slot) {
+  String arrayTask(TargetView t, Opcode op, int slot) {
     Scrubber scrubber = t.array().scrubber();
     switch (op) {
       case START_REBUILD -> {
@@ -149,7 +149,7 @@ final class AdminOps {
 
   // ---- the documents' pieces ----
 
-  private TargetStatus status(StorageTarget t) {
+  private TargetStatus status(TargetView t) {
     var config = t.array().labels().config();
     DriveState[] states = t.array().driveStates();
     List<DriveSlot> drives = new ArrayList<>();
@@ -164,7 +164,7 @@ final class AdminOps {
         t.codec().map(c -> c.chosen().label()).orElse("none"), drives, tasks);
   }
 
-  private List<ArrayTask> rebuilds(StorageTarget t) {
+  private List<ArrayTask> rebuilds(TargetView t) {
     List<ArrayTask> out = new ArrayList<>();
     for (Map.Entry<Integer, RebuildProgress> r : t.array().rebuilds().entrySet()) {
       RebuildProgress p = r.getValue();
@@ -174,7 +174,7 @@ final class AdminOps {
     return out;
   }
 
-  private Optional<ArrayTask> scrub(StorageTarget t) {
+  private Optional<ArrayTask> scrub(TargetView t) {
     ScrubProgress p = t.array().scrubber().progress();
     if (p == null || (!p.running() && p.bytesTotal() == 0 && p.objectsTotal() == 0)) {
       return Optional.empty();
@@ -182,7 +182,7 @@ final class AdminOps {
     return Optional.of(scrubTask(t, p, false));
   }
 
-  private static ArrayTask scrubTask(StorageTarget t, ScrubProgress p, boolean starting) {
+  private static ArrayTask scrubTask(TargetView t, ScrubProgress p, boolean starting) {
     if (p == null) {
       return new ArrayTask(t.id(), ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS,
           starting ? "STARTING" : "IDLE", 0, 0, 0, null);
@@ -196,7 +196,7 @@ final class AdminOps {
     return eta.map(d -> d.toMillis() / 1000.0).orElse(null);
   }
 
-  private static void requireDataSlot(StorageTarget t, int slot) {
+  private static void requireDataSlot(TargetView t, int slot) {
     int n = t.array().labels().dataSlots();
     if (slot < 0 || slot >= n) {
       throw new IllegalArgumentException("slot (" + slot + ") must be a data slot of target "
