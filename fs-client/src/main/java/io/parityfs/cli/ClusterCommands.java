@@ -4,6 +4,8 @@ import io.parityfs.client.ParityClient;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.SpaceTotal;
 import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.admin.AdminCodec;
+import io.parityfs.node.protocol.admin.NodeInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -126,10 +128,12 @@ final class ClusterCommands {
 
     private static String version(ParityClient c, TargetInfo t) {
       try {
-        return Json.MAPPER.readTree(c.nodes().nodeInfo(t.socketAddress())).path("version")
-            .asText(null);
+        return AdminCodec.decode(c.nodes().admin().nodeInfo(t.socketAddress()), NodeInfo.class)
+            .version();
       } catch (IOException e) {
-        return null; // registered but not answering: the state column says ONLINE, version "-"
+        // registered but not answering (or answering what this CLI cannot read): the state
+        // column says ONLINE, version "-"
+        return null;
       }
     }
   }

@@ -1,13 +1,19 @@
 package io.parityfs.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.parityfs.meta.targets.TargetInfo;
-import io.parityfs.node.client.NodeClient;
+import io.parityfs.node.client.NodeAdminClient;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.FailDriveRequest;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.ReplaceDriveRequest;
+import io.parityfs.node.protocol.admin.AdminCodec;
+import io.parityfs.node.protocol.admin.ArrayStatus;
+import io.parityfs.node.protocol.admin.ArrayTask;
+import io.parityfs.node.protocol.admin.DriveSlot;
+import io.parityfs.node.protocol.admin.Progress;
+import io.parityfs.node.protocol.admin.TargetStatus;
+import io.parityfs.node.protocol.admin.TaskReply;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.PrintWriter;
@@ -24,71 +30,77 @@ import picocli.CommandLine.Parameters;
 /**
  * The RAID array of a target, over the storage-node protocol's admin operations: drives
  * (ARRAY_STATUS), fail-drive, replace-drive, rebuild and scrub (PROGRESS, the task operations).
- * The node answers JSON; {@code --json} passes it on, otherwise it is shown as tables and lines.
+ * The node answers the documents of {@code io.parityfs.node.protocol.admin} ({@link AdminCodec});
+ * {@code --json} prints their fields (without the schema number) as the node sent them, otherwise
+ * they are shown as tables and lines.
  */
 final class DriveCommands {
   private DriveCommands() {}
 
-  static JsonNode parse(String json) throws IOException {
-    return Json.MAPPER.readTree(json);
+  /** A target and the node that reported it (ARRAY_STATUS). */
+  record Array(String nodeId, TargetStatus status) {
+    /** The ARRAY_STATUS entry with the node id added last: what {@code drives --json} prints. */
+    ObjectNode json() {
+      ObjectNode e = Json.MAPPER.valueToTree(status);
+      e.put("nodeId", nodeId);
+      return e;
+    }
+
+    /** The state of drive {@code slot}, or "" when the array has no such slot. */
+    String driveState(int slot) {
+      List<DriveSlot> drives = status.drives();
+      return slot >= 0 && slot < drives.size() ? drives.get(slot).state() : "";
+    }
   }
 
-  /** The ARRAY_STATUS entry of {@code t}, with the node id added. */
-  static JsonNode arrayStatus(Session s, NodeTarget t) throws IOException, CliException {
-    JsonNode all = parse(s.client().nodes().arrayStatus(t.address(), t.id()));
-    for (JsonNode e : all.path("targets")) {
-      if (t.info().id().equals(e.path("id").asText())) {
-        ((ObjectNode) e).put("nodeId", all.path("nodeId").asText());
-        return e;
+  /** The ARRAY_STATUS entry of {@code t}, with the node id. */
+  static Array arrayStatus(Session s, NodeTarget t) throws IOException, CliException {
+    ArrayStatus all = AdminCodec.decode(s.client().nodes().admin().arrayStatus(t.address(),
+        t.id()), ArrayStatus.class);
+    for (TargetStatus e : all.targets()) {
+      if (t.info().id().equals(e.id())) {
+        return new Array(all.nodeId(), e);
       }
     }
     throw new CliException(ExitStatus.NOT_FOUND, t.info().id(),
         "NOT_FOUND: the node does not report this target");
   }
 
-  /** An ARRAY_STATUS entry as lines and a drive table. */
-  static void printArray(PrintWriter out, JsonNode e) {
-    out.println("target " + e.path("id").asText() + " (" + e.path("name").asText() + ")"
-        + (e.has("nodeId") ? " on node " + e.path("nodeId").asText() : "") + ": "
-        + e.path("state").asText());
-    out.println("  protection " + e.path("protection").asText() + ", cell "
-        + Sizes.human(e.path("cellSize").asLong()) + ", max chunk "
-        + Sizes.human(e.path("maxChunkSize").asLong()) + ", codec " + e.path("codec").asText());
-    out.println("  capacity " + Sizes.human(e.path("capacityBytes").asLong()) + ", free "
-        + Sizes.human(e.path("freeBytes").asLong()));
+  /** An ARRAY_STATUS entry as lines and a drive table; {@code nodeId} null: not shown. */
+  static void printArray(PrintWriter out, TargetStatus e, String nodeId) {
+    out.println("target " + e.id() + " (" + e.name() + ")"
+        + (nodeId != null ? " on node " + nodeId : "") + ": " + e.state());
+    out.println("  protection " + e.protection() + ", cell " + Sizes.human(e.cellSize())
+        + ", max chunk " + Sizes.human(e.maxChunkSize()) + ", codec " + e.codec());
+    out.println("  capacity " + Sizes.human(e.capacityBytes()) + ", free "
+        + Sizes.human(e.freeBytes()));
     Table t = new Table("rll");
     t.row("SLOT", "STATE", "PATH");
-    for (JsonNode d : e.path("drives")) {
-      t.row(d.path("slot").asInt(), d.path("state").asText(), d.path("path").asText());
+    for (DriveSlot d : e.drives()) {
+      t.row(d.slot(), d.state(), d.path());
     }
     t.print(out);
-    for (JsonNode task : e.path("tasks")) {
+    for (ArrayTask task : e.tasks()) {
       out.println(taskLine(task));
     }
     out.flush();
   }
 
-  static String taskLine(JsonNode task) {
-    String slot = task.path("slot").asInt() == ArrayTaskRequest.ALL_SLOTS ? ""
-        : " slot " + task.path("slot").asInt();
-    return task.path("kind").asText() + slot + ": " + task.path("state").asText() + "  "
-        + ProgressLine.text(task.path("bytesDone").asLong(), task.path("bytesTotal").asLong(),
-            task.path("bytesPerSecond").asDouble(), eta(task));
-  }
-
-  private static Double eta(JsonNode task) {
-    JsonNode e = task.path("etaSeconds");
-    return e.isNumber() ? e.asDouble() : null;
+  static String taskLine(ArrayTask task) {
+    String slot = task.slot() == ArrayTaskRequest.ALL_SLOTS ? "" : " slot " + task.slot();
+    return task.kind() + slot + ": " + task.state() + "  "
+        + ProgressLine.text(task.bytesDone(), task.bytesTotal(), task.bytesPerSecond(),
+            task.etaSeconds());
   }
 
   /** The tasks of {@code kind} (rebuild, scrub) the node reports for {@code t}. */
-  static List<JsonNode> tasks(Session s, NodeTarget t, String kind) throws IOException,
+  static List<ArrayTask> tasks(Session s, NodeTarget t, String kind) throws IOException,
       CliException {
-    JsonNode p = parse(s.client().nodes().progress(t.address(), t.id()));
-    List<JsonNode> out = new ArrayList<>();
-    for (JsonNode task : p.path("tasks")) {
-      if (kind.equals(task.path("kind").asText())
-          && t.info().id().equals(task.path("target").asText())) {
+    Progress p = AdminCodec.decode(s.client().nodes().admin().progress(t.address(), t.id()),
+        Progress.class);
+    List<ArrayTask> out = new ArrayList<>();
+    for (ArrayTask task : p.tasks()) {
+      if (kind.equals(task.kind()) && t.info().id().equals(task.target())) {
         out.add(task);
       }
     }
@@ -96,7 +108,7 @@ final class DriveCommands {
   }
 
   /** The JSON document of a target's tasks of one kind: {@code {target, kind, tasks}}. */
-  static ObjectNode tasksDocument(NodeTarget t, String kind, List<JsonNode> tasks) {
+  static ObjectNode tasksDocument(NodeTarget t, String kind, List<ArrayTask> tasks) {
     ObjectNode m = Json.MAPPER.createObjectNode();
     m.put("target", t.info().id());
     m.put("kind", kind);
@@ -105,18 +117,25 @@ final class DriveCommands {
   }
 
   /** A node's reply to a task command: as JSON, or one line per task. */
-  static void printReply(Session s, JsonNode reply) {
+  static void printReply(Session s, TaskReply reply) {
     if (s.json()) {
       s.printJson(reply);
     } else {
-      reply.path("tasks").forEach(task -> s.out().println(taskLine(task)));
+      reply.tasks().forEach(task -> s.out().println(taskLine(task)));
     }
+  }
+
+  /** The node's reply to a task command. */
+  static TaskReply arrayTask(Session s, NodeTarget t, Opcode op, int slot)
+      throws IOException, CliException {
+    return AdminCodec.decode(s.client().nodes().admin().arrayTask(t.address(), op, t.id(), slot),
+        TaskReply.class);
   }
 
   /** The tasks of {@code kind} on {@code t} now: as JSON, one line each, or {@code none}. */
   static void printTasks(Session s, NodeTarget t, String kind, String none)
       throws IOException, CliException {
-    List<JsonNode> tasks = tasks(s, t, kind);
+    List<ArrayTask> tasks = tasks(s, t, kind);
     if (s.json()) {
       s.printJson(tasksDocument(t, kind, tasks));
     } else if (tasks.isEmpty()) {
@@ -124,14 +143,6 @@ final class DriveCommands {
     } else {
       tasks.forEach(task -> s.out().println(taskLine(task)));
     }
-  }
-
-  static boolean ended(JsonNode task) {
-    String state = task.path("state").asText();
-    return switch (state) {
-      case "DONE", "STOPPED", "FAILED", "IDLE" -> true;
-      default -> false;
-    };
   }
 
   /**
@@ -167,18 +178,18 @@ final class DriveCommands {
       long graceEnd = System.nanoTime() + (long) (Math.max(2, 3 * interval) * 1e9);
       long slotWaitEnd = System.nanoTime() + SLOT_WAIT_NANOS;
       boolean seen = false;
-      Map<Integer, JsonNode> lastSeen = new TreeMap<>();
+      Map<Integer, ArrayTask> lastSeen = new TreeMap<>();
       while (true) {
-        List<JsonNode> tasks = tasks(s, t, kind);
+        List<ArrayTask> tasks = tasks(s, t, kind);
         Set<Integer> present = new HashSet<>();
-        for (JsonNode task : tasks) {
-          lastSeen.put(task.path("slot").asInt(), task);
-          present.add(task.path("slot").asInt());
+        for (ArrayTask task : tasks) {
+          lastSeen.put(task.slot(), task);
+          present.add(task.slot());
         }
         if (s.json()) {
           s.printJson(tasksDocument(t, kind, tasks));
         }
-        boolean allEnded = tasks.stream().allMatch(DriveCommands::ended);
+        boolean allEnded = tasks.stream().allMatch(ArrayTask::ended);
         if (!allEnded) {
           seen = true;
         }
@@ -187,8 +198,7 @@ final class DriveCommands {
             && System.nanoTime() < slotWaitEnd) {
           // no task listed for the new drive yet (or no longer), but its slot is still being
           // rebuilt: the slot's state, not the task list, says when it is over
-          waitForStart = arrayStatus(s, t).path("drives").path(replaced).path("state")
-              .asText().equals("REBUILDING");
+          waitForStart = arrayStatus(s, t).driveState(replaced).equals("REBUILDING");
         }
         if (!s.json() && !tasks.isEmpty() && !(allEnded && !s.terminal())) {
           show(line, kind, tasks);
@@ -196,9 +206,8 @@ final class DriveCommands {
         if (allEnded && !waitForStart) {
           line.finish();
           boolean ok = true;
-          for (JsonNode task : tasks) {
-            ok &= task.path("state").asText().equals("DONE")
-                || task.path("state").asText().equals("IDLE");
+          for (ArrayTask task : tasks) {
+            ok &= task.state().equals("DONE") || task.state().equals("IDLE");
             if (!s.json()) {
               s.out().println(taskLine(task));
             }
@@ -233,50 +242,47 @@ final class DriveCommands {
 
   /** Rebuilds that left the node's list: complete (see {@link #watch}). */
   private static boolean reportCompleted(Session s, NodeTarget t,
-      Map<Integer, JsonNode> lastSeen, Set<Integer> present,
+      Map<Integer, ArrayTask> lastSeen, Set<Integer> present,
       Integer replaced) throws IOException, CliException {
     boolean ok = true;
-    JsonNode array = null;
     if (replaced != null && !lastSeen.containsKey(replaced)) {
-      array = arrayStatus(s, t);
-      String state = array.path("drives").path(replaced).path("state").asText();
+      String state = arrayStatus(s, t).driveState(replaced);
       ok = state.equals("ONLINE");
       if (!s.json()) {
         s.out().println("rebuild slot " + replaced + ": " + (ok ? "DONE" : "FAILED")
             + " (before the first poll; slot " + state + ")");
       }
     }
-    for (JsonNode task : lastSeen.values()) {
-      int slot = task.path("slot").asInt();
+    for (ArrayTask task : lastSeen.values()) {
+      int slot = task.slot();
       if (!present.contains(slot) && !s.json()) {
-        long total = task.path("bytesTotal").asLong();
+        long total = task.bytesTotal();
         s.out().println("rebuild slot " + slot + ": DONE  " + ProgressLine.text(total, total,
-            task.path("bytesPerSecond").asDouble(), 0.0));
+            task.bytesPerSecond(), 0.0));
       }
     }
     if (lastSeen.isEmpty() && replaced == null && !s.json()) {
-      array = arrayStatus(s, t);
       s.out().println("no rebuild running on target " + t.info().id() + "; array "
-          + array.path("state").asText());
+          + arrayStatus(s, t).status().state());
     }
     return ok;
   }
 
-  private static void show(ProgressLine line, String kind, List<JsonNode> tasks) {
+  private static void show(ProgressLine line, String kind, List<ArrayTask> tasks) {
     long done = 0;
     long total = 0;
     double rate = 0;
     StringBuilder slots = new StringBuilder();
     String state = null;
-    for (JsonNode task : tasks) {
-      done += task.path("bytesDone").asLong();
-      total += task.path("bytesTotal").asLong();
-      rate += task.path("bytesPerSecond").asDouble();
-      int slot = task.path("slot").asInt();
+    for (ArrayTask task : tasks) {
+      done += task.bytesDone();
+      total += task.bytesTotal();
+      rate += task.bytesPerSecond();
+      int slot = task.slot();
       if (slot != ArrayTaskRequest.ALL_SLOTS) {
         slots.append(slots.length() == 0 ? " slot " : ",").append(slot);
       }
-      state = state == null || ended(task) ? task.path("state").asText() : state;
+      state = state == null || task.ended() ? task.state() : state;
     }
     Double eta = rate > 0 ? Math.max(0, total - done) / rate : null;
     line.update(kind + slots, done, total, rate, eta, state);
@@ -304,11 +310,11 @@ final class DriveCommands {
     @Override
     void run(Session s) throws CliException {
       each(s, target, () -> {
-        JsonNode e = arrayStatus(s, NodeTarget.resolve(s, target));
+        Array e = arrayStatus(s, NodeTarget.resolve(s, target));
         if (s.json()) {
-          s.printJson(e);
+          s.printJson(e.json());
         } else {
-          printArray(s.out(), e);
+          printArray(s.out(), e.status(), e.nodeId());
         }
       });
     }
@@ -336,14 +342,14 @@ final class DriveCommands {
     void run(Session s) throws CliException {
       each(s, target, () -> {
         NodeTarget t = resolveOne(s, target);
-        JsonNode e = parse(s.client().nodes().failDrive(t.address(), t.id(), slot,
-            force ? FailDriveRequest.FORCE : 0));
+        TargetStatus e = AdminCodec.decode(s.client().nodes().admin().failDrive(t.address(),
+            t.id(), slot, force ? FailDriveRequest.FORCE : 0), TargetStatus.class);
         if (s.json()) {
           s.printJson(e);
         } else {
           s.out().println("slot " + slot + " of target " + t.info().id() + " failed; array "
-              + e.path("state").asText());
-          printArray(s.out(), e);
+              + e.state());
+          printArray(s.out(), e, null);
         }
       });
     }
@@ -393,15 +399,15 @@ final class DriveCommands {
       each(s, target, () -> {
         NodeTarget t = NodeTarget.resolve(s, target);
         double period = interval(s, interval);
-        NodeClient nodes = s.client().nodes();
-        JsonNode e = parse(nodes.replaceDrive(t.address(), t.id(), slot, path,
-            force ? ReplaceDriveRequest.FORCE : 0));
+        NodeAdminClient nodes = s.client().nodes().admin();
+        TargetStatus e = AdminCodec.decode(nodes.replaceDrive(t.address(), t.id(), slot, path,
+            force ? ReplaceDriveRequest.FORCE : 0), TargetStatus.class);
         if (s.json()) {
           s.printJson(e);
         } else {
           s.out().println("slot " + slot + " of target " + t.info().id() + " replaced by "
-              + path + "; array " + e.path("state").asText());
-          printArray(s.out(), e);
+              + path + "; array " + e.state());
+          printArray(s.out(), e, null);
         }
         if (watch && watch(s, t, "rebuild", period, false, slot) != ExitStatus.OK) {
           throw new CliException(ExitStatus.FAILED, t.info().id(),
@@ -440,8 +446,8 @@ final class DriveCommands {
         NodeTarget t = NodeTarget.resolve(s, target);
         double period = interval(s, interval);
         if (stop) {
-          printReply(s, parse(s.client().nodes().arrayTask(t.address(), Opcode.STOP_REBUILD,
-              t.id(), slot == null ? ArrayTaskRequest.ALL_SLOTS : slot)));
+          printReply(s, arrayTask(s, t, Opcode.STOP_REBUILD,
+              slot == null ? ArrayTaskRequest.ALL_SLOTS : slot));
           return;
         }
         if (watch) {
@@ -484,8 +490,7 @@ final class DriveCommands {
         boolean started = false;
         if (!status) {
           Opcode op = stop ? Opcode.STOP_SCRUB : Opcode.START_SCRUB;
-          JsonNode r = parse(s.client().nodes().arrayTask(t.address(), op, t.id(),
-              ArrayTaskRequest.ALL_SLOTS));
+          TaskReply r = arrayTask(s, t, op, ArrayTaskRequest.ALL_SLOTS);
           started = !stop;
           if (!watch) {
             printReply(s, r);

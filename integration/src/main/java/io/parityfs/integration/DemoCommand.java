@@ -194,7 +194,7 @@ public final class DemoCommand implements Callable<Integer> {
   /** The folder of drive {@code slot} of {@code target}, from its node's array status. */
   private static String drivePath(ParityClient client, TargetInfo target, int slot)
       throws IOException {
-    JsonNode status = new ObjectMapper().readTree(client.nodes().arrayStatus(
+    JsonNode status = new ObjectMapper().readTree(client.nodes().admin().arrayStatus(
         target.socketAddress(), TargetId.of(target.id())));
     for (JsonNode t : status.path("targets")) {
       for (JsonNode d : t.path("id").asText().equals(target.id()) ? t.path("drives")

@@ -64,7 +64,7 @@ class DriveFailureTest {
     System.out.println("[test] " + java.time.Instant.now() + " fail-drive node" + node + " slot "
         + slot);
     TargetInfo t = cluster.target(node);
-    JsonNode e = JSON.readTree(cluster.root().nodes().failDrive(t.socketAddress(),
+    JsonNode e = JSON.readTree(cluster.root().nodes().admin().failDrive(t.socketAddress(),
         TargetId.of(t.id()), slot));
     assertEquals("FAILED", e.path("drives").get(slot).path("state").asText(), e.toString());
   }
@@ -77,7 +77,7 @@ class DriveFailureTest {
     Path fresh = cluster.local().dir().resolve(cluster.local().nodeName(node)).resolve(name);
     Files.createDirectories(fresh);
     TargetInfo t = cluster.target(node);
-    JsonNode e = JSON.readTree(cluster.root().nodes().replaceDrive(t.socketAddress(),
+    JsonNode e = JSON.readTree(cluster.root().nodes().admin().replaceDrive(t.socketAddress(),
         TargetId.of(t.id()), slot, fresh.toString(), 0));
     assertEquals(fresh.toString(), e.path("drives").get(slot).path("path").asText(),
         e.toString());

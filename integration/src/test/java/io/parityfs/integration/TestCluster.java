@@ -138,7 +138,7 @@ final class TestCluster implements AutoCloseable {
   /** The ARRAY_STATUS JSON of node {@code i}'s target, from the node. */
   String arrayStatus(int i) throws IOException {
     TargetInfo t = target(i);
-    return root.nodes().arrayStatus(t.socketAddress(), TargetId.of(t.id()));
+    return root.nodes().admin().arrayStatus(t.socketAddress(), TargetId.of(t.id()));
   }
 
   /**

@@ -20,7 +20,7 @@ import java.util.Optional;
  * scrub schedule. The target id is the array id (a UUID in the drives' labels), so a target keeps
  * its id across restarts, path changes and moves. Thread-safe.
  */
-public final class StorageTarget {
+public final class StorageTarget implements TargetView {
   private final TargetConfig config;
   private final RaidArray array;
   private final ChunkStore chunks;
@@ -35,11 +35,13 @@ public final class StorageTarget {
   }
 
   /** The target id: the array's id, as a string. */
+  @Override
   public String id() {
     return array.id().toString();
   }
 
   /** The target's name in the node configuration. */
+  @Override
   public String name() {
     return config.name();
   }
@@ -48,26 +50,31 @@ public final class StorageTarget {
     return config;
   }
 
+  @Override
   public RaidArray array() {
     return array;
   }
 
+  @Override
   public ChunkStore chunks() {
     return chunks;
   }
 
   /** The codec chosen for the array's geometry; empty for a mirror (no parity). */
+  @Override
   public Optional<CodecSelection> codec() {
     return codec;
   }
 
   /** The array's protection, e.g. {@code raid6:4+2} or {@code mirror:3}. */
+  @Override
   public String protection() {
     Protection p = array.labels().config().protection();
     return p instanceof Protection.Parity parity ? parity.geometry().toString()
         : "mirror:" + p.width();
   }
 
+  @Override
   public ArrayState state() {
     return array.state();
   }
@@ -91,11 +98,13 @@ public final class StorageTarget {
    * smallest drive × dataSlots × k / width; with every drive on one file system (a test or a
    * local cluster) it is that file system × k / width, not dataSlots times it.
    */
+  @Override
   public long capacityBytes() {
     return estimate(false);
   }
 
   /** Bytes of chunk data that still fit, estimated like {@link #capacityBytes()}. */
+  @Override
   public long freeBytes() {
     return estimate(true);
   }

@@ -471,7 +471,7 @@ class StorageNodeTest {
         io.parityfs.node.client.NodeClientConfig.DEFAULT)) {
       var where = new java.net.InetSocketAddress("127.0.0.1", Integer.parseInt(port.group(1)));
       client.ping(where);
-      assertTrue(client.nodeInfo(where).contains("\"targets\""));
+      assertTrue(client.admin().nodeInfo(where).contains("\"targets\""));
     }
     running.requestStop();
     t.join(10_000);

@@ -11,25 +11,18 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.parityfs.node.protocol.AdminResponse;
-import io.parityfs.node.protocol.ArrayStatusRequest;
-import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.DataFrame;
 import io.parityfs.node.protocol.DeleteRequest;
 import io.parityfs.node.protocol.DeleteResponse;
-import io.parityfs.node.protocol.FailDriveRequest;
 import io.parityfs.node.protocol.FrameDecoder;
 import io.parityfs.node.protocol.FrameEncoder;
 import io.parityfs.node.protocol.ListRequest;
 import io.parityfs.node.protocol.ListResponse;
-import io.parityfs.node.protocol.NodeInfoRequest;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.PingRequest;
-import io.parityfs.node.protocol.ProgressRequest;
 import io.parityfs.node.protocol.ReadRequest;
-import io.parityfs.node.protocol.ReplaceDriveRequest;
 import io.parityfs.node.protocol.Request;
 import io.parityfs.node.protocol.Response;
 import io.parityfs.node.protocol.Role;
@@ -78,6 +71,8 @@ import java.util.function.LongFunction;
  *       {@code readWindow} bytes before it stops reading from the connection.
  *   <li><b>Errors.</b> {@link NodeException} with the status; caller mistakes are
  *       {@link IllegalArgumentException}s.
+ *   <li><b>Administration.</b> The admin operations (NODE_INFO, ARRAY_STATUS, FAIL_DRIVE, ...)
+ *       are in {@link NodeAdminClient}, over the same connections: {@link #admin()}.
  * </ul>
  *
  * Lifecycle: OPEN until {@link #close()}, which fails what is in flight with UNAVAILABLE.
@@ -91,6 +86,7 @@ public final class NodeClient implements Closeable {
   private final Bootstrap bootstrap;
   private final ConcurrentHashMap<InetSocketAddress, ConnectionPool> pools =
       new ConcurrentHashMap<>();
+  private final NodeAdminClient admin = new NodeAdminClient(this);
 
   private NodeClient(NodeClientConfig config) {
     this.config = config;
@@ -124,6 +120,11 @@ public final class NodeClient implements Closeable {
     return config;
   }
 
+  /** The administrative operations (NODE_INFO, ARRAY_STATUS, ...) over this client's connections. */
+  public NodeAdminClient admin() {
+    return admin;
+  }
+
   // ------------------------------------------------------------------ data operations
 
   /**
@@ -137,7 +138,7 @@ public final class NodeClient implements Closeable {
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, ReadableByteChannel src, long length) throws IOException {
     Objects.requireNonNull(src, "src");
-    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length); // checks arguments
+    WriteRequest.check(target, chunk, mode, writeFlags, offset, length, 0);
     return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
         length), src, length);
   }
@@ -164,7 +165,7 @@ public final class NodeClient implements Closeable {
       total += b.remaining();
     }
     long length = total;
-    new WriteRequest(1, target, chunk, mode, writeFlags, offset, length, generation);
+    WriteRequest.check(target, chunk, mode, writeFlags, offset, length, generation);
     boolean idempotent = mode == WriteMode.REPLACE || mode == WriteMode.OVERWRITE;
     for (int attempt = 1; ; attempt++) {
       try {
@@ -360,59 +361,6 @@ public final class NodeClient implements Closeable {
     join(pingAsync(node));
   }
 
-  // ------------------------------------------------------------------ administration (JSON)
-
-  public String nodeInfo(InetSocketAddress node) throws IOException {
-    return admin(node, NodeInfoRequest::new, true);
-  }
-
-  public String arrayStatus(InetSocketAddress node, TargetId target) throws IOException {
-    Objects.requireNonNull(target, "target");
-    return admin(node, id -> new ArrayStatusRequest(id, target), true);
-  }
-
-  public String progress(InetSocketAddress node, TargetId target) throws IOException {
-    Objects.requireNonNull(target, "target");
-    return admin(node, id -> new ProgressRequest(id, target), true);
-  }
-
-  public String failDrive(InetSocketAddress node, TargetId target, int slot) throws IOException {
-    return failDrive(node, target, slot, 0);
-  }
-
-  /**
-   * @param flags {@link FailDriveRequest#FORCE} (fail the slot even beyond the array's
-   *     tolerance, which the node refuses otherwise with ILLEGAL_STATE) or 0
-   */
-  public String failDrive(InetSocketAddress node, TargetId target, int slot, int flags)
-      throws IOException {
-    new FailDriveRequest(1, target, slot, flags);
-    return admin(node, id -> new FailDriveRequest(id, target, slot, flags), false);
-  }
-
-  /** @param flags {@link ReplaceDriveRequest#FORCE} or 0 */
-  public String replaceDrive(InetSocketAddress node, TargetId target, int slot, String path,
-      int flags) throws IOException {
-    new ReplaceDriveRequest(1, target, slot, path, flags);
-    return admin(node, id -> new ReplaceDriveRequest(id, target, slot, path, flags), false);
-  }
-
-  /**
-   * START_REBUILD, STOP_REBUILD, START_SCRUB or STOP_SCRUB.
-   *
-   * @param slot a slot, or {@link ArrayTaskRequest#ALL_SLOTS}
-   */
-  public String arrayTask(InetSocketAddress node, Opcode task, TargetId target, int slot)
-      throws IOException {
-    new ArrayTaskRequest(1, task, target, slot);
-    return admin(node, id -> new ArrayTaskRequest(id, task, target, slot), false);
-  }
-
-  private String admin(InetSocketAddress node, LongFunction<Request> request, boolean idempotent)
-      throws IOException {
-    return join(call(node, request, idempotent, r -> expect(r, AdminResponse.class).json()));
-  }
-
   // ------------------------------------------------------------------ lifecycle
 
   /** Closes every connection and the event loops; requests in flight fail with UNAVAILABLE. */
@@ -519,7 +467,8 @@ public final class NodeClient implements Closeable {
     }
   }
 
-  private <T> CompletableFuture<T> call(InetSocketAddress node, LongFunction<Request> request,
+  /** One request and its answer, retried when {@code idempotent} (see the class comment). */
+  <T> CompletableFuture<T> call(InetSocketAddress node, LongFunction<Request> request,
       boolean idempotent, Function<Response, T> map) {
     CompletableFuture<T> result = new CompletableFuture<>();
     attempt(pool(node), request, idempotent, map, 1, result);
@@ -591,7 +540,7 @@ public final class NodeClient implements Closeable {
         ? ne : new NodeException(Status.INTERNAL, "unexpected failure: " + c, c);
   }
 
-  private static <T> T join(CompletableFuture<T> future) throws IOException {
+  static <T> T join(CompletableFuture<T> future) throws IOException {
     try {
       return future.get();
     } catch (InterruptedException e) {
@@ -608,7 +557,7 @@ public final class NodeClient implements Closeable {
     }
   }
 
-  private static <R extends Response> R expect(Response r, Class<R> type) {
+  static <R extends Response> R expect(Response r, Class<R> type) {
     if (!type.isInstance(r)) {
       throw new UnexpectedResponse(new NodeException(Status.PROTOCOL_VIOLATION,
           "expected " + type.getSimpleName() + ", got " + r));
@@ -623,43 +572,5 @@ public final class NodeClient implements Closeable {
     UnexpectedResponse(NodeException cause) {
       super(cause);
     }
-  }
-
-  /** The remaining bytes of some ByteBuffers as a channel, leaving the buffers alone. */
-  private static final class BuffersChannel implements ReadableByteChannel {
-    private final ByteBuffer[] buffers;
-    private int index;
-
-    BuffersChannel(ByteBuffer[] data) {
-      buffers = new ByteBuffer[data.length];
-      for (int i = 0; i < data.length; i++) {
-        buffers[i] = data[i].duplicate();
-      }
-    }
-
-    @Override
-    public int read(ByteBuffer dst) {
-      while (index < buffers.length && !buffers[index].hasRemaining()) {
-        index++;
-      }
-      if (index == buffers.length) {
-        return -1;
-      }
-      ByteBuffer src = buffers[index];
-      int n = Math.min(src.remaining(), dst.remaining());
-      ByteBuffer slice = src.duplicate();
-      slice.limit(slice.position() + n);
-      dst.put(slice);
-      src.position(src.position() + n);
-      return n;
-    }
-
-    @Override
-    public boolean isOpen() {
-      return true;
-    }
-
-    @Override
-    public void close() {}
   }
 }

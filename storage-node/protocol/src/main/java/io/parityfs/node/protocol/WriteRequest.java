@@ -34,6 +34,18 @@ public record WriteRequest(
   static final int KNOWN_WRITE_FLAGS = SYNC;
 
   public WriteRequest {
+    check(target, chunk, mode, writeFlags, offset, totalLength, generation);
+  }
+
+  /**
+   * Checks the arguments of a WRITE as the constructor does, without making one: a client checks
+   * them before it opens a stream, when the request id is not known yet.
+   *
+   * @throws IllegalArgumentException or {@link NullPointerException} for an argument the
+   *     constructor refuses
+   */
+  public static void check(TargetId target, ChunkId chunk, WriteMode mode, int writeFlags,
+      long offset, long totalLength, long generation) {
     Checks.target(target);
     Objects.requireNonNull(chunk, "chunk");
     Objects.requireNonNull(mode, "mode");

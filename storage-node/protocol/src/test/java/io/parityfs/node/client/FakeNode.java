@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,6 +45,8 @@ final class FakeNode implements Closeable {
   /** Requests answered BUSY before any is served. */
   final AtomicInteger busyAnswers = new AtomicInteger();
   volatile boolean silent;
+  /** Completed when a {@link #silent} node has received a frame and left it unanswered. */
+  final CompletableFuture<Void> ignored = new CompletableFuture<>();
   volatile long statDelayMillis;
 
   private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
@@ -98,6 +101,7 @@ final class FakeNode implements Closeable {
       }
       if (silent) {
         ReferenceCountUtil.release(msg);
+        ignored.complete(null);
         return;
       }
       if (msg instanceof DataFrame d) {

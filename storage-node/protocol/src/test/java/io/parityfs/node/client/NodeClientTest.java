@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,9 +88,9 @@ class NodeClientTest {
     e = assertThrows(NodeException.class,
         () -> client.writeChunk(addr(), T, C, 0, WriteMode.CREATE, 0, ByteBuffer.allocate(3)));
     assertEquals(Status.ALREADY_EXISTS, e.status());
-    e = assertThrows(NodeException.class, () -> client.failDrive(addr(), T, 99));
+    e = assertThrows(NodeException.class, () -> client.admin().failDrive(addr(), T, 99));
     assertEquals(Status.ILLEGAL_STATE, e.status());
-    assertEquals("{\"nodeId\":\"fake\"}", client.nodeInfo(addr()));
+    assertEquals("{\"nodeId\":\"fake\"}", client.admin().nodeInfo(addr()));
     assertThrows(IllegalArgumentException.class, () -> client.stat(addr(), TargetId.ALL, C));
   }
 
@@ -279,7 +280,8 @@ class NodeClientTest {
   void closeFailsWhatIsInFlightAndRefusesNewRequests() throws Exception {
     node.silent = true;
     CompletableFuture<Void> pending = client.pingAsync(addr());
-    Thread.sleep(100);
+    node.ignored.get(5, TimeUnit.SECONDS); // the ping reached the node: it is in flight
+    assertFalse(pending.isDone(), "a silent node answers nothing");
     client.close();
     Exception e = assertThrows(Exception.class, pending::get);
     assertEquals(Status.UNAVAILABLE, ((NodeException) e.getCause()).status());

@@ -1,42 +1,52 @@
 package io.parityfs.node.net;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.parityfs.node.NodeServices;
-import io.parityfs.node.StorageTarget;
+import io.parityfs.node.TargetView;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.admin.AdminCodec;
+import io.parityfs.node.protocol.admin.ArrayStatus;
+import io.parityfs.node.protocol.admin.ArrayTask;
+import io.parityfs.node.protocol.admin.DriveSlot;
+import io.parityfs.node.protocol.admin.NodeInfo;
+import io.parityfs.node.protocol.admin.Progress;
+import io.parityfs.node.protocol.admin.TargetStatus;
+import io.parityfs.node.protocol.admin.TargetSummary;
+import io.parityfs.node.protocol.admin.TaskReply;
 import io.parityfs.raid.array.ArraySlot;
 import io.parityfs.raid.array.DriveState;
 import io.parityfs.raid.array.RebuildProgress;
 import io.parityfs.raid.array.ScrubProgress;
 import io.parityfs.raid.array.Scrubber;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 
 /**
- * The administrative operations and their JSON answers. Runs on a worker thread (the array's
- * admin calls block); a scrub started here runs on the server's background executor.
+ * The administrative operations and their answers, the documents of {@code
+ * io.parityfs.node.protocol.admin} in {@link AdminCodec}'s JSON. Runs on a worker thread (the
+ * array's admin calls block); a scrub started here runs on the server's background executor.
  *
  * <pre>
- * NODE_INFO     {"nodeId","version","targets":[{"id","name","protection","state"}]}
- * ARRAY_STATUS  {"nodeId","targets":[{"id","name","state","protection","cellSize","maxChunkSize",
- *                "capacityBytes","freeBytes","codec","drives":[{"slot","state","path"}],
- *                "tasks":[...]}]}
- * PROGRESS      {"nodeId","tasks":[{"target","kind":"rebuild"|"scrub","slot","state",
- *                "bytesDone","bytesTotal","bytesPerSecond","etaSeconds"}]}
- * FAIL_DRIVE, REPLACE_DRIVE: the target's ARRAY_STATUS entry; START/STOP_REBUILD, START/STOP_SCRUB:
- *                {"target","tasks":[...]} (the tasks of that kind)
+ * NODE_INFO     NodeInfo      {"schema":1,"nodeId","version","targets":[{"id","name","protection",
+ *                             "state"}]}
+ * ARRAY_STATUS  ArrayStatus   {"schema":1,"nodeId","targets":[TargetStatus without the schema]}
+ * PROGRESS      Progress      {"schema":1,"nodeId","tasks":[{"target","kind":"rebuild"|"scrub",
+ *                             "slot","state","bytesDone","bytesTotal","bytesPerSecond",
+ *                             "etaSeconds"}]}
+ * FAIL_DRIVE, REPLACE_DRIVE: TargetStatus {"schema":1,"id","name","state","protection",
+ *                             "cellSize","maxChunkSize","capacityBytes","freeBytes","codec",
+ *                             "drives":[{"slot","state","path"}],"tasks":[...]}
+ * START/STOP_REBUILD, START/STOP_SCRUB: TaskReply {"schema":1,"target","tasks":[...]} (the
+ *                             tasks of that kind)
  * </pre>
  */
 final class AdminOps {
-  private static final ObjectMapper JSON = new ObjectMapper();
   static final String VERSION = versionOf();
 
   private final NodeServices services;
@@ -48,46 +58,32 @@ final class AdminOps {
   }
 
   String nodeInfo() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("nodeId", services.nodeId());
-    m.put("version", VERSION);
-    List<Object> targets = new ArrayList<>();
-    for (StorageTarget t : services.targets()) {
-      Map<String, Object> e = new LinkedHashMap<>();
-      e.put("id", t.id());
-      e.put("name", t.name());
-      e.put("protection", t.protection());
-      e.put("state", t.state().name());
-      targets.add(e);
+    List<TargetSummary> targets = new ArrayList<>();
+    for (TargetView t : services.targets()) {
+      targets.add(new TargetSummary(t.id(), t.name(), t.protection(), t.state().name()));
     }
-    m.put("targets", targets);
-    return write(m);
+    return AdminCodec.encode(new NodeInfo(services.nodeId(), VERSION, targets));
   }
 
-  String arrayStatus(List<StorageTarget> targets) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("nodeId", services.nodeId());
-    m.put("targets", targets.stream().map(this::status).toList());
-    return write(m);
+  String arrayStatus(List<TargetView> targets) {
+    return AdminCodec.encode(new ArrayStatus(services.nodeId(),
+        targets.stream().map(this::status).toList()));
   }
 
-  String progress(List<StorageTarget> targets) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("nodeId", services.nodeId());
-    List<Object> tasks = new ArrayList<>();
-    for (StorageTarget t : targets) {
+  String progress(List<TargetView> targets) {
+    List<ArrayTask> tasks = new ArrayList<>();
+    for (TargetView t : targets) {
       tasks.addAll(rebuilds(t));
       scrub(t).ifPresent(tasks::add);
     }
-    m.put("tasks", tasks);
-    return write(m);
+    return AdminCodec.encode(new Progress(services.nodeId(), tasks));
   }
 
   /**
    * Fails the slot; without {@code force}, refused (ILLEGAL_STATE, naming the unavailable slots)
    * when that would leave the array beyond what its protection tolerates.
    */
-  String failDrive(StorageTarget t, int slot, boolean force) throws IOException {
+  String failDrive(TargetView t, int slot, boolean force) throws IOException {
     requireDataSlot(t, slot);
     DriveState s = t.array().driveStates()[slot];
     if (s != DriveState.ONLINE && s != DriveState.REBUILDING) {
@@ -99,10 +95,10 @@ final class AdminOps {
       throw new IllegalStateException("target " + t.name() + ": " + e.getMessage()
           + " (FAIL_DRIVE with FORCE; parityfs fail-drive --force)", e);
     }
-    return write(status(t));
+    return AdminCodec.encode(status(t));
   }
 
-  String replaceDrive(StorageTarget t, int slot, String path, boolean force) throws IOException {
+  String replaceDrive(TargetView t, int slot, String path, boolean force) throws IOException {
     requireDataSlot(t, slot);
     DriveState s = t.array().driveStates()[slot];
     if (s != DriveState.FAILED && s != DriveState.MISSING) {
@@ -110,10 +106,10 @@ final class AdminOps {
           + "; only a FAILED or MISSING slot takes a new drive");
     }
     t.array().replaceDrive(slot, Path.of(path), force);
-    return write(status(t));
+    return AdminCodec.encode(status(t));
   }
 
-  String arrayTask(StorageTarget t, Opcode op, int slot) {
+  String arrayTask(TargetView t, Opcode op, int slot) {
     Scrubber scrubber = t.array().scrubber();
     switch (op) {
       case START_REBUILD -> {
@@ -145,92 +141,62 @@ final class AdminOps {
       case STOP_SCRUB -> scrubber.stop();
       default -> throw new IllegalArgumentException("not an array task: " + op);
     }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("target", t.id());
     boolean scrub = op == Opcode.START_SCRUB || op == Opcode.STOP_SCRUB;
-    List<Object> tasks = new ArrayList<>();
-    if (scrub) {
-      tasks.add(scrubTask(t, scrubber.progress(), op == Opcode.START_SCRUB));
-    } else {
-      tasks.addAll(rebuilds(t));
-    }
-    m.put("tasks", tasks);
-    return write(m);
+    List<ArrayTask> tasks = scrub
+        ? List.of(scrubTask(t, scrubber.progress(), op == Opcode.START_SCRUB)) : rebuilds(t);
+    return AdminCodec.encode(new TaskReply(t.id(), tasks));
   }
 
-  // ---- JSON pieces ----
+  // ---- the documents' pieces ----
 
-  private Map<String, Object> status(StorageTarget t) {
-    Map<String, Object> e = new LinkedHashMap<>();
+  private TargetStatus status(TargetView t) {
     var config = t.array().labels().config();
-    e.put("id", t.id());
-    e.put("name", t.name());
-    e.put("state", t.state().name());
-    e.put("protection", t.protection());
-    e.put("cellSize", config.cellSize());
-    e.put("maxChunkSize", config.maxObjectSize());
-    e.put("capacityBytes", t.capacityBytes());
-    e.put("freeBytes", t.freeBytes());
-    e.put("codec", t.codec().map(c -> c.chosen().label()).orElse("none"));
     DriveState[] states = t.array().driveStates();
-    List<Object> drives = new ArrayList<>();
+    List<DriveSlot> drives = new ArrayList<>();
     for (ArraySlot s : t.array().labels().slots()) {
-      Map<String, Object> d = new LinkedHashMap<>();
-      d.put("slot", s.slot());
-      d.put("state", states[s.slot()].name());
-      d.put("path", s.drivePath().map(Path::toString).orElse(""));
-      drives.add(d);
+      drives.add(new DriveSlot(s.slot(), states[s.slot()].name(),
+          s.drivePath().map(Path::toString).orElse("")));
     }
-    e.put("drives", drives);
-    List<Object> tasks = new ArrayList<>(rebuilds(t));
+    List<ArrayTask> tasks = new ArrayList<>(rebuilds(t));
     scrub(t).ifPresent(tasks::add);
-    e.put("tasks", tasks);
-    return e;
+    return new TargetStatus(t.id(), t.name(), t.state().name(), t.protection(), config.cellSize(),
+        config.maxObjectSize(), t.capacityBytes(), t.freeBytes(),
+        t.codec().map(c -> c.chosen().label()).orElse("none"), drives, tasks);
   }
 
-  private List<Object> rebuilds(StorageTarget t) {
-    List<Object> out = new ArrayList<>();
+  private List<ArrayTask> rebuilds(TargetView t) {
+    List<ArrayTask> out = new ArrayList<>();
     for (Map.Entry<Integer, RebuildProgress> r : t.array().rebuilds().entrySet()) {
       RebuildProgress p = r.getValue();
-      out.add(task(t, "rebuild", r.getKey(), p.state().name(), p.bytesDone(), p.bytesTotal(),
-          p.bytesPerSecond(), p.eta().map(d -> d.toMillis() / 1000.0).orElse(null)));
+      out.add(new ArrayTask(t.id(), ArrayTask.REBUILD, r.getKey(), p.state().name(),
+          p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta())));
     }
     return out;
   }
 
-  private java.util.Optional<Object> scrub(StorageTarget t) {
+  private Optional<ArrayTask> scrub(TargetView t) {
     ScrubProgress p = t.array().scrubber().progress();
     if (p == null || (!p.running() && p.bytesTotal() == 0 && p.objectsTotal() == 0)) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    return java.util.Optional.of(scrubTask(t, p, false));
+    return Optional.of(scrubTask(t, p, false));
   }
 
-  private Map<String, Object> scrubTask(StorageTarget t, ScrubProgress p, boolean starting) {
+  private static ArrayTask scrubTask(TargetView t, ScrubProgress p, boolean starting) {
     if (p == null) {
-      return task(t, "scrub", ArrayTaskRequest.ALL_SLOTS, starting ? "STARTING" : "IDLE", 0, 0,
-          0, null);
+      return new ArrayTask(t.id(), ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS,
+          starting ? "STARTING" : "IDLE", 0, 0, 0, null);
     }
     String state = p.running() ? "RUNNING" : starting ? "STARTING" : "DONE";
-    return task(t, "scrub", ArrayTaskRequest.ALL_SLOTS, state, p.bytesDone(), p.bytesTotal(),
-        p.bytesPerSecond(), p.eta().map(d -> d.toMillis() / 1000.0).orElse(null));
+    return new ArrayTask(t.id(), ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, state,
+        p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta()));
   }
 
-  private static Map<String, Object> task(StorageTarget t, String kind, int slot, String state,
-      long done, long total, double rate, Double eta) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("target", t.id());
-    m.put("kind", kind);
-    m.put("slot", slot);
-    m.put("state", state);
-    m.put("bytesDone", done);
-    m.put("bytesTotal", total);
-    m.put("bytesPerSecond", rate);
-    m.put("etaSeconds", eta);
-    return m;
+  private static Double seconds(Optional<Duration> eta) {
+    return eta.map(d -> d.toMillis() / 1000.0).orElse(null);
   }
 
-  private static void requireDataSlot(StorageTarget t, int slot) {
+  private static void requireDataSlot(TargetView t, int slot) {
     int n = t.array().labels().dataSlots();
     if (slot < 0 || slot >= n) {
       throw new IllegalArgumentException("slot (" + slot + ") must be a data slot of target "
@@ -240,14 +206,6 @@ final class AdminOps {
 
   private static String slotName(int slot) {
     return slot == ArrayTaskRequest.ALL_SLOTS ? "(all)" : Integer.toString(slot);
-  }
-
-  private static String write(Object o) {
-    try {
-      return JSON.writeValueAsString(o);
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static String versionOf() {

@@ -8,7 +8,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.parityfs.node.NodeServices;
-import io.parityfs.node.StorageTarget;
+import io.parityfs.node.TargetView;
 import io.parityfs.node.chunk.ChunkEntry;
 import io.parityfs.node.chunk.ChunkInfo;
 import io.parityfs.node.chunk.ChunkPage;
@@ -252,7 +252,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void dispatch(Request r, PendingRequest p) {
     long id = r.requestId();
     if (r instanceof WriteRequest w) {
-      StorageTarget t = target(w.target());
+      TargetView t = target(w.target());
       String claim = t.id() + "/" + w.chunk().objectId();
       WriteStream s = new WriteStream(w, p, t.chunks(), this, server, claim);
       writes.put(id, s);
@@ -262,10 +262,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         s.waitForClaim(ctx.executor(), config.claimWait()); // behind the chunk's current writer
       }
     } else if (r instanceof ReadRequest rr) {
-      StorageTarget t = target(rr.target());
+      TargetView t = target(rr.target());
       scheduleRead(new ReadStream(rr, p, t.chunks(), this, ctx.alloc(), config.readFrameSize()));
     } else {
-      List<StorageTarget> targets = targets(r);
+      List<TargetView> targets = targets(r);
       server.worker(() -> {
         Response answer;
         try {
@@ -279,7 +279,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** The targets a non-streaming request names (all for the nil id, where allowed). */
-  private List<StorageTarget> targets(Request r) {
+  private List<TargetView> targets(Request r) {
     TargetId t = null;
     if (r instanceof StatRequest s) {
       t = s.target();
@@ -303,16 +303,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (t == null) {
       return List.of();
     }
-    return t.isAll() ? services.targets() : List.of(target(t));
+    return t.isAll() ? List.copyOf(services.targets()) : List.of(target(t));
   }
 
-  private StorageTarget target(TargetId t) {
+  private TargetView target(TargetId t) {
     return services.target(t.uuid().toString())
         .orElseThrow(() -> new UnknownTarget("no target " + t + " on this node"));
   }
 
   /** Runs a non-streaming request (worker thread). */
-  private Response execute(Request r, List<StorageTarget> targets) throws Exception {
+  private Response execute(Request r, List<TargetView> targets) throws Exception {
     long id = r.requestId();
     AdminOps admin = server.admin();
     if (r instanceof StatRequest s) {
@@ -325,7 +325,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } else if (r instanceof ListRequest l) {
       return list(l, targets.get(0).chunks());
     } else if (r instanceof SyncRequest) {
-      for (StorageTarget t : targets) {
+      for (TargetView t : targets) {
         t.chunks().sync();
       }
       return new AckResponse(id, Opcode.SYNC);
@@ -352,7 +352,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
    * DELETE. A chunk that a WRITE stream of this node is writing is CONFLICT (the array would make
    * the delete wait for the stream's END on a worker thread, which the stream may itself need).
    */
-  private Response delete(long id, StorageTarget t, ChunkId chunk, long generation)
+  private Response delete(long id, TargetView t, ChunkId chunk, long generation)
       throws Exception {
     String claim = t.id() + "/" + chunk.objectId();
     if (generation != DeleteRequest.ANY) {

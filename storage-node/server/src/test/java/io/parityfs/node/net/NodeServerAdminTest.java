@@ -46,41 +46,41 @@ class NodeServerAdminTest {
         client.writeChunk(addr, t, new ChunkId(9, i), 0, WriteMode.CREATE, 0,
             ByteBuffer.wrap(data[i]));
       }
-      JsonNode failed = JSON.readTree(client.failDrive(addr, t, 1));
+      JsonNode failed = JSON.readTree(client.admin().failDrive(addr, t, 1));
       assertEquals("DEGRADED", failed.get("state").asText(), failed.toString());
       assertEquals("FAILED", failed.get("drives").get(1).get("state").asText());
       assertAllReadable(client, node, data); // degraded reads
-      assertEquals(Status.ILLEGAL_STATE, status(() -> client.failDrive(addr, t, 1)));
-      assertEquals(Status.INVALID_ARGUMENT, status(() -> client.failDrive(addr, t, 99)));
+      assertEquals(Status.ILLEGAL_STATE, status(() -> client.admin().failDrive(addr, t, 1)));
+      assertEquals(Status.INVALID_ARGUMENT, status(() -> client.admin().failDrive(addr, t, 99)));
       Path fresh = Files.createDirectory(dir.resolve("new-drive"));
-      assertEquals(Status.ILLEGAL_STATE, status(() -> client.replaceDrive(addr, t, 2,
+      assertEquals(Status.ILLEGAL_STATE, status(() -> client.admin().replaceDrive(addr, t, 2,
           fresh.toString(), 0)), "slot 2 has not failed");
-      assertEquals(Status.ILLEGAL_STATE, status(() -> client.arrayTask(addr, Opcode.START_REBUILD,
+      assertEquals(Status.ILLEGAL_STATE, status(() -> client.admin().arrayTask(addr, Opcode.START_REBUILD,
           t, ArrayTaskRequest.ALL_SLOTS)), "no rebuild to start before a new drive");
-      JsonNode replaced = JSON.readTree(client.replaceDrive(addr, t, 1, fresh.toString(), 0));
+      JsonNode replaced = JSON.readTree(client.admin().replaceDrive(addr, t, 1, fresh.toString(), 0));
       assertEquals(fresh.toString(), replaced.get("drives").get(1).get("path").asText());
       long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       String state;
       do {
         Thread.sleep(50);
-        state = JSON.readTree(client.arrayStatus(addr, t)).get("targets").get(0).get("state")
+        state = JSON.readTree(client.admin().arrayStatus(addr, t)).get("targets").get(0).get("state")
             .asText();
       } while (!state.equals("OPTIMAL") && System.nanoTime() < end);
       assertEquals("OPTIMAL", state);
-      JsonNode progress = JSON.readTree(client.progress(addr, t));
+      JsonNode progress = JSON.readTree(client.admin().progress(addr, t));
       for (JsonNode task : progress.get("tasks")) {
         if (task.get("kind").asText().equals("rebuild")) {
           assertEquals(task.get("bytesTotal"), task.get("bytesDone"), task.toString());
         }
       }
       assertAllReadable(client, node, data);
-      JsonNode scrub = JSON.readTree(client.arrayTask(addr, Opcode.START_SCRUB, t,
+      JsonNode scrub = JSON.readTree(client.admin().arrayTask(addr, Opcode.START_SCRUB, t,
           ArrayTaskRequest.ALL_SLOTS));
       assertEquals("scrub", scrub.get("tasks").get(0).get("kind").asText());
       end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       JsonNode done = null;
       while (System.nanoTime() < end) {
-        for (JsonNode task : JSON.readTree(client.progress(addr, t)).get("tasks")) {
+        for (JsonNode task : JSON.readTree(client.admin().progress(addr, t)).get("tasks")) {
           if (task.get("kind").asText().equals("scrub") && task.get("state").asText().equals(
               "DONE")) {
             done = task;
@@ -94,10 +94,10 @@ class NodeServerAdminTest {
       assertTrue(done != null, "the scrub ran to its end");
       assertTrue(done.get("bytesTotal").asLong() > 0);
       assertEquals(done.get("bytesTotal"), done.get("bytesDone"));
-      JsonNode stopped = JSON.readTree(client.arrayTask(addr, Opcode.STOP_SCRUB, t,
+      JsonNode stopped = JSON.readTree(client.admin().arrayTask(addr, Opcode.STOP_SCRUB, t,
           ArrayTaskRequest.ALL_SLOTS));
       assertEquals(t.toString(), stopped.get("target").asText());
-      client.arrayTask(addr, Opcode.STOP_REBUILD, t, 1); // nothing running: harmless
+      client.admin().arrayTask(addr, Opcode.STOP_REBUILD, t, 1); // nothing running: harmless
     }
   }
 
@@ -125,17 +125,17 @@ class NodeServerAdminTest {
       byte[] data = new byte[50_000];
       new Random(3).nextBytes(data);
       client.writeChunk(addr, t, new ChunkId(9, 0), 0, WriteMode.CREATE, 0, ByteBuffer.wrap(data));
-      client.failDrive(addr, t, 1);
-      client.failDrive(addr, t, 4); // raid6:4+2 tolerates two
-      NodeException e = assertThrows(NodeException.class, () -> client.failDrive(addr, t, 2));
+      client.admin().failDrive(addr, t, 1);
+      client.admin().failDrive(addr, t, 4); // raid6:4+2 tolerates two
+      NodeException e = assertThrows(NodeException.class, () -> client.admin().failDrive(addr, t, 2));
       assertEquals(Status.ILLEGAL_STATE, e.status());
       assertTrue(e.getMessage().contains("slots 1 FAILED, 4 FAILED")
           && e.getMessage().contains("FORCE"), e.getMessage());
-      JsonNode status = JSON.readTree(client.arrayStatus(addr, t)).get("targets").get(0);
+      JsonNode status = JSON.readTree(client.admin().arrayStatus(addr, t)).get("targets").get(0);
       assertEquals("DEGRADED", status.get("state").asText(), status.toString());
       assertEquals("ONLINE", status.get("drives").get(2).get("state").asText());
       assertAllReadable(client, node, new byte[][] {data}); // still served
-      JsonNode forced = JSON.readTree(client.failDrive(addr, t, 2, FailDriveRequest.FORCE));
+      JsonNode forced = JSON.readTree(client.admin().failDrive(addr, t, 2, FailDriveRequest.FORCE));
       assertEquals("FAILED", forced.get("state").asText(), forced.toString());
       assertEquals("FAILED", forced.get("drives").get(2).get("state").asText());
     }

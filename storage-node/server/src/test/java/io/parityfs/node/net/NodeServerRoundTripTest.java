@@ -23,6 +23,13 @@ import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
+import io.parityfs.node.protocol.admin.AdminCodec;
+import io.parityfs.node.protocol.admin.ArrayStatus;
+import io.parityfs.node.protocol.admin.DriveSlot;
+import io.parityfs.node.protocol.admin.NodeInfo;
+import io.parityfs.node.protocol.admin.Progress;
+import io.parityfs.node.protocol.admin.TargetStatus;
+import io.parityfs.node.protocol.admin.TargetSummary;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -92,11 +99,11 @@ class NodeServerRoundTripTest {
   @Test
   void pingNodeInfoArrayStatusAndProgress() throws Exception {
     client.ping(addr);
-    JsonNode info = JSON.readTree(client.nodeInfo(addr));
+    JsonNode info = JSON.readTree(client.admin().nodeInfo(addr));
     assertEquals(node.node.nodeId(), info.get("nodeId").asText());
     assertEquals(target.toString(), info.get("targets").get(0).get("id").asText());
     assertEquals("raid6:4+2", info.get("targets").get(0).get("protection").asText());
-    JsonNode status = JSON.readTree(client.arrayStatus(addr, TargetId.ALL));
+    JsonNode status = JSON.readTree(client.admin().arrayStatus(addr, TargetId.ALL));
     JsonNode t = status.get("targets").get(0);
     assertEquals("OPTIMAL", t.get("state").asText());
     assertEquals(4096, t.get("cellSize").asInt());
@@ -104,13 +111,30 @@ class NodeServerRoundTripTest {
     for (JsonNode d : t.get("drives")) {
       assertEquals("ONLINE", d.get("state").asText());
     }
-    JsonNode one = JSON.readTree(client.arrayStatus(addr, target)).get("targets");
+    JsonNode one = JSON.readTree(client.admin().arrayStatus(addr, target)).get("targets");
     assertEquals(1, one.size());
     assertEquals(t.get("id"), one.get(0).get("id"));
     assertEquals(t.get("drives"), one.get(0).get("drives"));
-    JsonNode progress = JSON.readTree(client.progress(addr, TargetId.ALL));
+    JsonNode progress = JSON.readTree(client.admin().progress(addr, TargetId.ALL));
     assertEquals(0, progress.get("tasks").size(), progress.toString());
     assertTrue(node.server.transport().equals("epoll") || node.server.transport().equals("nio"));
+  }
+
+  @Test
+  void adminRepliesAreTheTypedDocumentsOfSchemaOne() throws Exception {
+    String raw = client.admin().nodeInfo(addr);
+    assertTrue(raw.startsWith("{\"schema\":1,\"nodeId\":"), raw);
+    NodeInfo info = AdminCodec.decode(raw, NodeInfo.class);
+    assertEquals(node.node.nodeId(), info.nodeId());
+    assertEquals(new TargetSummary(target.toString(), info.targets().get(0).name(), "raid6:4+2",
+        "OPTIMAL"), info.targets().get(0));
+    ArrayStatus status = AdminCodec.decode(client.admin().arrayStatus(addr, target),
+        ArrayStatus.class);
+    TargetStatus t = status.targets().get(0);
+    assertEquals(List.of(0, 1, 2, 3, 4, 5), t.drives().stream().map(DriveSlot::slot).toList());
+    assertEquals(4096, t.cellSize());
+    assertEquals(List.of(), AdminCodec.decode(client.admin().progress(addr, target),
+        Progress.class).tasks());
   }
 
   @Test
@@ -274,7 +298,7 @@ class NodeServerRoundTripTest {
     assertEquals(Status.UNKNOWN_TARGET, status(() -> client.writeChunk(addr, nowhere, c, 0,
         WriteMode.CREATE, 0, ByteBuffer.wrap(new byte[10]))));
     assertEquals(Status.UNKNOWN_TARGET, status(() -> client.list(addr, nowhere, -1, 0, 10)));
-    assertEquals(Status.UNKNOWN_TARGET, status(() -> client.arrayStatus(addr, nowhere)));
+    assertEquals(Status.UNKNOWN_TARGET, status(() -> client.admin().arrayStatus(addr, nowhere)));
     // ids out of range cannot be built by the client: sent raw, they are INVALID_ARGUMENT
     try (RawClient raw = new RawClient(addr)) {
       ByteBuffer h = ByteBuffer.allocate(28);
@@ -341,7 +365,7 @@ class NodeServerRoundTripTest {
       InetSocketAddress published = new InetSocketAddress(online.get("host").asText(),
           online.get("port").asInt());
       assertEquals(addr.getPort(), published.getPort());
-      assertEquals(nodeId, JSON.readTree(client.nodeInfo(published)).get("nodeId").asText());
+      assertEquals(nodeId, JSON.readTree(client.admin().nodeInfo(published)).get("nodeId").asText());
       String targetId = online.get("targets").get(0).get("targetId").asText();
       ChunkId c = new ChunkId(7, 0);
       byte[] data = bytes(7, 70_000);
