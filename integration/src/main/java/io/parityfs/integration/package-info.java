@@ -1,7 +1,13 @@
 /**
- * Whole-system pieces: the in-process mini cluster, end-to-end and fault tests, the Hadoop
- * contract tests against a live cluster, system benchmarks and the local quickstart cluster.
- *
- * <p>Not built yet: see the local-cluster issue. This package holds only this description.
+ * The local cluster and the commands around it. {@link io.parityfs.integration.LocalCluster}
+ * is a cluster on this machine (ZooKeeper and storage nodes as child JVMs, kept in one folder;
+ * {@code parityfs local}), over {@link io.parityfs.integration.ClusterLayout} (the folder, its
+ * configuration files and ports), {@link io.parityfs.integration.ProcessSupervisor} (starting,
+ * finding, signalling and stopping the child processes) and {@link
+ * io.parityfs.integration.ZooKeeperServers}. {@link io.parityfs.integration.LocalCommand} and
+ * {@link io.parityfs.integration.DemoCommand} are {@code parityfs local} and {@code parityfs
+ * demo}; {@link io.parityfs.integration.ParityFsMain} is the entry point of {@code
+ * bin/parityfs}. The end-to-end and fault tests on child-process clusters are this module's
+ * tests.
  */
 package io.parityfs.integration;
