@@ -15,9 +15,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * The mount's open files and handles, and the writer lifecycle behind them, for {@link
  * PfsFuseOperations}: the handle table ({@link OpenFiles}), opens and creates, reads and writes
  * through a handle, flush/fsync commits, releases, and what renames, unlinks, truncates and
- * time changes must do to a file this mount has open. Each method is the body of one FUSE
- * operation: it returns 0, a byte count or a negative errno, and throws what the caller maps
- * to an errno ({@link Errno#of}).
+ * time changes must do to a file this mount has open. A method named after an operation is
+ * that operation's body: it returns 0, a byte count or a negative errno, and throws what the
+ * caller maps to an errno ({@link Errno#of}).
  *
  * <p><b>Locks</b>, all owned here and taken in this order:
  * <ol>
@@ -26,7 +26,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *       its namespace move and the table's;
  *   <li>each {@link OpenFile#lock}: its writer, its count of write handles and whether it was
  *       unlinked ({@link OpenFile}); a rename holds those of every open file it moves;
- *   <li>the {@link OpenFiles} table's monitor (taken inside it, never held while waiting).
+ *   <li>the {@link OpenFiles} table's monitor, taken only inside its own methods (which take
+ *       no other lock).
  * </ol>
  * A {@link FileHandle}'s read stream is guarded by the handle's monitor, taken with no file
  * lock held. Thread-safe: the binding calls from many threads.
