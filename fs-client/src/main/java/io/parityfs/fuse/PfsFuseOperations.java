@@ -2,27 +2,18 @@ package io.parityfs.fuse;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsFileWriter;
-import io.parityfs.client.PfsInputStream;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
-import io.parityfs.meta.Layout;
 import io.parityfs.meta.Namespace;
-import io.parityfs.meta.NamespaceException;
-import io.parityfs.meta.NamespaceStatus;
-import io.parityfs.meta.XAttrMode;
 import io.parityfs.meta.targets.SpaceTotal;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The ParityFS file system as path-based POSIX operations, for a FUSE binding: each returns 0
@@ -52,17 +43,15 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Not supported: symbolic and hard links (EPERM), special files (EPERM), POSIX ACLs
  * ({@code system.*} xattrs: EOPNOTSUPP). Thread-safe: the binding calls from many threads.
+ *
+ * <p>This class holds the operations' contracts, the identity mapping and the errno mapping
+ * ({@code call}); what touches open files and their writers (and the locks that guard them) is
+ * {@link FuseHandles}', the extended attributes are {@link FuseXattrs}'.
  */
 public final class PfsFuseOperations implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(PfsFuseOperations.class.getName());
   /** The read-only virtual xattr holding a file's (or a directory's default) layout. */
   public static final String LAYOUT_XATTR = "parityfs.layout";
-  private static final int O_ACCMODE = 03;
-  private static final int O_RDONLY = 0;
-  private static final int O_TRUNC = 01000;
-  private static final int O_APPEND = 02000;
-  private static final int XATTR_CREATE = 1;
-  private static final int XATTR_REPLACE = 2;
   private static final int BLOCK_SIZE = 128 << 10;
   /** {@code utimens}: leave this time as it is. */
   public static final long UTIME_OMIT = -1;
@@ -77,15 +66,14 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   private final ParityClient client;
   private final IdentityMap ids;
-  private final OpenFiles files = new OpenFiles();
+  /** Open files and handles, and the locks that order opens against renames and unlinks. */
+  private final FuseHandles handles;
   private final Map<Requester, Namespace> views = new ConcurrentHashMap<>();
-  /** Opens share it; renames and unlinks of open files take it alone. */
-  private final ReadWriteLock moves = new ReentrantReadWriteLock();
   private final int pageSize;
 
   /** The body of one operation. */
   @FunctionalInterface
-  private interface Body {
+  interface Body {
     int run() throws IOException;
   }
 
@@ -97,6 +85,7 @@ public final class PfsFuseOperations implements AutoCloseable {
     this.client = Objects.requireNonNull(client, "client");
     this.ids = Objects.requireNonNull(ids, "ids");
     this.pageSize = Math.min(1000, client.namespace().config().maxPageSize());
+    this.handles = new FuseHandles(client);
   }
 
   // ------------------------------------------------------------------ attributes
@@ -110,11 +99,11 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   /** {@code fgetattr}: as {@link #getattr}, through the handle's file (its current path). */
   public int fgetattr(Requester who, long fh, FileAttributes[] out) {
-    FileHandle h = files.handle(fh, FileHandle.class);
-    if (h == null) {
+    String path = handles.pathOf(fh);
+    if (path == null) {
       return -Errno.EBADF;
     }
-    return getattr(who, h.file.path, out);
+    return getattr(who, path, out);
   }
 
   /**
@@ -172,27 +161,8 @@ public final class PfsFuseOperations implements AutoCloseable {
       if (atime < -1 || mtime < -1) {
         return -Errno.EINVAL; // before 1970: the namespace's times are not negative
       }
-      moves.readLock().lock();
-      try {
-        OpenFile f = files.get(path);
-        if (f == null) {
-          ns.setTimesPosix(path, mtime, atime, touch);
-          return 0;
-        }
-        f.lock.lock();
-        try {
-          ns.setTimesPosix(path, mtime, atime, touch);
-          PfsFileWriter w = f.writer;
-          if (mtime != -1 && w != null && !f.detached) {
-            w.keepMtime(mtime);
-          }
-        } finally {
-          f.lock.unlock();
-        }
-        return 0;
-      } finally {
-        moves.readLock().unlock();
-      }
+      handles.setTimes(ns, path, mtime, atime, touch);
+      return 0;
     }, explicit ? Errno.EPERM : 0);
   }
 
@@ -240,7 +210,7 @@ public final class PfsFuseOperations implements AutoCloseable {
       if (!st.isDirectory()) {
         return -Errno.ENOTDIR;
       }
-      fh[0] = files.register(new DirectoryCursor(st.path(), pageSize));
+      fh[0] = handles.openDirectory(new DirectoryCursor(st.path(), pageSize));
       return 0;
     });
   }
@@ -252,7 +222,7 @@ public final class PfsFuseOperations implements AutoCloseable {
    */
   public int readdir(Requester who, String path, long fh, long offset, DirectoryFiller filler) {
     return call("readdir", path, () -> {
-      DirectoryCursor c = files.handle(fh, DirectoryCursor.class);
+      DirectoryCursor c = handles.directory(fh);
       if (c == null) {
         c = new DirectoryCursor(path, pageSize);
       }
@@ -275,7 +245,7 @@ public final class PfsFuseOperations implements AutoCloseable {
   }
 
   public int releasedir(long fh) {
-    files.remove(fh, DirectoryCursor.class);
+    handles.closeDirectory(fh);
     return 0;
   }
 
@@ -286,89 +256,29 @@ public final class PfsFuseOperations implements AutoCloseable {
     return call("create", path, () -> {
       CreateOptions options = CreateOptions.file().withCreateParents(false)
           .withPermission(mode & 07777).withPosixGroup(true); // the creator's group
-      moves.readLock().lock();
-      try {
+      return handles.create(path, flags, () -> {
         Caller mine = client.namespace().caller();
         Caller theirs = who == Requester.MOUNT ? mine : caller(who);
-        PfsFileWriter w;
         if (who == Requester.MOUNT || (mine.umask() == 0 && mine.user().equals(theirs.user())
             && mine.groups().equals(theirs.groups()))) {
-          w = client.createWriter(path, options); // one multi: entry and lease
-        } else {
-          ns(who).create(path, options.withLease(false)); // owned by the requester
-          w = client.openWriter(path);
+          return client.createWriter(path, options); // one multi: entry and lease
         }
-        OpenFile f = files.acquire(path);
-        f.lock.lock();
-        try {
-          if (f.writer != null) { // cannot happen: the name was free; keep the first writer
-            w.close();
-          } else {
-            f.writer = w;
-          }
-          f.writers++;
-          f.detached = false;
-        } finally {
-          f.lock.unlock();
-        }
-        fh[0] = files.register(new FileHandle(f, true, (flags & O_APPEND) != 0));
-        return 0;
-      } finally {
-        moves.readLock().unlock();
-      }
+        ns(who).create(path, options.withLease(false)); // owned by the requester
+        return client.openWriter(path);
+      }, fh);
     });
   }
 
   /** Opens an existing file with {@code open(2)} flags; {@code fh[0]} receives its handle. */
   public int open(Requester who, String path, int flags, long[] fh) {
     return call("open", path, () -> {
-      boolean write = (flags & O_ACCMODE) != O_RDONLY;
       Namespace ns = ns(who);
       // close-to-open: what another client closed before this open is seen, not a stale
       // cached entry or a lagging ZooKeeper follower's (one round trip, as NFS's GETATTR)
       ns.sync();
-      moves.readLock().lock();
-      try {
-        FileStatus st = ns.getStatus(path);
-        if (st.isDirectory()) {
-          return -Errno.EISDIR;
-        }
-        OpenFile f = files.acquire(path);
-        boolean ok = false;
-        try {
-          if (write) {
-            f.lock.lock();
-            try {
-              f.writers++;
-              try {
-                writer(f);
-              } catch (IOException | RuntimeException e) {
-                f.writers--;
-                throw e;
-              }
-              if ((flags & O_TRUNC) != 0 && f.writer.length() > 0) {
-                f.writer.truncate(0);
-              }
-            } finally {
-              f.lock.unlock();
-            }
-          }
-          fh[0] = files.register(new FileHandle(f, write, (flags & O_APPEND) != 0));
-          ok = true;
-          return 0;
-        } finally {
-          if (!ok) {
-            files.release(f);
-          }
-        }
-      } finally {
-        moves.readLock().unlock();
-      }
+      return handles.open(ns, path, flags, fh);
     });
   }
-
-  /** How far ahead of a handle's stream position a read still continues its stream. */
-  private static final long SEQUENTIAL_SLACK = 1L << 20;
 
   /**
    * Reads into {@code dst} at {@code offset} until it is full or the file ends (a short read is
@@ -376,120 +286,29 @@ public final class PfsFuseOperations implements AutoCloseable {
    * go through the handle's stream and its read-ahead; a read elsewhere reads just its range.
    */
   public int read(String path, long fh, long offset, ByteBuffer dst) {
-    return call("read", path, () -> {
-      FileHandle h = files.handle(fh, FileHandle.class);
-      if (h == null) {
-        return -Errno.EBADF;
-      }
-      int start = dst.position();
-      OpenFile f = h.file;
-      f.lock.lock();
-      try {
-        PfsFileWriter w = f.writers > 0 && !f.detached ? writer(f) : null;
-        if (w != null) {
-          while (dst.hasRemaining()) {
-            int n = w.read(offset + dst.position() - start, dst);
-            if (n <= 0) {
-              break;
-            }
-          }
-          return dst.position() - start;
-        }
-      } finally {
-        f.lock.unlock();
-      }
-      synchronized (h) {
-        if (h.in == null) {
-          h.in = client.open(f.path, 2 * client.config().readAheadBytes());
-        }
-        PfsInputStream in = h.in;
-        // The stream serves reads at or a little ahead of its position (the kernel's
-        // read-ahead requests reach the mount's threads slightly out of order; a forward seek
-        // keeps the stream's read-ahead), and a read continuing the previous one (a sequential
-        // reader elsewhere in the file: the stream moves there). Any other read, one behind the
-        // stream included, reads just its range and leaves the stream's read-ahead alone.
-        long pos = in.getPos();
-        boolean sequential = (offset >= pos && offset - pos <= SEQUENTIAL_SLACK)
-            || offset == h.lastEnd;
-        h.lastEnd = offset + dst.remaining();
-        if (!sequential && dst.hasArray()) {
-          // a jump: read just this range (the stream's read-ahead is for sequential readers,
-          // and a seek would throw it away and start another for every random read)
-          int n = in.read(offset, dst.array(), dst.arrayOffset() + dst.position(),
-              dst.remaining());
-          if (n > 0) {
-            dst.position(dst.position() + n);
-          }
-          return dst.position() - start;
-        }
-        if (in.getPos() != offset) {
-          in.seek(offset);
-        }
-        while (dst.hasRemaining()) {
-          if (in.read(dst) < 0) {
-            break;
-          }
-        }
-        return dst.position() - start;
-      }
-    });
+    return call("read", path, () -> handles.read(fh, offset, dst));
   }
 
   /** Writes all of {@code src} at {@code offset} (at the end for O_APPEND); returns its size. */
   public int write(String path, long fh, long offset, ByteBuffer src) {
-    return call("write", path, () -> {
-      FileHandle h = files.handle(fh, FileHandle.class);
-      if (h == null || !h.write) {
-        return -Errno.EBADF;
-      }
-      int n = src.remaining();
-      OpenFile f = h.file;
-      f.lock.lock();
-      try {
-        if (f.detached) {
-          return -Errno.ESTALE;
-        }
-        PfsFileWriter w = writer(f);
-        w.write(h.append ? w.length() : offset, src);
-        return n;
-      } finally {
-        f.lock.unlock();
-      }
-    });
+    return call("write", path, () -> handles.write(fh, offset, src));
   }
 
   /** Sets a file's length: through its writer when this mount writes it, else on its own. */
   public int truncate(Requester who, String path, long size) {
-    return call("truncate", path, () -> {
-      moves.readLock().lock();
-      try {
-        OpenFile f = files.get(path);
-        if (f != null) {
-          f.lock.lock();
-          try {
-            if (f.writers > 0 && !f.detached) {
-              writer(f).truncate(size);
-              return 0;
-            }
-          } finally {
-            f.lock.unlock();
-          }
-        }
-        FileStatus st = ns(who).getStatus(path);
-        if (st.isDirectory()) {
-          return -Errno.EISDIR;
-        }
-        client.truncate(path, size);
-        return 0;
-      } finally {
-        moves.readLock().unlock();
+    return call("truncate", path, () -> handles.truncate(path, size, () -> {
+      FileStatus st = ns(who).getStatus(path);
+      if (st.isDirectory()) {
+        return -Errno.EISDIR;
       }
-    });
+      client.truncate(path, size);
+      return 0;
+    }));
   }
 
   public int ftruncate(Requester who, String path, long fh, long size) {
-    FileHandle h = files.handle(fh, FileHandle.class);
-    return truncate(who, h == null ? path : h.file.path, size);
+    String current = handles.pathOf(fh);
+    return truncate(who, current == null ? path : current, size);
   }
 
   /** Each close(2) of a descriptor: commits what the file's writer holds (hflush). */
@@ -503,53 +322,12 @@ public final class PfsFuseOperations implements AutoCloseable {
   }
 
   private int commit(String op, String path, long fh) {
-    return call(op, path, () -> {
-      FileHandle h = files.handle(fh, FileHandle.class);
-      if (h == null || !h.write) {
-        return 0;
-      }
-      h.file.lock.lock();
-      try {
-        PfsFileWriter w = h.file.writer;
-        if (w != null) {
-          w.sync();
-        }
-        return 0;
-      } finally {
-        h.file.lock.unlock();
-      }
-    });
+    return call(op, path, () -> handles.commit(fh));
   }
 
   /** The last close of a handle: the last write handle of a file closes its writer. */
   public int release(String path, long fh) {
-    return call("release", path, () -> {
-      FileHandle h = files.remove(fh, FileHandle.class);
-      if (h == null) {
-        return 0;
-      }
-      OpenFile f = h.file;
-      try {
-        if (h.write) {
-          f.lock.lock();
-          try {
-            if (--f.writers == 0) {
-              closeWriter(f);
-            }
-          } finally {
-            f.lock.unlock();
-          }
-        }
-      } finally {
-        synchronized (h) {
-          if (h.in != null) {
-            h.in.close();
-          }
-        }
-        files.release(f);
-      }
-      return 0;
-    });
+    return call("release", path, () -> handles.release(fh));
   }
 
   public int unlink(Requester who, String path) {
@@ -559,16 +337,7 @@ public final class PfsFuseOperations implements AutoCloseable {
       if (st.isDirectory()) {
         return -Errno.EISDIR;
       }
-      moves.writeLock().lock();
-      try {
-        OpenFile f = files.get(st.path());
-        if (f != null) {
-          detach(f);
-        }
-        return ns.delete(path, false) ? 0 : -Errno.ENOENT;
-      } finally {
-        moves.writeLock().unlock();
-      }
+      return handles.unlink(ns, st, path);
     });
   }
 
@@ -604,31 +373,7 @@ public final class PfsFuseOperations implements AutoCloseable {
           return -Errno.ENOTDIR;
         }
       }
-      moves.writeLock().lock();
-      List<OpenFile> moving = files.under(src.path());
-      for (OpenFile f : moving) {
-        f.lock.lock();
-      }
-      try {
-        for (OpenFile f : moving) {
-          closeWriter(f); // committed; the next write reopens it at the new path
-        }
-        if (dst != null) {
-          OpenFile old = files.get(dst.path());
-          if (old != null) {
-            detach(old);
-          }
-        }
-        // one multi: observers see the old destination or the source under its name
-        String moved = ns.renameReplacing(src.path(), to);
-        files.move(src.path(), moved);
-        return 0;
-      } finally {
-        for (OpenFile f : moving) {
-          f.lock.unlock();
-        }
-        moves.writeLock().unlock();
-      }
+      return handles.rename(ns, src, dst, to);
     });
   }
 
@@ -656,98 +401,28 @@ public final class PfsFuseOperations implements AutoCloseable {
    * targets=t1,t2}. Returns the size, -ENODATA when absent, -ERANGE when {@code dst} is short.
    */
   public int getxattr(Requester who, String path, String name, ByteBuffer dst) {
-    return call("getxattr", path, () -> {
-      Namespace ns = ns(who);
-      byte[] v;
-      if (name.equals(LAYOUT_XATTR)) {
-        v = layoutText(ns.getStatus(path).layout()).getBytes(StandardCharsets.UTF_8);
-      } else {
-        v = ns.getXAttrs(path).get(name);
-        if (v == null) {
-          return -Errno.ENODATA;
-        }
-      }
-      if (dst.remaining() == 0) {
-        return v.length;
-      }
-      if (v.length > dst.remaining()) {
-        return -Errno.ERANGE;
-      }
-      dst.put(v);
-      return v.length;
-    });
+    return call("getxattr", path, () -> FuseXattrs.get(ns(who), path, name, dst));
   }
 
   /** Flags: XATTR_CREATE (1), XATTR_REPLACE (2), else create or replace. */
   public int setxattr(Requester who, String path, String name, byte[] value, int flags) {
-    return call("setxattr", path, () -> {
-      if (name.startsWith("parityfs.")) {
-        return -Errno.EPERM;
-      }
-      if (name.startsWith("system.")) {
-        return -Errno.EOPNOTSUPP;
-      }
-      XAttrMode mode = (flags & XATTR_CREATE) != 0 ? XAttrMode.CREATE
-          : (flags & XATTR_REPLACE) != 0 ? XAttrMode.REPLACE : XAttrMode.UPSERT;
-      Namespace ns = ns(who);
-      try {
-        ns.setXAttr(path, name, value, mode);
-      } catch (NamespaceException e) {
-        if (e.status() == NamespaceStatus.NOT_FOUND && ns.exists(path)) {
-          return -Errno.ENODATA;
-        }
-        throw e;
-      } catch (IllegalArgumentException e) {
-        return -Errno.EOPNOTSUPP;
-      }
-      return 0;
-    });
+    return call("setxattr", path, () -> FuseXattrs.set(ns(who), path, name, value, flags));
   }
 
   /** The names (user-visible ones), each NUL-terminated, into {@code dst}; as getxattr. */
   public int listxattr(Requester who, String path, ByteBuffer dst) {
-    return call("listxattr", path, () -> {
-      ByteArrayOutputStream names = new ByteArrayOutputStream();
-      for (String n : ns(who).getXAttrs(path).keySet()) {
-        names.writeBytes(n.getBytes(StandardCharsets.UTF_8));
-        names.write(0);
-      }
-      if (dst.remaining() == 0) {
-        return names.size();
-      }
-      if (names.size() > dst.remaining()) {
-        return -Errno.ERANGE;
-      }
-      dst.put(names.toByteArray());
-      return names.size();
-    });
+    return call("listxattr", path, () -> FuseXattrs.list(ns(who), path, dst));
   }
 
   public int removexattr(Requester who, String path, String name) {
-    return call("removexattr", path, () -> {
-      if (name.startsWith("parityfs.")) {
-        return -Errno.EPERM;
-      }
-      Namespace ns = ns(who);
-      try {
-        ns.removeXAttr(path, name);
-      } catch (NamespaceException e) {
-        if (e.status() == NamespaceStatus.NOT_FOUND && ns.exists(path)) {
-          return -Errno.ENODATA;
-        }
-        throw e;
-      } catch (IllegalArgumentException e) {
-        return -Errno.EOPNOTSUPP;
-      }
-      return 0;
-    });
+    return call("removexattr", path, () -> FuseXattrs.remove(ns(who), path, name));
   }
 
   // ------------------------------------------------------------------ lifecycle
 
   /** Open files (those with at least one handle), for tests and the unmount's report. */
   public int openFiles() {
-    return files.all().size();
+    return handles.openFiles();
   }
 
   /**
@@ -756,14 +431,7 @@ public final class PfsFuseOperations implements AutoCloseable {
    */
   @Override
   public void close() {
-    for (OpenFile f : files.all()) {
-      f.lock.lock();
-      try {
-        closeWriter(f);
-      } finally {
-        f.lock.unlock();
-      }
-    }
+    handles.closeAll();
   }
 
   // ------------------------------------------------------------------ internals
@@ -844,59 +512,12 @@ public final class PfsFuseOperations implements AutoCloseable {
     return new Caller(user, groups, 0);
   }
 
-  /** The file's writer, reopened when a rename or an earlier close left none (lock held). */
-  private PfsFileWriter writer(OpenFile f) throws IOException {
-    PfsFileWriter w = f.writer;
-    if (w == null) {
-      if (f.detached) {
-        throw new IOException(f.path + ": unlinked while open");
-      }
-      w = client.openWriter(f.path);
-      f.writer = w;
-    }
-    return w;
-  }
-
-  /** Closes the file's writer, if any, committing (lock held); failures are logged. */
-  private void closeWriter(OpenFile f) {
-    PfsFileWriter w = f.writer;
-    if (w == null) {
-      return;
-    }
-    f.writer = null;
-    try {
-      w.close();
-    } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "closing {0}: {1}", f.path, e.toString());
-    }
-  }
-
-  /** An open file being unlinked: its writer closed, its handles stale, its path free. */
-  private void detach(OpenFile f) {
-    f.lock.lock();
-    try {
-      closeWriter(f);
-      f.detached = true;
-      files.detach(f);
-    } finally {
-      f.lock.unlock();
-    }
-  }
-
   private FileAttributes attributes(FileStatus s) {
-    long size = s.length();
-    if (!s.isDirectory()) {
-      OpenFile f = files.get(s.path());
-      PfsFileWriter w = f == null ? null : f.writer;
-      if (w != null && w.file().id() == s.id()) {
-        size = w.length();
-      }
-    }
+    long size = handles.length(s);
     int type = s.isDirectory() ? FileAttributes.S_IFDIR : FileAttributes.S_IFREG;
     return new FileAttributes(s.id(), type | (s.permission() & 07777), 1, ids.uid(s.owner()),
         ids.gid(s.group()), size, BLOCK_SIZE, s.accessTime(), s.modificationTime());
   }
-
 
   private static boolean unset(long id) {
     return id < 0 || id == 0xffffffffL;
@@ -904,17 +525,5 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   private static String name(String path) {
     return path.substring(path.lastIndexOf('/') + 1);
-  }
-
-  /** The text of {@value #LAYOUT_XATTR}. */
-  static String layoutText(Layout l) {
-    List<String> parts = new ArrayList<>();
-    parts.add("chunk_size=" + l.chunkSize());
-    parts.add("stripe_count=" + l.stripeCount());
-    parts.add("protection=" + l.protection());
-    parts.add("pool=" + l.pool());
-    parts.add("mirror_count=" + l.mirrorCount());
-    parts.add("targets=" + String.join(",", l.targets()));
-    return String.join(" ", parts);
   }
 }

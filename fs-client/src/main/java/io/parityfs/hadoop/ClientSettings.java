@@ -13,13 +13,15 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
 
 /**
  * Turns a {@code pfs://} URI and a Hadoop {@link Configuration} into the client core's
- * {@link ClientConfig}, and the current Hadoop user into a {@link Caller}.
+ * {@link ClientConfig} and {@link PfsFileSystem}'s own settings, and the current Hadoop user
+ * into a {@link Caller}. A bad value is an IllegalArgumentException naming the key and value.
  */
 final class ClientSettings {
   private ClientSettings() {}
@@ -110,6 +112,36 @@ final class ClientSettings {
         .readRequestBytes((int) requestSize)
         .transferThreads(PfsConfigKeys.TRANSFER_THREADS.get(conf))
         .build();
+  }
+
+  /** {@code fs.pfs.list.page-size}: entries per page of a listing, in [1, 1000]. */
+  static int listPageSize(Configuration conf) {
+    int pageSize = PfsConfigKeys.LIST_PAGE_SIZE.get(conf);
+    if (pageSize < 1 || pageSize > 1000) {
+      throw new IllegalArgumentException(PfsConfigKeys.LIST_PAGE_SIZE.name() + " (" + pageSize
+          + ") must be in [1, 1000]");
+    }
+    return pageSize;
+  }
+
+  /** The block size Hadoop is told (splits), > 0. */
+  static long blockSize(Configuration conf) {
+    long blockSize = PfsConfigKeys.BLOCK_SIZE.get(conf);
+    if (blockSize <= 0) {
+      throw new IllegalArgumentException(PfsConfigKeys.BLOCK_SIZE.name() + " (" + blockSize
+          + ") must be > 0");
+    }
+    return blockSize;
+  }
+
+  /** Whether {@code getFileChecksum} answers: the algorithm is COMPOSITE_CRC (else NONE). */
+  static boolean checksums(Configuration conf) {
+    String algorithm = PfsConfigKeys.CHECKSUM_ALGORITHM.get(conf).toUpperCase(Locale.ROOT);
+    if (!algorithm.equals("COMPOSITE_CRC") && !algorithm.equals("NONE")) {
+      throw new IllegalArgumentException(PfsConfigKeys.CHECKSUM_ALGORITHM.name() + " ("
+          + algorithm + ") must be COMPOSITE_CRC or NONE");
+    }
+    return algorithm.equals("COMPOSITE_CRC");
   }
 
   /**

@@ -3,6 +3,7 @@ package io.parityfs.hadoop;
 import io.parityfs.client.ClientException;
 import io.parityfs.client.ClientStatus;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import org.apache.hadoop.fs.ClusterStorageCapacityExceededException;
@@ -18,10 +19,66 @@ import org.apache.hadoop.security.AccessControlException;
  * A client failure's {@link ClientStatus} to the exception Hadoop's {@code filesystem.md} (and
  * HDFS) uses: the table of {@code docs/metadata.md}, "Errors", and {@code docs/hadoop.md}. The
  * failure's message (path, reason) is kept (for the {@code PathIOException}s, which print only
- * the path, in the cause), and the failure is the cause.
+ * the path, in the cause), and the failure is the cause. Also {@link PfsFileSystem}'s ways of
+ * running a namespace call with its failure mapped ({@link #namespace}, {@link #fileExpected}).
  */
 final class NamespaceErrors {
   private NamespaceErrors() {}
+
+  /** A namespace call. */
+  @FunctionalInterface
+  interface NamespaceCall<T> {
+    T call() throws NamespaceException;
+  }
+
+  /** A namespace call without a result. */
+  @FunctionalInterface
+  interface NamespaceRun {
+    void run() throws NamespaceException;
+  }
+
+  /** Runs a namespace call, its failure mapped to Hadoop's exception. */
+  static <T> T namespace(NamespaceCall<T> call) throws IOException {
+    try {
+      return call.call();
+    } catch (NamespaceException e) {
+      throw toHadoop(e);
+    }
+  }
+
+  /** Runs a namespace call on a file, its failure mapped by {@link #fileExpected}. */
+  static <T> T file(NamespaceCall<T> call) throws IOException {
+    try {
+      return call.call();
+    } catch (NamespaceException e) {
+      throw fileExpected(e);
+    }
+  }
+
+  static void namespace(NamespaceRun run) throws IOException {
+    namespace(() -> {
+      run.run();
+      return null;
+    });
+  }
+
+  /**
+   * Where a file is needed: HDFS's FileNotFoundException for a directory ("Path is not a
+   * file") and its message for a missing file ("File does not exist").
+   */
+  static IOException fileExpected(NamespaceException e) {
+    FileNotFoundException f;
+    if (e.status() == NamespaceStatus.IS_A_DIRECTORY) {
+      f = new FileNotFoundException("Path is not a file: " + e.path());
+    } else if (e.status() == NamespaceStatus.NOT_FOUND) {
+      f = new FileNotFoundException("File does not exist: " + e.path() + " (" + e.getMessage()
+          + ")");
+    } else {
+      return toHadoop(e);
+    }
+    f.initCause(e);
+    return f;
+  }
 
   /**
    * The Hadoop exception for {@code e}, by its {@link ClientStatus#of(Throwable)}; one switch

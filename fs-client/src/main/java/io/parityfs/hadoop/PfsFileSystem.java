@@ -1,5 +1,7 @@
 package io.parityfs.hadoop;
 
+import static io.parityfs.hadoop.NamespaceErrors.fileExpected;
+import static io.parityfs.hadoop.NamespaceErrors.namespace;
 import static org.apache.hadoop.fs.Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
 import static org.apache.hadoop.fs.Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS;
 
@@ -10,17 +12,15 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
-import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.XAttrMode;
 import io.parityfs.meta.targets.SpaceTotal;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.HadoopIllegalArgumentException;
@@ -37,7 +37,6 @@ import org.apache.hadoop.fs.FsServerDefaults;
 import org.apache.hadoop.fs.FsStatus;
 import org.apache.hadoop.fs.LeaseRecoverable;
 import org.apache.hadoop.fs.LocatedFileStatus;
-import org.apache.hadoop.fs.Options.OpenFileOptions;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathFilter;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
@@ -65,6 +64,9 @@ import org.slf4j.LoggerFactory;
  * handles, storage policies, safe mode, delegation tokens. {@code create}'s replication and block
  * size are ignored: redundancy is parity inside each storage node, and the chunk size comes from
  * the directory's layout.
+ *
+ * <p>Failures become Hadoop's exception types in {@link NamespaceErrors}; the extended
+ * attributes' HDFS rules are {@link HadoopXAttrs}', the settings' checks {@link ClientSettings}'.
  */
 public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   /** The URI scheme. */
@@ -94,22 +96,9 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       throw new IllegalArgumentException("not a pfs URI: " + name);
     }
     uri = URI.create(SCHEME + "://" + (name.getAuthority() == null ? "" : name.getAuthority()));
-    pageSize = PfsConfigKeys.LIST_PAGE_SIZE.get(conf);
-    if (pageSize < 1 || pageSize > 1000) {
-      throw new IllegalArgumentException(PfsConfigKeys.LIST_PAGE_SIZE.name() + " (" + pageSize
-          + ") must be in [1, 1000]");
-    }
-    blockSize = PfsConfigKeys.BLOCK_SIZE.get(conf);
-    if (blockSize <= 0) {
-      throw new IllegalArgumentException(PfsConfigKeys.BLOCK_SIZE.name() + " (" + blockSize
-          + ") must be > 0");
-    }
-    String algorithm = PfsConfigKeys.CHECKSUM_ALGORITHM.get(conf).toUpperCase(Locale.ROOT);
-    if (!algorithm.equals("COMPOSITE_CRC") && !algorithm.equals("NONE")) {
-      throw new IllegalArgumentException(PfsConfigKeys.CHECKSUM_ALGORITHM.name() + " ("
-          + algorithm + ") must be COMPOSITE_CRC or NONE");
-    }
-    checksums = algorithm.equals("COMPOSITE_CRC");
+    pageSize = ClientSettings.listPageSize(conf);
+    blockSize = ClientSettings.blockSize(conf);
+    checksums = ClientSettings.checksums(conf);
     Caller caller = ClientSettings.caller(conf);
     var config = ClientSettings.clientConfig(uri, conf);
     readAhead = config.readAheadBytes();
@@ -166,56 +155,6 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     return new PfsFileStatus(f, qualified(f.path()));
   }
 
-  /** A namespace call. */
-  @FunctionalInterface
-  private interface NamespaceCall<T> {
-    T call() throws NamespaceException;
-  }
-
-  /** A namespace call without a result. */
-  @FunctionalInterface
-  private interface NamespaceRun {
-    void run() throws NamespaceException;
-  }
-
-  /** Runs a namespace call, its failure mapped to Hadoop's exception. */
-  private static <T> T namespace(NamespaceCall<T> call) throws IOException {
-    try {
-      return call.call();
-    } catch (NamespaceException e) {
-      throw error(e);
-    }
-  }
-
-  private static void namespace(NamespaceRun run) throws IOException {
-    namespace(() -> {
-      run.run();
-      return null;
-    });
-  }
-
-  private static IOException error(NamespaceException e) {
-    return NamespaceErrors.toHadoop(e);
-  }
-
-  /**
-   * Where a file is needed: HDFS's FileNotFoundException for a directory ("Path is not a
-   * file") and its message for a missing file ("File does not exist").
-   */
-  private static IOException fileExpected(NamespaceException e) {
-    FileNotFoundException f;
-    if (e.status() == NamespaceStatus.IS_A_DIRECTORY) {
-      f = new FileNotFoundException("Path is not a file: " + e.path());
-    } else if (e.status() == NamespaceStatus.NOT_FOUND) {
-      f = new FileNotFoundException("File does not exist: " + e.path() + " (" + e.getMessage()
-          + ")");
-    } else {
-      return error(e);
-    }
-    f.initCause(e);
-    return f;
-  }
-
   private static int mode(FsPermission permission, int defaultMode) {
     return permission == null ? defaultMode : permission.toShort() & 07777;
   }
@@ -254,8 +193,8 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       OpenFileParameters parameters) throws IOException {
     AbstractFSBuilderImpl.rejectUnknownMandatoryKeys(parameters.getMandatoryKeys(),
         FS_OPTION_OPENFILE_STANDARD_OPTIONS, "for " + path);
-    long ahead = readAheadFor(parameters.getOptions().getTrimmedStrings(
-        FS_OPTION_OPENFILE_READ_POLICY));
+    long ahead = ReadPolicies.readAhead(parameters.getOptions().getTrimmedStrings(
+        FS_OPTION_OPENFILE_READ_POLICY), readAhead);
     CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
     try {
       result.complete(open(path, ahead));
@@ -265,31 +204,6 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     return result;
   }
 
-  /** The first policy of the list this file system knows decides. */
-  private long readAheadFor(String[] policies) {
-    for (String policy : policies) {
-      switch (policy.toLowerCase(Locale.ROOT)) {
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_RANDOM:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_VECTOR:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_COLUMNAR:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_PARQUET:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_ORC:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_HBASE:
-          return 0;
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_SEQUENTIAL:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_WHOLE_FILE:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_ADAPTIVE:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_DEFAULT:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_CSV:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_JSON:
-        case OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY_AVRO:
-          return readAhead;
-        default:
-          // unknown policies are skipped, as filesystem.md asks
-      }
-    }
-    return readAhead;
-  }
 
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
@@ -410,7 +324,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     try {
       out = client.create(p, options);
     } catch (NamespaceException e) {
-      throw error(e);
+      throw NamespaceErrors.toHadoop(e);
     }
     return new FSDataOutputStream(new HadoopOutputStream(out, p), statistics);
   }
@@ -475,7 +389,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
           LOG.debug("rename {} to {}: false ({})", src, dst, e.getMessage());
           return false;
         default:
-          throw error(e);
+          throw NamespaceErrors.toHadoop(e);
       }
     }
   }
@@ -494,7 +408,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       }
       return ns.delete(p, recursive);
     } catch (NamespaceException e) {
-      throw error(e);
+      throw NamespaceErrors.toHadoop(e);
     }
   }
 
@@ -547,43 +461,16 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public void setXAttr(Path path, String name, byte[] value, EnumSet<XAttrSetFlag> flag)
       throws IOException {
-    XAttrMode mode;
-    boolean create = flag.contains(XAttrSetFlag.CREATE);
-    boolean replace = flag.contains(XAttrSetFlag.REPLACE);
-    if (create && replace) {
-      mode = XAttrMode.UPSERT;
-    } else if (create) {
-      mode = XAttrMode.CREATE;
-    } else if (replace) {
-      mode = XAttrMode.REPLACE;
-    } else {
-      throw new HadoopIllegalArgumentException("setXAttr of " + name
-          + ": give at least one of CREATE and REPLACE");
-    }
+    XAttrMode mode = HadoopXAttrs.mode(name, flag);
     statistics.incrementWriteOps(1);
-    String p = pathOf(path);
-    try {
-      ns.setXAttr(p, name, value == null ? new byte[0] : value, mode);
-    } catch (NamespaceException e) {
-      if (e.status() == NamespaceStatus.NOT_FOUND && existsQuietly(p)) {
-        IOException io = new IOException("XAttr: " + name + " does not exist, the REPLACE flag"
-            + " must not be specified (" + path + ")");
-        io.initCause(e);
-        throw io;
-      }
-      throw error(e);
-    }
+    HadoopXAttrs.set(ns, pathOf(path), path, name, value, mode);
   }
 
   /** As HDFS: a missing attribute is an IOException, a missing path a FileNotFoundException. */
   @Override
   public byte[] getXAttr(Path path, String name) throws IOException {
-    byte[] v = getXAttrs(path).get(name);
-    if (v == null) {
-      throw new IOException("At least one of the attributes provided was not found: " + name
-          + " on " + path);
-    }
-    return v;
+    return HadoopXAttrs.select(getXAttrs(path), Collections.singletonList(name), path)
+        .get(name);
   }
 
   @Override
@@ -595,17 +482,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   /** The named attributes; as HDFS, an IOException if any of them is missing. */
   @Override
   public Map<String, byte[]> getXAttrs(Path path, List<String> names) throws IOException {
-    Map<String, byte[]> all = getXAttrs(path);
-    Map<String, byte[]> out = new LinkedHashMap<>();
-    for (String n : names) {
-      byte[] v = all.get(n);
-      if (v == null) {
-        throw new IOException("At least one of the attributes provided was not found: " + n
-            + " on " + path);
-      }
-      out.put(n, v);
-    }
-    return out;
+    return HadoopXAttrs.select(getXAttrs(path), names, path);
   }
 
   @Override
@@ -617,26 +494,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public void removeXAttr(Path path, String name) throws IOException {
     statistics.incrementWriteOps(1);
-    String p = pathOf(path);
-    try {
-      ns.removeXAttr(p, name);
-    } catch (NamespaceException e) {
-      if (e.status() == NamespaceStatus.NOT_FOUND && existsQuietly(p)) {
-        IOException io = new IOException("No matching attributes found for remove operation: "
-            + name + " on " + path);
-        io.initCause(e);
-        throw io;
-      }
-      throw error(e);
-    }
-  }
-
-  private boolean existsQuietly(String p) {
-    try {
-      return ns.exists(p);
-    } catch (NamespaceException e) {
-      return false;
-    }
+    HadoopXAttrs.remove(ns, pathOf(path), path, name);
   }
 
   // ---------------------------------------------------------------- leases
@@ -645,21 +503,13 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean recoverLease(Path file) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      return client.recoverLease(pathOf(file));
-    } catch (NamespaceException e) {
-      throw fileExpected(e);
-    }
+    return NamespaceErrors.file(() -> client.recoverLease(pathOf(file)));
   }
 
   @Override
   public boolean isFileClosed(Path file) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return ns.isFileClosed(pathOf(file));
-    } catch (NamespaceException e) {
-      throw fileExpected(e);
-    }
+    return NamespaceErrors.file(() -> ns.isFileClosed(pathOf(file)));
   }
 
   // ---------------------------------------------------------------- what Hadoop is told
