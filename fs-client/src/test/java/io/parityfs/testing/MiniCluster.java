@@ -10,9 +10,8 @@ import io.parityfs.node.StorageNode;
 import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
-import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.net.NettyNodeServer;
-import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.node.testing.TestNodeConfig;
 import io.parityfs.testkit.Eventually;
 import java.io.Closeable;
 import java.io.IOException;
@@ -93,27 +92,14 @@ public final class MiniCluster implements Closeable {
   public StorageNode addNode(String geometry, int drives, int port) throws Exception {
     int i = props.size();
     Path home = dir.resolve("node" + i);
-    List<String> list = new ArrayList<>();
-    for (int d = 0; d < drives; d++) {
-      Path drive = home.resolve("drive" + d);
-      Files.createDirectories(drive);
-      list.add(drive.toString());
-    }
-    Properties p = NodeProperties.create()
-        .set(NodeConfigKeys.NODE_NAME, "node" + i)
-        .set(NodeConfigKeys.NODE_ID_FILE, home.resolve("node.id"))
-        .set(NodeConfigKeys.LISTEN_HOST, "127.0.0.1")
-        .set(NodeConfigKeys.LISTEN_PORT, port)
-        .set(NodeConfigKeys.METRICS_HOST, "127.0.0.1")
-        .set(NodeConfigKeys.METRICS_PORT, 0)
-        .set(NodeConfigKeys.ZK_CONNECT, zk.getConnectString())
-        .set(NodeConfigKeys.ZK_SESSION_TIMEOUT, Duration.ofSeconds(4))
-        .set(NodeConfigKeys.ZK_CONNECTION_TIMEOUT, Duration.ofSeconds(5))
-        .set(NodeConfigKeys.CODEC, CodecBackend.CPU)
-        .set("t", NodeConfigKeys.DRIVES, list)
-        .set("t", NodeConfigKeys.CREATE, true)
-        .setText("t", NodeConfigKeys.GEOMETRY, geometry)
-        .set("t", NodeConfigKeys.SCRUB_INTERVAL, Duration.ZERO)
+    Properties p = TestNodeConfig.target(TestNodeConfig.node(home, "node" + i,
+                zk.getConnectString())
+            .set(NodeConfigKeys.LISTEN_PORT, port)
+            .set(NodeConfigKeys.METRICS_HOST, "127.0.0.1")
+            .set(NodeConfigKeys.METRICS_PORT, 0)
+            .set(NodeConfigKeys.ZK_SESSION_TIMEOUT, Duration.ofSeconds(4))
+            .set(NodeConfigKeys.ZK_CONNECTION_TIMEOUT, Duration.ofSeconds(5)),
+            "t", geometry, TestNodeConfig.driveFolders(home, drives))
         .toProperties();
     props.add(p);
     StorageNode node = startNode(p, home);

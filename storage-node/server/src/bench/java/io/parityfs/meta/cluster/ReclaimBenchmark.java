@@ -15,12 +15,15 @@ import io.parityfs.node.StorageNode;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.cluster.NodeChunkService;
+import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.net.NettyNodeServer;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.testing.TestNodeConfig;
+import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.report.BenchmarkJson;
 import io.parityfs.raid.report.Machine;
 import java.io.IOException;
@@ -243,32 +246,15 @@ public final class ReclaimBenchmark {
     return side;
   }
 
-  private Properties props(TestingServer zk) {
-    Properties p = new Properties();
-    p.setProperty("node.name", "bench");
-    p.setProperty("node.idFile", dir.resolve("node.id").toString());
-    p.setProperty("node.listen.host", "127.0.0.1");
-    p.setProperty("node.listen.port", "0");
-    p.setProperty("metrics.port", "-1");
-    p.setProperty("zookeeper.connect", zk.getConnectString());
-    p.setProperty("cluster.manager.enabled", "false"); // the benchmark runs the rounds itself
-    p.setProperty("targets", "t0");
-    StringBuilder drives = new StringBuilder();
-    for (int i = 0; i < 6; i++) {
-      drives.append(i == 0 ? "" : ",").append(dir.resolve("drive" + i));
-      try {
-        Files.createDirectories(dir.resolve("drive" + i));
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-    p.setProperty("target.t0.drives", drives.toString());
-    p.setProperty("target.t0.create", "true");
-    p.setProperty("target.t0.geometry", "raid6:4+2");
-    p.setProperty("target.t0.cellSize", "64K");
-    p.setProperty("target.t0.maxChunkSize", "1M");
-    p.setProperty("target.t0.scrubInterval", "0");
-    return p;
+  private Properties props(TestingServer zk) throws IOException {
+    return TestNodeConfig.target(TestNodeConfig.node(dir, "bench", zk.getConnectString())
+            .set(NodeConfigKeys.CODEC, CodecBackend.AUTO)
+            // the benchmark runs the rounds itself
+            .set(NodeConfigKeys.CLUSTER_MANAGER, false),
+            "t0", "raid6:4+2", TestNodeConfig.driveFolders(dir, 6))
+        .setText("t0", NodeConfigKeys.CELL_SIZE, "64K")
+        .setText("t0", NodeConfigKeys.MAX_CHUNK_SIZE, "1M")
+        .toProperties();
   }
 
   private void report(Side old, Side now, int oldFiles, String loadBefore) throws IOException {

@@ -19,6 +19,7 @@ import io.parityfs.meta.targets.TargetRegistryConfig;
 import io.parityfs.node.StorageNode;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.net.NettyNodeServer;
@@ -27,6 +28,7 @@ import io.parityfs.node.protocol.ListRequest;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
+import io.parityfs.node.testing.TestNodeConfig;
 import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -60,26 +62,12 @@ class NodeClusterManagerTest {
   static String target;
 
   static StorageNode startNode(Path dir, boolean manager) throws Exception {
-    Properties p = new Properties();
-    p.setProperty("node.name", "cluster-test");
-    p.setProperty("node.idFile", dir.resolve("node.id").toString());
-    p.setProperty("node.listen.host", "127.0.0.1");
-    p.setProperty("node.listen.port", "0");
-    p.setProperty("metrics.port", "-1");
-    p.setProperty("zookeeper.connect", zk.getConnectString());
-    p.setProperty("zookeeper.sessionTimeout", "10s");
-    p.setProperty("codec", "cpu");
-    p.setProperty("cluster.manager.enabled", Boolean.toString(manager));
-    p.setProperty("targets", "t0");
-    StringBuilder drives = new StringBuilder();
-    for (int i = 0; i < 6; i++) {
-      drives.append(i == 0 ? "" : ",").append(Files.createDirectories(dir.resolve("d" + i)));
-    }
-    p.setProperty("target.t0.drives", drives.toString());
-    p.setProperty("target.t0.create", "true");
-    p.setProperty("target.t0.cellSize", "4K");
-    p.setProperty("target.t0.maxChunkSize", "1M");
-    p.setProperty("target.t0.scrubInterval", "0");
+    Properties p = TestNodeConfig.target(TestNodeConfig.node(dir, "cluster-test",
+                zk.getConnectString()).set(NodeConfigKeys.CLUSTER_MANAGER, manager),
+            "t0", "raid6:4+2", TestNodeConfig.driveFolders(dir, 6))
+        .setText("t0", NodeConfigKeys.CELL_SIZE, "4K")
+        .setText("t0", NodeConfigKeys.MAX_CHUNK_SIZE, "1M")
+        .toProperties();
     StorageNode n = new StorageNode(NodeConfigParser.parse(p, "test", dir),
         new NettyNodeServer(NodeServerConfig.DEFAULT));
     n.start();
