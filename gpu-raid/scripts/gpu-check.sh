@@ -135,7 +135,7 @@ run() {
     "${limit[@]}" "$dir/runtime/bin/java" --add-modules jdk.incubator.vector \
         --enable-native-access=ALL-UNNAMED \
         -Djdk.incubator.vector.VECTOR_ACCESS_OOB_CHECK=0 -Xmx8g -XX:MaxDirectMemorySize=16g \
-        -cp "$dir/lib/*" io.parityfs.raid.codec.gpu.GpuSelfCheck \
+        -cp "$dir/lib/*" io.parityfs.raid.codec.gpu.check.GpuSelfCheck \
         --out "$out" --tenant-script "$tenant" "${args[@]}" 2>&1 || status=$?
     echo "gpu-check: exit status $status"
     if [ -n "${OUT:-}" ] && [ -d "$OUT" ] && [ "$out" -nt "$marker" ]; then

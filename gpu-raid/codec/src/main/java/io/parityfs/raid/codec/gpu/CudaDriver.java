@@ -15,7 +15,7 @@ package io.parityfs.raid.codec.gpu;
  * driver's context current on the calling thread and must be called first by each thread.
  * Failures throw {@link GpuException} carrying the CUDA error name.
  */
-interface CudaDriver {
+public interface CudaDriver {
 
   /** The device this driver drives. */
   DeviceInfo device();

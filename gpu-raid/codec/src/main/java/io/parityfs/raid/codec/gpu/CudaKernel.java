@@ -5,7 +5,7 @@ package io.parityfs.raid.codec.gpu;
  * {@code POINTER} is a device address, an {@code INT} a C {@code int}, a {@code LONG} a C
  * {@code long long}.
  */
-enum CudaKernel {
+public enum CudaKernel {
   /** {@code pfs_xor(in, out, cols, words, stripes)}: out[s][0] = XOR of in[s][0..cols-1]. */
   XOR("pfs_xor", Arg.POINTER, Arg.POINTER, Arg.INT, Arg.LONG, Arg.LONG),
   /** {@code pfs_pq(in, out, k, words, stripes)}: out[s][0] = P, out[s][1] = Q. */

@@ -106,7 +106,7 @@ public final class CudaProbe {
    *
    * @throws IllegalStateException naming the reason when there is none
    */
-  static CudaDriver driver() {
+  public static CudaDriver driver() {
     Result r = result();
     if (!r.available()) {
       throw new IllegalStateException(r.reason());

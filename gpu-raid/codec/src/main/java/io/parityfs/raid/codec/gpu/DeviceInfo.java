@@ -14,7 +14,7 @@ package io.parityfs.raid.codec.gpu;
  * @param leastStreamPriority the lowest stream priority (CUDA's "least", numerically largest)
  * @param greatestStreamPriority the highest stream priority (numerically smallest)
  */
-record DeviceInfo(
+public record DeviceInfo(
     String name,
     int ordinal,
     int multiprocessors,
@@ -26,7 +26,7 @@ record DeviceInfo(
     int leastStreamPriority,
     int greatestStreamPriority) {
 
-  DeviceInfo {
+  public DeviceInfo {
     if (multiprocessors < 1) {
       throw new IllegalArgumentException("multiprocessors (" + multiprocessors + ") must be >= 1");
     }
@@ -37,7 +37,7 @@ record DeviceInfo(
   }
 
   /** One line for logs: "NVIDIA H200 (device 0, sm_90, 132 SMs, 140 GiB)". */
-  String describe() {
+  public String describe() {
     return name + " (device " + ordinal + ", sm_" + computeMajor + computeMinor + ", "
         + multiprocessors + " SMs, " + (totalMemory >> 30) + " GiB)";
   }

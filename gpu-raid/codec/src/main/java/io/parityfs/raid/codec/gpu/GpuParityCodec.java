@@ -43,7 +43,7 @@ public final class GpuParityCodec extends AbstractParityCodec implements AutoClo
   private final ReconstructionPlanCache plans;
   private volatile boolean burst;
 
-  GpuParityCodec(CodecGeometry geometry, GpuShare share, CudaDriver driver) {
+  public GpuParityCodec(CodecGeometry geometry, GpuShare share, CudaDriver driver) {
     super(geometry);
     if (share == null || driver == null) {
       throw new IllegalArgumentException("share and driver must not be null");

@@ -10,7 +10,7 @@ import java.util.Properties;
  * {@code src/main/cuda/parity_kernels.cu} by {@code gpu-raid/scripts/build-kernels.sh}), and the
  * {@code parity_kernels.properties} that records how it was built.
  */
-final class KernelImage {
+public final class KernelImage {
   static final String FATBIN = "parity_kernels.fatbin";
   static final String PROPERTIES = "parity_kernels.properties";
 
@@ -47,7 +47,7 @@ final class KernelImage {
   }
 
   /** One line for logs: "parity_kernels.fatbin (nvcc release 13.0, V13.0.88; sha256 92bd6ecd...)". */
-  static String describe() {
+  public static String describe() {
     Properties p = buildInfo();
     String sha = p.getProperty("fatbin.sha256", "?");
     return FATBIN + " (nvcc " + p.getProperty("nvcc.version", "?") + "; sha256 "

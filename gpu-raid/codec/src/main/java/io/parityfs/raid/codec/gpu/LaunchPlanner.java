@@ -5,14 +5,14 @@ package io.parityfs.raid.codec.gpu;
  * grid only bounds how many blocks are in flight: {@code min(blocks the work needs,
  * fraction × SMs × resident blocks per SM)}, and at least one. Pure arithmetic; immutable.
  */
-final class LaunchPlanner {
+public final class LaunchPlanner {
   /** Used when the driver does not report resident blocks per SM (pre-CUDA 11). */
   private static final int FALLBACK_BLOCKS_PER_SM = 16;
 
   private final int threadsPerBlock;
   private final int residentBlocks;
 
-  LaunchPlanner(DeviceInfo device, int threadsPerBlock) {
+  public LaunchPlanner(DeviceInfo device, int threadsPerBlock) {
     if (threadsPerBlock < 1 || threadsPerBlock > device.maxThreadsPerMultiprocessor()) {
       throw new IllegalArgumentException("threadsPerBlock (" + threadsPerBlock
           + ") must be in 1.." + device.maxThreadsPerMultiprocessor() + " on " + device.name());
@@ -29,12 +29,12 @@ final class LaunchPlanner {
   }
 
   /** Blocks the whole device holds at once at this block size. */
-  int residentBlocks() {
+  public int residentBlocks() {
     return residentBlocks;
   }
 
   /** The most blocks in flight for a share, at least one. */
-  int maxBlocks(double fraction) {
+  public int maxBlocks(double fraction) {
     if (!(fraction > 0 && fraction <= 1)) {
       throw new IllegalArgumentException("fraction (" + fraction + ") must be in (0, 1]");
     }

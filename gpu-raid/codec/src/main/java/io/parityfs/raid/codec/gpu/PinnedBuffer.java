@@ -6,4 +6,4 @@ import java.nio.ByteBuffer;
  * Page-locked host memory from {@link CudaDriver#allocPinned}: {@code bytes} views all of it
  * (use absolute indexes only), {@code handle} names it to the driver.
  */
-record PinnedBuffer(long handle, ByteBuffer bytes) {}
+public record PinnedBuffer(long handle, ByteBuffer bytes) {}

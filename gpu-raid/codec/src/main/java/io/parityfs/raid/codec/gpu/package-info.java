@@ -13,6 +13,11 @@
  * {@link io.parityfs.raid.codec.ParityCodec} call onto a {@code StripeJob}.
  *
  * <p>The public surface is the codec, its share, the probe and {@link
- * io.parityfs.raid.codec.gpu.GpuException}; everything else is package-private.
+ * io.parityfs.raid.codec.gpu.GpuException}, and for the self-check tool above this package
+ * ({@link io.parityfs.raid.codec.gpu.check}) the driver seam ({@code CudaDriver}, {@code
+ * DeviceInfo}, {@code PinnedBuffer}, {@code CudaKernel}, {@code CudaProbe.driver()}), the codec's
+ * constructor on a given driver, {@code KernelImage.describe()} and {@code LaunchPlanner};
+ * everything else is package-private. This package uses only {@code raid.codec} and
+ * {@code raid.gf}.
  */
 package io.parityfs.raid.codec.gpu;

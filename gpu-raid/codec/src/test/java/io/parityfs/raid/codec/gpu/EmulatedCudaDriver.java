@@ -26,7 +26,7 @@ import java.util.zip.CRC32;
  *
  * <p>Thread-safe (every method is synchronized).
  */
-final class EmulatedCudaDriver implements CudaDriver {
+public final class EmulatedCudaDriver implements CudaDriver {
   static final int ILLEGAL_ADDRESS = 700;
 
   enum Kind {
@@ -58,7 +58,7 @@ final class EmulatedCudaDriver implements CudaDriver {
   }
 
   /** A small device: {@code sms} SMs of 2048 threads and 32 blocks; priorities 0 (least) .. -5. */
-  static EmulatedCudaDriver withSms(int sms) {
+  public static EmulatedCudaDriver withSms(int sms) {
     return new EmulatedCudaDriver(
         new DeviceInfo("emulated GPU", 0, sms, 16L << 30, 9, 0, 2048, 32, 0, -5));
   }
@@ -216,7 +216,7 @@ final class EmulatedCudaDriver implements CudaDriver {
     log.clear();
   }
 
-  synchronized List<String> violations() {
+  public synchronized List<String> violations() {
     return List.copyOf(violations);
   }
 
@@ -225,7 +225,7 @@ final class EmulatedCudaDriver implements CudaDriver {
   }
 
   /** Bytes of device memory currently allocated. */
-  synchronized long deviceBytesAllocated() {
+  public synchronized long deviceBytesAllocated() {
     long total = 0;
     for (ByteBuffer b : memory.values()) {
       total += b.capacity();

@@ -1,4 +1,4 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.codec.gpu.check;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.codec.gpu.check;
 
 /**
  * How much {@link GpuSelfCheck} moves: {@link #FULL} for the recorded run, {@link #QUICK} for a

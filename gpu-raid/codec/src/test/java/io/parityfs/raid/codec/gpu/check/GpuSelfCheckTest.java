@@ -1,6 +1,19 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.codec.gpu.check;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.codec.gpu.CudaDriver;
+import io.parityfs.raid.codec.gpu.CudaKernel;
+import io.parityfs.raid.codec.gpu.EmulatedCudaDriver;
+import io.parityfs.raid.codec.gpu.GpuException;
+import io.parityfs.raid.codec.gpu.GpuShare;
 import io.parityfs.raid.report.BenchmarkJson;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,13 +29,6 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The GPU self-check without a GPU: its arguments, erasure patterns, tenant arithmetic and JSON,

@@ -1,5 +1,6 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.codec.gpu.check;
 
+import io.parityfs.raid.codec.gpu.GpuShare;
 import io.parityfs.raid.report.Machine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

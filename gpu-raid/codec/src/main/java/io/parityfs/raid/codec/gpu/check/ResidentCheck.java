@@ -1,7 +1,10 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.codec.gpu.check;
 
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.codec.gpu.CudaDriver;
+import io.parityfs.raid.codec.gpu.GpuParityCodec;
+import io.parityfs.raid.codec.gpu.PinnedBuffer;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

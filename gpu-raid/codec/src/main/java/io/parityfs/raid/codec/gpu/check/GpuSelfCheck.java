@@ -1,7 +1,13 @@
-package io.parityfs.raid.codec.gpu;
+package io.parityfs.raid.codec.gpu.check;
 
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
+import io.parityfs.raid.codec.gpu.CudaDriver;
+import io.parityfs.raid.codec.gpu.CudaProbe;
+import io.parityfs.raid.codec.gpu.GpuParityCodec;
+import io.parityfs.raid.codec.gpu.GpuShare;
+import io.parityfs.raid.codec.gpu.KernelImage;
+import io.parityfs.raid.codec.gpu.LaunchPlanner;
 import io.parityfs.raid.report.BenchmarkJson;
 import java.io.IOException;
 import java.io.PrintStream;
