@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the GPU parity kernels (gpu-raid/src/main/cuda/parity_kernels.cu) into the fatbin the
+# Builds the GPU parity kernels (gpu-raid/codec/src/main/cuda/parity_kernels.cu) into the fatbin the
 # GPU codec loads from its class path, and records how it was built beside it:
 #
-#   src/main/resources/io/parityfs/raid/codec/gpu/parity_kernels.fatbin
+#   gpu-raid/codec/src/main/resources/io/parityfs/raid/codec/gpu/parity_kernels.fatbin
 #       sm_80 and sm_90 machine code, plus compute_90 PTX for newer GPUs (JIT by the driver)
-#   src/main/resources/io/parityfs/raid/codec/gpu/parity_kernels.properties
+#   gpu-raid/codec/src/main/resources/io/parityfs/raid/codec/gpu/parity_kernels.properties
 #       source.sha256, nvcc.version, nvcc.flags, kernels, fatbin.sha256
 #
 # Both files are committed, so builds without nvcc still ship the kernels; KernelArtifactTest
@@ -15,7 +15,7 @@
 set -euo pipefail
 export LC_ALL=C
 
-module_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+module_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../codec" && pwd)"
 source_file="$module_dir/src/main/cuda/parity_kernels.cu"
 out_dir="$module_dir/src/main/resources/io/parityfs/raid/codec/gpu"
 fatbin="$out_dir/parity_kernels.fatbin"

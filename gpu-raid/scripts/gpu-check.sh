@@ -4,7 +4,7 @@
 #   gpu-check.sh bundle [DIR]            on a build machine (JDK 17 + Maven + a JDK 22+ for
 #                                        jlink): builds a self-contained bundle under 60 MiB in DIR
 #                                        (default gpu-raid/target/gpu-check): a jlinked Java
-#                                        runtime, the gpu-raid jar, JCuda and its natives, this
+#                                        runtime, the codec jar, JCuda and its natives, this
 #                                        script and the tenant load script.
 #   gpu-check.sh run [DIR] [ARGS...]     on a GPU machine, no JDK needed: prints the GPU and
 #                                        driver, checks CPU == GPU bytes for every scheme and
@@ -48,7 +48,7 @@ fi
 
 # A checksum of the sources the bundle's jar is built from, to tell a stale bundle.
 source_sum() {
-  (cd "$repo" && find gpu-raid/src/main -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+  (cd "$repo" && find gpu-raid/codec/src/main -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
 }
 
 jlink_jdk() {
@@ -65,13 +65,13 @@ jlink_jdk() {
 bundle() {
   local jdk
   jdk=$(jlink_jdk)
-  echo "gpu-check: building gpu-raid"
-  (cd "$repo" && mvn -q -B ${MVN_FLAGS--o} -pl gpu-raid -am package -DskipTests)
+  echo "gpu-check: building gpu-raid/codec"
+  (cd "$repo" && mvn -q -B ${MVN_FLAGS--o} -pl gpu-raid/codec -am package -DskipTests)
   rm -rf "$dir"
   mkdir -p "$dir/lib"
-  (cd "$repo" && mvn -q -B ${MVN_FLAGS--o} -pl gpu-raid dependency:copy-dependencies \
+  (cd "$repo" && mvn -q -B ${MVN_FLAGS--o} -pl gpu-raid/codec dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory="$dir/lib")
-  cp "$repo"/gpu-raid/target/parityfs-gpu-raid-*.jar "$dir/lib/"
+  cp "$repo"/gpu-raid/codec/target/parityfs-codec-*.jar "$dir/lib/"
   rm -f "$dir"/lib/*-sources.jar "$dir"/lib/*-tests.jar
   echo "gpu-check: jlink from $jdk"
   "$jdk/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.management,jdk.unsupported,jdk.incubator.vector \
@@ -107,9 +107,9 @@ run() {
   done
   local tenant=$repo/gpu-raid/scripts/tenant_load.py
   [ -f "$tenant" ] || tenant=$dir/tenant_load.py
-  if [ -d "$repo/gpu-raid/src/main" ] && [ -f "$dir/source.sum" ] \
+  if [ -d "$repo/gpu-raid/codec/src/main" ] && [ -f "$dir/source.sum" ] \
       && [ "$(source_sum)" != "$(cat "$dir/source.sum")" ]; then
-    echo "gpu-check: warning: gpu-raid/src/main differs from what the bundle was built from" \
+    echo "gpu-check: warning: gpu-raid/codec/src/main differs from what the bundle was built from" \
         "(rebuild: gpu-check.sh bundle)"
   fi
   local limit=()
@@ -135,7 +135,7 @@ run() {
     "${limit[@]}" "$dir/runtime/bin/java" --add-modules jdk.incubator.vector \
         --enable-native-access=ALL-UNNAMED \
         -Djdk.incubator.vector.VECTOR_ACCESS_OOB_CHECK=0 -Xmx8g -XX:MaxDirectMemorySize=16g \
-        -cp "$dir/lib/*" io.parityfs.raid.codec.gpu.GpuSelfCheck \
+        -cp "$dir/lib/*" io.parityfs.raid.codec.gpu.check.GpuSelfCheck \
         --out "$out" --tenant-script "$tenant" "${args[@]}" 2>&1 || status=$?
     echo "gpu-check: exit status $status"
     if [ -n "${OUT:-}" ] && [ -d "$OUT" ] && [ "$out" -nt "$marker" ]; then
