@@ -1,7 +1,7 @@
 package io.parityfs.meta.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import io.parityfs.raid.report.BenchmarkJson;
+import io.parityfs.raid.report.Machine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,9 +48,6 @@ import java.util.stream.Stream;
  * edit-log fsync off during the fill only).
  */
 public final class MetadataBenchmark {
-  private static final ObjectMapper JSON =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-
   private final Options o;
   /** side → metric → one value per run. */
   private final Map<String, Map<String, List<Double>>> values = new LinkedHashMap<>();
@@ -100,7 +97,7 @@ public final class MetadataBenchmark {
   }
 
   private void run() throws Exception {
-    String loadBefore = loadAverage();
+    String loadBefore = Machine.loadAverage();
     Path work = Path.of("metadata/target/bench").toAbsolutePath();
     deleteTree(work);
     Files.createDirectories(work);
@@ -139,7 +136,7 @@ public final class MetadataBenchmark {
           listing(s);
         }
       }
-      write(pfs.describe(), hdfs.describe(), loadBefore, loadAverage());
+      write(pfs.describe(), hdfs.describe(), loadBefore, Machine.loadAverage());
     }
   }
 
@@ -330,9 +327,8 @@ public final class MetadataBenchmark {
     doc.put("benchmark", "metadata");
     doc.put("command", o.command);
     doc.put("date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-    doc.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty(
-        "java.vm.version"));
-    doc.put("machine", machine());
+    doc.put("jdk", Machine.jdk());
+    doc.put("machine", Machine.describe());
     doc.put("load_average", loadBefore + " before, " + loadAfter + " after");
     doc.put("parityfs", pfsDescription);
     doc.put("hdfs", hdfsDescription);
@@ -351,9 +347,11 @@ public final class MetadataBenchmark {
     doc.put("metrics", metrics);
     doc.put("ratios", ratios);
     doc.put("runs", values);
-    String text = JSON.writeValueAsString(doc) + "\n";
-    System.out.print(JSON.writeValueAsString(Map.of("metrics", metrics, "ratios", ratios)));
-    System.out.println();
+    String text = BenchmarkJson.write(doc);
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("metrics", metrics);
+    summary.put("ratios", ratios);
+    System.out.print(BenchmarkJson.write(summary));
     if (o.out != null) {
       Files.createDirectories(o.out.toAbsolutePath().getParent());
       Files.writeString(o.out, text);
@@ -373,29 +371,6 @@ public final class MetadataBenchmark {
   }
 
   // ------------------------------------------------------------------ environment
-
-  private static String machine() {
-    String cpu = "unknown CPU";
-    try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-      cpu = lines.filter(l -> l.startsWith("model name")).findFirst()
-          .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
-    } catch (IOException e) {
-      // keep "unknown"
-    }
-    long mem = ((com.sun.management.OperatingSystemMXBean) java.lang.management
-        .ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
-    return String.format("%s, %d cores, %.1f GiB RAM", cpu,
-        Runtime.getRuntime().availableProcessors(), mem / (double) (1L << 30));
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      return "unknown";
-    }
-  }
 
   /** Which ZooKeeper and Curator ParityFS runs on, and that Hadoop's are its own, relocated. */
   private static String classPathCheck() {
