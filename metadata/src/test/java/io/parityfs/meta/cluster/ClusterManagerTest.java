@@ -13,6 +13,7 @@ import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -120,18 +121,14 @@ class ClusterManagerTest extends ClusterFixture {
 
   /**
    * The election's candidates in their order, the leader marked with {@code *} (read from the
-   * latch's znodes; empty when unreadable).
+   * latch's znodes).
    */
-  private List<String> participants() {
-    try {
-      List<String> ids = new ArrayList<>();
-      for (Participant p : new LeaderLatch(client, config.latchPath()).getParticipants()) {
-        ids.add(p.getId() + (p.isLeader() ? "*" : ""));
-      }
-      return ids;
-    } catch (Exception e) {
-      return List.of();
+  private List<String> participants() throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (Participant p : new LeaderLatch(client, config.latchPath()).getParticipants()) {
+      ids.add(p.getId() + (p.isLeader() ? "*" : ""));
     }
+    return ids;
   }
 
   /** Whether {@code t} is running a deferred-delete round. */
@@ -231,8 +228,8 @@ class ClusterManagerTest extends ClusterFixture {
     List<Long> ids = removedFiles("/d", 3);
     assertTrue(s1.waiting.await(10, TimeUnit.SECONDS), "node-1 started draining");
     // node-2 has joined the election (its latch znode is there) and lost it to node-1
-    await("node-2 a candidate behind node-1", 10_000,
-        () -> participants().equals(List.of("node-1*", "node-2")));
+    Eventually.passes("node-2 a candidate behind node-1", Duration.ofSeconds(10),
+        () -> assertEquals(List.of("node-1*", "node-2"), participants()));
     assertFalse(m2.isLeader());
     assertEquals(0, s2.deletes.get(), "a follower never acts");
     assertEquals(3, queue.size());
@@ -275,8 +272,8 @@ class ClusterManagerTest extends ClusterFixture {
     assertGone(ids);
     // node-1's new session is back in the election, behind node-2: it has seen RECONNECTED
     // (its latch rejoins on that event, after the manager's own listener has run)
-    await("node-1 a candidate again, behind node-2", 10_000,
-        () -> participants().equals(List.of("node-2*", "node-1")));
+    Eventually.passes("node-1 a candidate again, behind node-2", Duration.ofSeconds(10),
+        () -> assertEquals(List.of("node-2*", "node-1"), participants()));
     assertFalse(m1.isLeader(), "node-1 came back as a follower");
     assertEquals(2 + 1, s1.deletes.get(), "node-1 did no more after it lost the session");
   }
