@@ -1,5 +1,6 @@
 package io.parityfs.meta;
 
+import io.parityfs.meta.registry.CorruptRecordException;
 import io.parityfs.meta.registry.RegistryCodec;
 import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;
@@ -56,7 +57,7 @@ final class AdvertisedIds {
         if (r.maxFileId() > best.fileId()) {
           best = new Highest(r.maxFileId(), targets.get(i));
         }
-      } catch (NamespaceException unreadable) {
+      } catch (CorruptRecordException unreadable) {
         // a newer schema or damage: the registry reports it; nothing to learn here
       }
     }

@@ -1,5 +1,6 @@
 package io.parityfs.meta;
 
+import io.parityfs.meta.registry.PoolNames;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -28,11 +29,13 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
   private static final Pattern PROTECTION =
       Pattern.compile("none|raid5:[1-9][0-9]?\\+1|raid6:[1-9][0-9]?\\+2|rs:[1-9][0-9]?\\+[1-9][0-9]?"
           + "|mirror:[1-9]");
-  private static final Pattern POOL = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final int MAX_TARGET_ID = 128;
 
-  /** The pool of every target that names none, and of every layout that names none. */
-  public static final String DEFAULT_POOL = "default";
+  /**
+   * The pool of every target that names none, and of every layout that names none ({@link
+   * PoolNames#DEFAULT}: the pool names are the target records' schema).
+   */
+  public static final String DEFAULT_POOL = PoolNames.DEFAULT;
 
   /** 8 MiB chunks over 4 targets, RAID-6 4+2 inside each node, no mirror. */
   public static final Layout DEFAULT = new Layout(8L << 20, 4, List.of(), "raid6:4+2", 0);
@@ -88,8 +91,11 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
     return new Layout(chunkSize, stripeCount, targets, protection, mirrorCount, newPool);
   }
 
-  /** Whether {@code pool} is a valid pool name: 1..64 of {@code A-Z a-z 0-9 _ . -}. */
+  /**
+   * Whether {@code pool} is a valid pool name: 1..64 of {@code A-Z a-z 0-9 _ . -} ({@link
+   * PoolNames#isValid}).
+   */
   public static boolean isValidPool(String pool) {
-    return pool != null && POOL.matcher(pool).matches();
+    return PoolNames.isValid(pool);
   }
 }

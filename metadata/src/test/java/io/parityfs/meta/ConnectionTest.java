@@ -1,9 +1,12 @@
 package io.parityfs.meta;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.testkit.Eventually;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +38,13 @@ class ConnectionTest extends ZkFixture {
     return l;
   }
 
+  /** Whether {@code t} is inside {@link ConnectionGate#await}, waiting for the connection. */
+  private static boolean waitsInGate(Thread t) {
+    return t.getState() == Thread.State.TIMED_WAITING
+        && Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("await")
+            && f.getClassName().equals(ConnectionGate.class.getName()));
+  }
+
   @Test
   void suspendedOperationsWaitForTheConnection() throws Exception {
     c = newClient(30_000);
@@ -42,15 +52,19 @@ class ConnectionTest extends ZkFixture {
     CountDownLatch suspended = on(c, ConnectionState.SUSPENDED);
     server.stop();
     assertTrue(suspended.await(20, TimeUnit.SECONDS));
-    CompletableFuture<Boolean> op = CompletableFuture.supplyAsync(() -> {
+    CompletableFuture<Boolean> op = new CompletableFuture<>();
+    Thread caller = new Thread(() -> {
       try {
-        return ns.mkdirs("/made/while/down");
-      } catch (NamespaceException e) {
-        throw new RuntimeException(e);
+        op.complete(ns.mkdirs("/made/while/down"));
+      } catch (NamespaceException | RuntimeException e) {
+        op.completeExceptionally(e);
       }
-    });
-    Thread.sleep(500);
-    assertTrue(!op.isDone(), "the operation waits while suspended");
+    }, "mkdirs-while-down");
+    caller.setDaemon(true);
+    caller.start();
+    // observed, not assumed from elapsed time: the operation is parked in the connection gate
+    Eventually.until("the operation waits in the connection gate", () -> waitsInGate(caller));
+    assertFalse(op.isDone(), "the operation waits while suspended");
     server.restart();
     assertTrue(op.get(30, TimeUnit.SECONDS));
     assertTrue(ns.exists("/made/while/down"));

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.parityfs.meta.NamespaceException;
-import io.parityfs.meta.NamespaceStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
@@ -23,9 +21,10 @@ import java.util.Set;
  * </pre>
  *
  * <p>Decoding checks {@code schema} before anything else: a record without one, or of a schema
- * other than {@link #SCHEMA}, is refused as {@link NamespaceStatus#CORRUPT} naming the znode and
- * both schemas (a newer ParityFS wrote it: upgrade this side first). Unknown fields are ignored, so
- * a field added within schema 1 stays readable. Stateless and thread-safe.
+ * other than {@link #SCHEMA}, is refused with a {@link CorruptRecordException} naming the znode
+ * and both schemas (a newer ParityFS wrote it: upgrade this side first); the metadata layer
+ * reports it as {@code NamespaceStatus.CORRUPT}. Unknown fields are ignored, so a field added
+ * within schema 1 stays readable. Stateless and thread-safe.
  */
 public final class RegistryCodec {
   /** The schema of every record this code writes and the only one it reads. */
@@ -66,26 +65,27 @@ public final class RegistryCodec {
    * Reads the record of type {@code type} stored at znode {@code path}.
    *
    * @param path the znode the bytes came from, for the error
-   * @throws NamespaceException CORRUPT when the bytes are not JSON of that record, carry no
-   *     schema, or carry a schema other than {@link #SCHEMA}
+   * @throws CorruptRecordException when the bytes are not JSON of that record, carry no schema,
+   *     or carry a schema other than {@link #SCHEMA}
    */
-  public static <T> T decode(byte[] data, Class<T> type, String path) throws NamespaceException {
+  public static <T> T decode(byte[] data, Class<T> type, String path)
+      throws CorruptRecordException {
     check(type);
     JsonNode tree;
     try {
       tree = JSON.readTree(data);
     } catch (IOException e) {
-      throw new NamespaceException(NamespaceStatus.CORRUPT, path,
+      throw new CorruptRecordException(path,
           "undecodable " + type.getSimpleName() + ": " + e.getMessage(), e);
     }
     JsonNode schema = tree == null ? null : tree.get("schema");
     if (schema == null || !schema.canConvertToInt()) {
-      throw new NamespaceException(NamespaceStatus.CORRUPT, path,
+      throw new CorruptRecordException(path,
           type.getSimpleName() + " without a schema number (this code reads schema " + SCHEMA
               + ")");
     }
     if (schema.intValue() != SCHEMA) {
-      throw new NamespaceException(NamespaceStatus.CORRUPT, path,
+      throw new CorruptRecordException(path,
           type.getSimpleName() + " of schema " + schema.intValue() + "; this code reads schema "
               + SCHEMA + " only (written by a " + (schema.intValue() > SCHEMA ? "newer" : "other")
               + " ParityFS version: upgrade the readers first)");
@@ -93,7 +93,7 @@ public final class RegistryCodec {
     try {
       return JSON.treeToValue(tree, type);
     } catch (IOException | RuntimeException e) {
-      throw new NamespaceException(NamespaceStatus.CORRUPT, path,
+      throw new CorruptRecordException(path,
           "undecodable " + type.getSimpleName() + ": " + e.getMessage(), e);
     }
   }

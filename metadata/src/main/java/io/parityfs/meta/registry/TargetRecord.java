@@ -1,7 +1,5 @@
 package io.parityfs.meta.registry;
 
-import io.parityfs.meta.Layout;
-
 /**
  * The persistent record of a target, {@code /parityfs/targets/<targetId>}: written at every
  * start and whenever its state changes; kept when the node goes away, so the metadata layer
@@ -12,7 +10,7 @@ import io.parityfs.meta.Layout;
  * @param nodeId the node serving it
  * @param name the target's name in the node's configuration
  * @param pool the pool placement draws it from ({@code target.<name>.pool}); records written
- *     before pools existed have none and read as {@link Layout#DEFAULT_POOL}
+ *     before pools existed have none and read as {@link PoolNames#DEFAULT}
  * @param protection e.g. {@code raid6:4+2}, {@code rs:10+4}, {@code mirror:3}
  * @param cellSize bytes per cell
  * @param maxChunkSize the largest chunk, bytes
@@ -35,8 +33,8 @@ public record TargetRecord(int schema, String targetId, String nodeId, String na
       throw new IllegalArgumentException("maxFileId (" + maxFileId + ") must be >= 0");
     }
     if (pool == null) {
-      pool = Layout.DEFAULT_POOL;
-    } else if (!Layout.isValidPool(pool)) {
+      pool = PoolNames.DEFAULT;
+    } else if (!PoolNames.isValid(pool)) {
       throw new IllegalArgumentException("pool (" + pool + ") must be 1-64 letters, digits,"
           + " '_', '.' or '-'");
     }

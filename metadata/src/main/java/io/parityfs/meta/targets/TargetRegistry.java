@@ -2,6 +2,7 @@ package io.parityfs.meta.targets;
 
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.registry.CorruptRecordException;
 import io.parityfs.meta.registry.NodeRecord;
 import io.parityfs.meta.registry.OfflineRecord;
 import io.parityfs.meta.registry.OnlineRecord;
@@ -503,11 +504,14 @@ public final class TargetRegistry implements Closeable {
       }
       model.readable(path);
       warned.remove(path);
-    } catch (NamespaceException e) {
+    } catch (CorruptRecordException e) {
+      // reported as the namespace reports a damaged znode: "CORRUPT: <path>: <why>"
+      String why = new NamespaceException(NamespaceStatus.CORRUPT, e.path(), e.reason(), e)
+          .getMessage();
       forget(folder, name);
-      model.unreadable(path, e.getMessage());
-      if (!e.getMessage().equals(warned.put(path, e.getMessage()))) {
-        LOG.log(System.Logger.Level.WARNING, "target registry: left out: {0}", e.getMessage());
+      model.unreadable(path, why);
+      if (!why.equals(warned.put(path, why))) {
+        LOG.log(System.Logger.Level.WARNING, "target registry: left out: {0}", why);
       }
     }
   }

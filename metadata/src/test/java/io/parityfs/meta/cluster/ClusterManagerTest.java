@@ -13,14 +13,18 @@ import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.test.KillSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,6 +43,8 @@ class ClusterManagerTest extends ClusterFixture {
     volatile int passBeforeGate = Integer.MAX_VALUE;
     final CountDownLatch gate = new CountDownLatch(1);
     final CountDownLatch waiting = new CountDownLatch(1);
+    /** The thread that reached the gate first. */
+    volatile Thread held;
 
     GatedChunkService(InMemoryChunkService store) {
       this.store = store;
@@ -58,6 +64,9 @@ class ClusterManagerTest extends ClusterFixture {
     @Override
     public boolean delete(String targetId, long fileId, int index) throws IOException {
       if (deletes.incrementAndGet() > passBeforeGate) {
+        if (held == null) {
+          held = Thread.currentThread();
+        }
         waiting.countDown();
         try {
           gate.await(60, TimeUnit.SECONDS);
@@ -108,6 +117,24 @@ class ClusterManagerTest extends ClusterFixture {
     toClose.add(m::close);
     m.start();
     return m;
+  }
+
+  /**
+   * The election's candidates in their order, the leader marked with {@code *} (read from the
+   * latch's znodes).
+   */
+  private List<String> participants() throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (Participant p : new LeaderLatch(client, config.latchPath()).getParticipants()) {
+      ids.add(p.getId() + (p.isLeader() ? "*" : ""));
+    }
+    return ids;
+  }
+
+  /** Whether {@code t} is running a deferred-delete round. */
+  private static boolean inRound(Thread t) {
+    return Arrays.stream(t.getStackTrace()).anyMatch(
+        f -> f.getClassName().equals(DeferredDeleteTask.class.getName()));
   }
 
   /** Files with 6 chunks each, removed: queued for deferred delete. */
@@ -200,7 +227,9 @@ class ClusterManagerTest extends ClusterFixture {
 
     List<Long> ids = removedFiles("/d", 3);
     assertTrue(s1.waiting.await(10, TimeUnit.SECONDS), "node-1 started draining");
-    Thread.sleep(300);
+    // node-2 has joined the election (its latch znode is there) and lost it to node-1
+    Eventually.passes("node-2 a candidate behind node-1", Duration.ofSeconds(10),
+        () -> assertEquals(List.of("node-1*", "node-2"), participants()));
     assertFalse(m2.isLeader());
     assertEquals(0, s2.deletes.get(), "a follower never acts");
     assertEquals(3, queue.size());
@@ -235,10 +264,16 @@ class ClusterManagerTest extends ClusterFixture {
     await("node-1 stops acting", 10_000, () -> !m1.isLeader());
     await("node-2 takes over", 10_000, m2::isLeader);
     s1.gate.countDown(); // node-1's round sees it no longer acts and stops
+    // observed: the round held at the gate has returned (its thread is out of the task), so
+    // every delete it was going to make is counted below
+    await("node-1's held round ended", 10_000, () -> !inRound(s1.held));
     await("node-2 drains the queue", 10_000, () -> m2.status().filesDrained() >= 2);
     assertEquals(0, queue.size());
     assertGone(ids);
-    Thread.sleep(300);
+    // node-1's new session is back in the election, behind node-2: it has seen RECONNECTED
+    // (its latch rejoins on that event, after the manager's own listener has run)
+    Eventually.passes("node-1 a candidate again, behind node-2", Duration.ofSeconds(10),
+        () -> assertEquals(List.of("node-2*", "node-1"), participants()));
     assertFalse(m1.isLeader(), "node-1 came back as a follower");
     assertEquals(2 + 1, s1.deletes.get(), "node-1 did no more after it lost the session");
   }

@@ -219,7 +219,14 @@ class TargetRegistryTest extends RegistryFixture {
     });
     second.markOffline(a0.id, "again"); // a mark after the registration holds
     assertEquals(Reachability.OFFLINE, reach(second, a0));
-    Thread.sleep(200); // and is not taken for a superseded one
+    // and is not taken for a superseded one once its own watch event is read: a later change
+    // (another node registering) reaches the view after it, since one session gets its watch
+    // events in transaction order and one worker thread reads them in that order
+    TestNode b = node(2);
+    TestNode.Target b0 = b.add("t0", "default", "raid6:4+2", TestNode.TIB);
+    b.start();
+    eventually("a later registration seen", () -> second.target(b0.id).isPresent());
+    assertEquals(Reachability.OFFLINE, reach(second, a0));
     assertEquals("again", second.target(a0.id).orElseThrow().offlineReason());
   }
 
@@ -308,10 +315,14 @@ class TargetRegistryTest extends RegistryFixture {
     TestNode.Target a0 = a.add("t0", "default", "raid6:4+2", 3 * TestNode.TIB);
     a.start();
     TargetRegistry r = openRegistry();
+    // on the same ZooKeeper session: its watchers get the events r would get
+    TargetRegistry witness = openRegistry();
     r.close();
     assertFalse(r.connected());
     a.stop();
-    Thread.sleep(100);
+    eventually("the witness saw the node go", () -> reach(witness, a0)
+        == Reachability.PROBABLY_OFFLINE);
+    witness.refresh(); // a barrier: several reads after the event r would have read in one
     assertEquals(Reachability.ONLINE, reach(r, a0), "no longer watching");
     assertThrows(IllegalStateException.class, () -> r.markOffline(a0.id, "x"));
     assertNull(client.checkExists().forPath(ZkPaths.OFFLINE));

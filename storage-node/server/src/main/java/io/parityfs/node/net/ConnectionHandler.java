@@ -87,8 +87,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final Map<Long, WriteStream> writes = new HashMap<>();
   private final LinkedHashSet<Long> discarding = new LinkedHashSet<>();
   private final ArrayDeque<ReadStream> parked = new ArrayDeque<>();
-  /** READ frames being read by workers or waiting to be written (event loop only). */
-  private int producing;
+  /** READ frames being read by workers or waiting to be written (the event loop writes). */
+  private volatile int producing;
+  private volatile int readerIdleEvents; // READER_IDLE events, closing or not (the loop writes)
   private final AtomicLong bytes = new AtomicLong();
   private ChannelHandlerContext ctx;
   private volatile boolean paused;
@@ -104,6 +105,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   /** Whether the node stopped reading this connection (backpressure); for tests. */
   boolean paused() {
     return paused;
+  }
+
+  /** No READ frame being produced and the channel not writable, so none starts; for tests. */
+  boolean readsStalled() {
+    return producing == 0 && !ctx.channel().isWritable();
+  }
+
+  /** How often this connection was idle for {@code idleTimeout}, closed or kept; for tests. */
+  int readerIdleEvents() {
+    return readerIdleEvents;
   }
 
   /** WRITE bytes received and not yet handed to the array. */
@@ -544,8 +555,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE && !paused
-        && (tracker.midFrame() || !writes.isEmpty())) {
+    boolean readerIdle = evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE;
+    readerIdleEvents += readerIdle ? 1 : 0;
+    if (readerIdle && !paused && (tracker.midFrame() || !writes.isEmpty())) {
       LOG.log(System.Logger.Level.INFO, "connection {0}: idle for {1} with {2}, closing",
           ctx.channel().remoteAddress(), config.idleTimeout(),
           writes.isEmpty() ? "a partial frame" : writes.size() + " open WRITE(s)");

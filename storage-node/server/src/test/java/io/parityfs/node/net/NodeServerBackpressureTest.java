@@ -139,9 +139,11 @@ class NodeServerBackpressureTest {
       }, "flood");
       sender.setDaemon(true);
       sender.start();
-      Eventually.until("the connection paused", () -> node.server.connections().stream()
-          .anyMatch(ConnectionHandler::paused));
-      Thread.sleep(1500);
+      // the node's steady state, observed: not reading the connection, and every READ stream
+      // parked for the socket (none producing a frame, the channel not writable), so the
+      // outbound buffer can only grow by the answers already under way
+      Eventually.until("the connection paused with its reads stalled", () -> node.server
+          .connections().stream().anyMatch(h -> h.paused() && h.readsStalled()));
       long outbound = node.server.connections().stream()
           .mapToLong(ConnectionHandler::outboundBytes).max().orElse(0);
       // high water, plus the READ frames read ahead, plus small answers: never 32 x 8 MiB

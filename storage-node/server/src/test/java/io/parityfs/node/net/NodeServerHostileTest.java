@@ -30,7 +30,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Random;
+import java.util.Set;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -252,9 +254,15 @@ class NodeServerHostileTest {
       assertTrue(raw.closedByNode(5000));
     }
     assertEquals(before + 2, node.server.idleCloses.get());
+    Set<ConnectionHandler> earlier = new HashSet<>(node.server.connections());
     try (RawClient raw = new RawClient(addr)) {
       pingOk(raw, 1);
-      Thread.sleep(2000); // idle with nothing pending: kept open
+      ConnectionHandler idle = node.server.connections().stream()
+          .filter(h -> !earlier.contains(h)).findFirst().orElseThrow();
+      // idle with nothing pending: kept open through two idle timeouts the node saw (the wait
+      // also ends if the node drops the connection: the ping then fails)
+      Eventually.until("two idle timeouts", () -> idle.readerIdleEvents() >= 2
+          || !node.server.connections().contains(idle));
       pingOk(raw, 2);
     }
     assertEquals(before + 2, node.server.idleCloses.get());
