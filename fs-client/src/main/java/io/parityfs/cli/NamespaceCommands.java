@@ -1,5 +1,6 @@
 package io.parityfs.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.DirectoryPage;
 import io.parityfs.meta.FileStatus;
@@ -115,7 +116,7 @@ final class NamespaceCommands {
           firstJson = false;
           try {
             out.print(Json.MAPPER.writeValueAsString(Json.status(f)));
-          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+          } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
           }
         }

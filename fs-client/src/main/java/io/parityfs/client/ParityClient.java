@@ -13,6 +13,7 @@ import io.parityfs.meta.targets.TargetRegistry;
 import io.parityfs.node.client.NodeClient;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -89,7 +90,7 @@ public final class ParityClient implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       zk.close();
-      throw new java.io.InterruptedIOException("interrupted connecting to ZooKeeper");
+      throw new InterruptedIOException("interrupted connecting to ZooKeeper");
     } catch (IOException | RuntimeException e) {
       if (base != null) {
         base.close();
@@ -117,7 +118,7 @@ public final class ParityClient implements Closeable {
       return Namespace.format(zk, config.namespace());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted connecting to ZooKeeper");
+      throw new InterruptedIOException("interrupted connecting to ZooKeeper");
     }
   }
 

@@ -8,13 +8,16 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -61,8 +64,8 @@ public final class PfsFileWriter implements Closeable {
   /** Buffers being stored in the background, by chunk, oldest first. */
   private final LinkedHashMap<Integer, CompletableFuture<Void>> storing = new LinkedHashMap<>();
   /** Buffers whose store completed, for the next chunks (no 8 MiB allocation per chunk). */
-  private final java.util.concurrent.ConcurrentLinkedDeque<ByteBuffer> free =
-      new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final ConcurrentLinkedDeque<ByteBuffer> free =
+      new ConcurrentLinkedDeque<>();
   /** Bytes stored per chunk by evictions since the last commit (beyond {@link #committed}). */
   private final Map<Integer, Integer> storedSinceCommit = new HashMap<>();
   private long length;
@@ -133,7 +136,7 @@ public final class PfsFileWriter implements Closeable {
 
   /** Writes {@code len} bytes of {@code b} from {@code off} at {@code position}. */
   public void write(long position, byte[] b, int off, int len) throws IOException {
-    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    Objects.checkFromIndexSize(off, len, b.length);
     write(position, ByteBuffer.wrap(b, off, len));
   }
 
@@ -352,7 +355,7 @@ public final class PfsFileWriter implements Closeable {
       awaitStoring(index);
     }
     if (recycled != null) {
-      java.util.Arrays.fill(c.buf.array(), stored, chunkSize, (byte) 0);
+      Arrays.fill(c.buf.array(), stored, chunkSize, (byte) 0);
     }
     long start = (long) index * chunkSize;
     c.valid = (int) Math.max(stored, Math.max(0, Math.min(chunkSize, length - start)));
@@ -369,7 +372,7 @@ public final class PfsFileWriter implements Closeable {
       int at = (int) (p - (long) index * chunkSize);
       int n = (int) Math.min(to - p, chunkSize - at);
       Chunk c = buffer(index);
-      java.util.Arrays.fill(c.buf.array(), at, at + n, (byte) 0);
+      Arrays.fill(c.buf.array(), at, at + n, (byte) 0);
       c.valid = Math.max(c.valid, at + n);
       p += n;
       length = Math.max(length, p);

@@ -5,10 +5,12 @@ import io.parityfs.meta.Layout;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -86,7 +88,7 @@ public final class PfsInputStream extends InputStream {
 
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
-    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    Objects.checkFromIndexSize(off, len, b.length);
     checkOpen();
     if (len == 0) {
       return 0;
@@ -158,7 +160,7 @@ public final class PfsInputStream extends InputStream {
    * parallel.
    */
   public int read(long position, byte[] b, int off, int len) throws IOException {
-    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    Objects.checkFromIndexSize(off, len, b.length);
     checkOpen();
     if (len == 0) {
       return 0;
@@ -336,7 +338,7 @@ public final class PfsInputStream extends InputStream {
       return f.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted reading " + path);
+      throw new InterruptedIOException("interrupted reading " + path);
     } catch (ExecutionException e) {
       Throwable c = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
           ? e.getCause().getCause() : e.getCause();

@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -101,7 +103,7 @@ public final class PfsOutputStream extends OutputStream {
 
   @Override
   public void write(byte[] b, int off, int len) throws IOException {
-    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    Objects.checkFromIndexSize(off, len, b.length);
     checkOpen();
     while (len > 0) {
       if (cur == null) {
@@ -294,7 +296,7 @@ public final class PfsOutputStream extends OutputStream {
       if (f.isCompletedExceptionally()) {
         try {
           f.join();
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        } catch (CompletionException | CancellationException e) {
           fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
         }
       }
@@ -306,7 +308,7 @@ public final class PfsOutputStream extends OutputStream {
     for (CompletableFuture<Void> f : inflight) {
       try {
         f.join();
-      } catch (CompletionException | java.util.concurrent.CancellationException e) {
+      } catch (CompletionException | CancellationException e) {
         // normally recorded by the task already; recorded here too, so that a failure is
         // never lost whatever ran first
         fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);

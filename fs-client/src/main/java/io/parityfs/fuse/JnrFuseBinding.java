@@ -2,6 +2,7 @@ package io.parityfs.fuse;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -234,7 +235,7 @@ public final class JnrFuseBinding extends FuseStubFS {
     var t = fuseOperations;
     long word = t.bmap.offset() + Runtime.getSystemRuntime().addressSize();
     if (t.ioctl.offset() != word + 8 || Runtime.getSystemRuntime().byteOrder()
-        != java.nio.ByteOrder.LITTLE_ENDIAN) {
+        != ByteOrder.LITTLE_ENDIAN) {
       throw new IllegalStateException("unexpected fuse_operations layout: bmap at "
           + t.bmap.offset() + ", ioctl at " + t.ioctl.offset());
     }

@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.parityfs.cli.ExitStatus;
 import io.parityfs.cli.ProgressLine;
 import io.parityfs.cli.Sizes;
+import io.parityfs.client.ParityClient;
 import io.parityfs.client.workload.BenchResult;
 import io.parityfs.client.workload.CheckpointWorkload;
 import io.parityfs.client.workload.PhaseResult;
 import io.parityfs.client.workload.Progress;
-import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.TargetId;
@@ -18,16 +18,19 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code parityfs demo}: the quickstart. Starts the local cluster (creating it the first time),
@@ -117,8 +120,8 @@ public final class DemoCommand implements Callable<Integer> {
 
   private void run(LocalCluster cluster, ParityClient client, long bytesPerWriter)
       throws IOException {
-    String ckpt = "/demo/checkpoint-" + java.time.LocalDateTime.now(java.time.ZoneOffset.UTC)
-        .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    String ckpt = "/demo/checkpoint-" + LocalDateTime.now(ZoneOffset.UTC)
+        .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     CheckpointWorkload.Options options = CheckpointWorkload.Options.builder()
         .writers(writers).bytesPerWriter(bytesPerWriter).dir(ckpt).keep(true).build();
     client.namespace().mkdirs("/demo");

@@ -2,6 +2,8 @@ package io.parityfs.integration;
 
 import io.parityfs.cli.Main;
 import java.io.PrintStream;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 
 /**
@@ -24,7 +26,7 @@ public final class ParityFsMain {
   static void quietLogging() {
     if (System.getProperty("java.util.logging.config.file") == null
         && System.getenv("PARITYFS_DEBUG") == null) {
-      java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.OFF);
+      Logger.getLogger("").setLevel(Level.OFF);
     }
   }
 

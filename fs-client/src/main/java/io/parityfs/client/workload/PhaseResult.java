@@ -1,5 +1,7 @@
 package io.parityfs.client.workload;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -10,7 +12,7 @@ import java.util.Map;
 public record PhaseResult(String phase, long files, long bytes, long nanos,
     Map<String, LatencyHistogram.Summary> latencies) {
   public PhaseResult {
-    latencies = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(latencies));
+    latencies = Collections.unmodifiableMap(new LinkedHashMap<>(latencies));
   }
 
   public double seconds() {

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -236,13 +238,13 @@ public final class ClusterManager implements Closeable {
     if (!acting.getAsBoolean()) {
       return;
     }
-    scheduled.removeIf(java.util.concurrent.Future::isDone);
+    scheduled.removeIf(Future::isDone);
     try {
       scheduled.add(executor.schedule(() -> {
         runRound(task, acting);
         schedule(task, acting, moreDue(task) ? 0 : task.interval().toMillis());
       }, delayMillis, TimeUnit.MILLISECONDS));
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // closing
     }
   }

@@ -13,6 +13,7 @@ import java.io.Closeable;
 import java.io.InterruptedIOException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -310,7 +311,7 @@ public final class TargetRegistry implements Closeable {
     onWorker(() -> {
       read(Folder.TARGETS, targetId);
       read(Folder.OFFLINE, targetId);
-      Set<String> nodeIds = new java.util.LinkedHashSet<>();
+      Set<String> nodeIds = new LinkedHashSet<>();
       TargetRecord r = model.targets.get(targetId);
       if (r != null) {
         nodeIds.add(r.nodeId());

@@ -30,6 +30,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -366,7 +367,7 @@ public final class StorageNode implements NodeServices, Closeable {
   String stateKey() {
     StringBuilder sb = new StringBuilder();
     for (StorageTarget t : targets) {
-      sb.append(t.state()).append(java.util.Arrays.toString(t.array().driveStates()));
+      sb.append(t.state()).append(Arrays.toString(t.array().driveStates()));
       t.array().rebuilds().forEach((slot, p) -> sb.append(slot).append(p.state()));
       sb.append(';');
     }

@@ -13,6 +13,10 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -110,8 +114,8 @@ public final class StorageTarget implements TargetView {
   }
 
   /** The file systems of the live data drives: what {@link #capacityBytes()} divides. */
-  public java.util.List<FileStore> fileStores() {
-    return java.util.List.copyOf(dataDriveStores().keySet());
+  public List<FileStore> fileStores() {
+    return List.copyOf(dataDriveStores().keySet());
   }
 
   /**
@@ -120,12 +124,12 @@ public final class StorageTarget implements TargetView {
    * many targets share it. Empty when a drive's file system has no id, or cannot be read (a
    * vanished drive): the target then counts in full.
    */
-  public java.util.Map<String, Integer> fileSystemIds() {
-    java.util.Map<String, Integer> ids = new java.util.LinkedHashMap<>();
+  public Map<String, Integer> fileSystemIds() {
+    Map<String, Integer> ids = new LinkedHashMap<>();
     for (Path drive : liveDataDrives()) {
       Optional<String> id = FileSystemId.of(drive);
       if (id.isEmpty()) {
-        return java.util.Map.of();
+        return Map.of();
       }
       ids.merge(id.get(), 1, Integer::sum);
     }
@@ -133,8 +137,8 @@ public final class StorageTarget implements TargetView {
   }
 
   /** Each file system holding live data drives, with how many of them. */
-  private java.util.Map<FileStore, Integer> dataDriveStores() {
-    java.util.Map<FileStore, Integer> stores = new java.util.LinkedHashMap<>();
+  private Map<FileStore, Integer> dataDriveStores() {
+    Map<FileStore, Integer> stores = new LinkedHashMap<>();
     for (Path drive : liveDataDrives()) {
       try {
         stores.merge(Files.getFileStore(drive), 1, Integer::sum);
@@ -146,10 +150,10 @@ public final class StorageTarget implements TargetView {
   }
 
   /** The directories of the data slots that are ONLINE or REBUILDING. */
-  private java.util.List<Path> liveDataDrives() {
+  private List<Path> liveDataDrives() {
     int dataSlots = array.labels().dataSlots();
     DriveState[] states = array.driveStates();
-    java.util.List<Path> out = new java.util.ArrayList<>();
+    List<Path> out = new ArrayList<>();
     for (ArraySlot s : array.labels().slots()) {
       if (s.slot() >= dataSlots || s.drivePath().isEmpty()
           || (states[s.slot()] != DriveState.ONLINE && states[s.slot()] != DriveState.REBUILDING)) {

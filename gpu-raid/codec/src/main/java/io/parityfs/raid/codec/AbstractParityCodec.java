@@ -1,6 +1,8 @@
 package io.parityfs.raid.codec;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
 
 /**
  * Validates every {@link ParityCodec} call once, at the buffer boundary, and hands the checked
@@ -171,7 +173,7 @@ public abstract class AbstractParityCodec implements ParityCodec {
     int missing = n - Long.bitCount(survivorMask);
     if (missing > geometry.m()) {
       throw new IllegalArgumentException(
-          missing + " shards are missing (targets " + java.util.Arrays.toString(targets)
+          missing + " shards are missing (targets " + Arrays.toString(targets)
               + " and unavailable shards) but " + geometry + " restores at most " + geometry.m());
     }
     for (int t : targets) {
@@ -268,8 +270,8 @@ public abstract class AbstractParityCodec implements ParityCodec {
    * output of one stripe may be neither an output nor an input of another.
    */
   private static final class BatchOutputs {
-    private final java.util.IdentityHashMap<ByteBuffer, Integer> owner =
-        new java.util.IdentityHashMap<>();
+    private final IdentityHashMap<ByteBuffer, Integer> owner =
+        new IdentityHashMap<>();
 
     /** Records the outputs of stripe i: all of {@code a}, or only the entries in {@code which}. */
     void claim(int stripe, ByteBuffer[] a, int[] which) {

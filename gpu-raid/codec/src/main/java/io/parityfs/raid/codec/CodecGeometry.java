@@ -2,6 +2,7 @@ package io.parityfs.raid.codec;
 
 import io.parityfs.raid.gf.Gf256;
 import io.parityfs.raid.gf.GfMatrix;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -117,7 +118,7 @@ public record CodecGeometry(Scheme scheme, int k, int m) {
 
   private static int[] ones(int n) {
     int[] r = new int[n];
-    java.util.Arrays.fill(r, 1);
+    Arrays.fill(r, 1);
     return r;
   }
 

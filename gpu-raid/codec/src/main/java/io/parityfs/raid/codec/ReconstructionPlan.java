@@ -1,6 +1,7 @@
 package io.parityfs.raid.codec;
 
 import io.parityfs.raid.gf.GfMatrix;
+import java.util.function.Function;
 
 /**
  * How to restore a set of shards: which k survivors to read and the matrix that turns them into
@@ -41,7 +42,7 @@ public final class ReconstructionPlan {
    */
   public static ReconstructionPlan compute(
       CodecGeometry g, long availableMask, long targetMask,
-      java.util.function.Function<GfMatrix, Object> compiler) {
+      Function<GfMatrix, Object> compiler) {
     int k = g.k();
     if ((availableMask & targetMask) != 0 || Long.bitCount(availableMask) < k) {
       throw new IllegalArgumentException(

@@ -43,6 +43,7 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -533,7 +534,7 @@ public final class NodeClient implements Closeable {
 
   private static NodeException cause(Throwable t) {
     Throwable c = t;
-    while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
+    while (c instanceof CompletionException && c.getCause() != null) {
       c = c.getCause();
     }
     return c instanceof NodeException ne

@@ -9,6 +9,7 @@ import io.parityfs.node.protocol.FrameError;
 import io.parityfs.node.protocol.Message;
 import io.parityfs.node.protocol.Status;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,8 +77,8 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
   }
 
   /** Removes a call without completing it (its late frames are then dropped). */
-  java.util.Optional<Call> forget(long id) {
-    return java.util.Optional.ofNullable(calls.remove(id));
+  Optional<Call> forget(long id) {
+    return Optional.ofNullable(calls.remove(id));
   }
 
   /** Fails {@code id} and closes the connection: how a client abandons a stream half sent. */

@@ -5,14 +5,17 @@ import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.raid.array.ArrayError;
 import io.parityfs.raid.array.ArrayException;
+import io.parityfs.raid.array.ArraySlot;
 import io.parityfs.raid.array.ObjectManifest;
 import io.parityfs.raid.array.ObjectStore;
 import io.parityfs.raid.array.ObjectWriter;
 import io.parityfs.raid.array.RaidArray;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -59,15 +62,15 @@ public final class ChunkStore {
   public ChunkStore(RaidArray array) {
     this.array = array;
     this.objects = array.store();
-    List<java.nio.file.Path> drives = new ArrayList<>();
-    for (io.parityfs.raid.array.ArraySlot s : array.labels().slots()) {
+    List<Path> drives = new ArrayList<>();
+    for (ArraySlot s : array.labels().slots()) {
       if (s.drive() != null) {
         drives.add(s.drive());
       }
     }
     this.fences = new FenceTable(drives,
         array.labels().config().protection().tolerates() + 1);
-    java.util.NavigableSet<Long> stored = objects.listObjects(0, -1L);
+    NavigableSet<Long> stored = objects.listObjects(0, -1L);
     long highest = stored.isEmpty() ? 0 : stored.last() >>> ChunkId.CHUNK_INDEX_BITS;
     this.maxFileId = new AtomicLong(Math.max(highest, fences.highestFencedFile()));
   }
@@ -267,7 +270,7 @@ public final class ChunkStore {
       lo = f << ChunkId.CHUNK_INDEX_BITS;
       hi = lo | ChunkId.MAX_CHUNK_INDEX;
     }
-    java.util.NavigableSet<Long> ids = objects.listObjects(lo, hi);
+    NavigableSet<Long> ids = objects.listObjects(lo, hi);
     Iterable<Long> from = after == null ? ids : ids.tailSet(after.objectId(), false);
     List<ChunkEntry> page = new ArrayList<>();
     for (long oid : from) {

@@ -4,6 +4,7 @@ import io.parityfs.node.protocol.Status;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.zip.CRC32C;
 
 /**
  * The writer fences of one target: per file, the highest writer generation any WRITE or DELETE
@@ -137,7 +139,7 @@ final class FenceTable {
   long highestFencedFile() {
     long best = 0;
     for (Path d : dirs) {
-      try (java.nio.file.DirectoryStream<Path> names = Files.newDirectoryStream(d)) {
+      try (DirectoryStream<Path> names = Files.newDirectoryStream(d)) {
         for (Path p : names) {
           String n = p.getFileName().toString();
           if (n.length() == 10) {
@@ -229,7 +231,7 @@ final class FenceTable {
   static byte[] encode(long generation) {
     ByteBuffer b = ByteBuffer.allocate(16);
     b.putLong(generation);
-    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    CRC32C crc = new CRC32C();
     crc.update(b.array(), 0, 8);
     b.putInt((int) crc.getValue());
     b.putInt(0);
@@ -242,7 +244,7 @@ final class FenceTable {
     }
     ByteBuffer buf = ByteBuffer.wrap(b);
     long g = buf.getLong();
-    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    CRC32C crc = new CRC32C();
     crc.update(b, 0, 8);
     if (buf.getInt() != (int) crc.getValue()) {
       throw new IOException("fence record with a bad CRC");

@@ -49,6 +49,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -151,7 +152,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void onFrameError(FrameError e) {
-    server.metrics().observe(e.opcode().name().toLowerCase(java.util.Locale.ROOT),
+    server.metrics().observe(e.opcode().name().toLowerCase(Locale.ROOT),
         e.status().name(), 0, 0, 0);
     if (e.fatal()) {
       closed = true;
@@ -221,7 +222,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void onRequest(Request r) {
     long id = r.requestId();
     if (inFlight.containsKey(id) || writes.containsKey(id)) {
-      server.metrics().observe(r.opcode().name().toLowerCase(java.util.Locale.ROOT),
+      server.metrics().observe(r.opcode().name().toLowerCase(Locale.ROOT),
           Status.PROTOCOL_VIOLATION.name(), 0, 0, 0);
       ctx.writeAndFlush(new ErrorResponse(id, r.opcode(), Status.PROTOCOL_VIOLATION,
           "request id " + id + " is already in flight"));
@@ -255,8 +256,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (r instanceof WriteRequest) {
       discard(r.requestId());
     }
-    server.metrics().observe(r.opcode().name().toLowerCase(java.util.Locale.ROOT), status.name(),
-        0, 0, 0);
+    server.metrics().observe(r.opcode().name().toLowerCase(Locale.ROOT), status.name(), 0, 0, 0);
     ctx.writeAndFlush(new ErrorResponse(r.requestId(), r.opcode(), status, message));
   }
 

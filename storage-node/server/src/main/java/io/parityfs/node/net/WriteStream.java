@@ -6,6 +6,7 @@ import io.parityfs.node.chunk.ChunkWriter;
 import io.parityfs.node.protocol.DataFrame;
 import io.parityfs.node.protocol.ErrorResponse;
 import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.Response;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteRequest;
 import io.parityfs.node.protocol.WriteResponse;
@@ -224,7 +225,7 @@ final class WriteStream implements Runnable {
   }
 
   /** Sends the answer once; {@code null}: finish the request without sending anything. */
-  private void answer(io.parityfs.node.protocol.Response r) {
+  private void answer(Response r) {
     if (answered.compareAndSet(false, true)) {
       pending.bytesIn = written;
       connection.finishFromWorker(pending, r, this);

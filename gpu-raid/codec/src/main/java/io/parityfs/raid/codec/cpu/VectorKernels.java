@@ -3,6 +3,7 @@ package io.parityfs.raid.codec.cpu;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jdk.incubator.vector.ByteVector;
@@ -64,7 +65,7 @@ final class VectorKernels extends CpuKernels {
       try {
         MethodHandles.Lookup l = MethodHandles.publicLookup();
         Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
-        MethodHandle ofBuffer = l.findStatic(segment, "ofBuffer", MethodType.methodType(segment, java.nio.Buffer.class))
+        MethodHandle ofBuffer = l.findStatic(segment, "ofBuffer", MethodType.methodType(segment, Buffer.class))
             .asType(MethodType.methodType(segment, ByteBuffer.class));
         MethodHandle from = l.findStatic(ByteVector.class, "fromMemorySegment",
             MethodType.methodType(ByteVector.class, VectorSpecies.class, segment, long.class, ByteOrder.class));

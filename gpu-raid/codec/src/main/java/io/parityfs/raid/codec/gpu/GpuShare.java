@@ -1,6 +1,7 @@
 package io.parityfs.raid.codec.gpu;
 
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * How much of the GPU the parity codec may occupy, so that the tenant's training or inference
@@ -107,7 +108,7 @@ public final class GpuShare {
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(
+    return Objects.hash(
         fraction, burstFraction, memoryCap, streams, threadsPerBlock, stagingThreads);
   }
 

@@ -1,5 +1,6 @@
 package io.parityfs.raid.codec.gpu;
 
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -67,7 +68,7 @@ final class StagingCopier implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         failure = failure != null ? failure : new IllegalStateException("interrupted while staging", e);
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         if (failure == null) {
           failure = e.getCause() instanceof RuntimeException r
               ? r : new IllegalStateException("staging copy failed", e.getCause());

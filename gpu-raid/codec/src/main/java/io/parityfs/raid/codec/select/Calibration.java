@@ -4,6 +4,7 @@ import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.ParityCodec;
 import java.nio.ByteBuffer;
 import java.util.Random;
+import java.util.function.LongSupplier;
 
 /**
  * The start-up check of a GPU codec against the CPU codec: the self-check (encode a batch,
@@ -19,7 +20,7 @@ final class Calibration {
   private final ByteBuffer[][] data;
   private final ByteBuffer[][] parity;
   private final int shardBytes;
-  private final java.util.function.LongSupplier clock;
+  private final LongSupplier clock;
 
   /** Timings of one calibration; bytes per second count data bytes. */
   record Timing(long cpuNanos, long gpuNanos, double cpuBytesPerSecond, double gpuBytesPerSecond) {
@@ -34,7 +35,7 @@ final class Calibration {
 
   /** With the clock the timings read (nanoseconds; tests give a virtual one). */
   Calibration(CodecGeometry geometry, int stripes, int shardBytes,
-      java.util.function.LongSupplier clock) {
+      LongSupplier clock) {
     this.clock = clock;
     this.geometry = geometry;
     this.shardBytes = shardBytes;

@@ -8,8 +8,10 @@ import io.parityfs.raid.codec.gpu.GpuParityCodec;
 import io.parityfs.raid.codec.gpu.GpuShare;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * Creates the {@link ParityCodec} for each geometry a node uses, on the configured
@@ -41,7 +43,7 @@ public final class ParityCodecFactory implements AutoCloseable {
   private final int calibrationStripes;
   private final int calibrationShardBytes;
   private final Function<CodecGeometry, ParityCodec> cpuSource;
-  private final java.util.function.LongSupplier clock;
+  private final LongSupplier clock;
   private final GpuCodecSource configuredGpuSource;
   private final GpuCodecSource gpuSource;
   private final Map<CodecGeometry, Choice> choices = new ConcurrentHashMap<>();
@@ -244,7 +246,7 @@ public final class ParityCodecFactory implements AutoCloseable {
     private int calibrationShardBytes = 64 * 1024;
     private Function<CodecGeometry, ParityCodec> cpuSource = CpuParityCodec::create;
     private GpuCodecSource gpuSource;
-    private java.util.function.LongSupplier clock = System::nanoTime;
+    private LongSupplier clock = System::nanoTime;
 
     private Builder() {}
 
@@ -293,8 +295,8 @@ public final class ParityCodecFactory implements AutoCloseable {
     }
 
     /** Tests: the calibration's clock in nanoseconds (default {@link System#nanoTime}). */
-    Builder clock(java.util.function.LongSupplier nanos) {
-      this.clock = java.util.Objects.requireNonNull(nanos, "clock");
+    Builder clock(LongSupplier nanos) {
+      this.clock = Objects.requireNonNull(nanos, "clock");
       return this;
     }
 

@@ -8,7 +8,9 @@ import io.parityfs.raid.codec.gpu.GpuShare;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 
 /**
@@ -63,7 +65,7 @@ final class EqualityCheck {
   /** 1470, or 1.01e19 for counts beyond a million. */
   static String count(BigInteger n) {
     return n.bitLength() <= 20 ? n.toString()
-        : String.format(java.util.Locale.ROOT, "%.3g", n.doubleValue());
+        : String.format(Locale.ROOT, "%.3g", n.doubleValue());
   }
 
   /** The first few mismatches in words, and how many there were. */
@@ -116,8 +118,8 @@ final class EqualityCheck {
         for (int i = 0; i < g.shards(); i++) {
           orig[s][i] = window(LENGTHS[s], (s + i) % 2 == 0, rnd);
         }
-        cpu.encode(java.util.Arrays.copyOfRange(orig[s], 0, g.k()),
-            java.util.Arrays.copyOfRange(orig[s], g.k(), g.shards()));
+        cpu.encode(Arrays.copyOfRange(orig[s], 0, g.k()),
+            Arrays.copyOfRange(orig[s], g.k(), g.shards()));
       }
       String step = "encodeBatch";
       try {
@@ -126,7 +128,7 @@ final class EqualityCheck {
           ByteBuffer[][] data = new ByteBuffer[n][];
           ByteBuffer[][] parity = new ByteBuffer[n][g.m()];
           for (int s = 0; s < n; s++) {
-            data[s] = java.util.Arrays.copyOfRange(orig[s], 0, g.k());
+            data[s] = Arrays.copyOfRange(orig[s], 0, g.k());
             for (int r = 0; r < g.m(); r++) {
               parity[s][r] = window(LENGTHS[s], (s + r) % 2 == 1, rnd);
             }
@@ -167,7 +169,7 @@ final class EqualityCheck {
           gpu.reconstructBatch(shards, targets);
           for (int s = 0; s < SWEEP_STRIPES; s++) {
             for (int t : targets) {
-              compare("rebuild of shards " + java.util.Arrays.toString(targets) + " stripe " + s
+              compare("rebuild of shards " + Arrays.toString(targets) + " stripe " + s
                   + " shard " + t, orig[s][t], scratch[s][t], bad);
             }
           }
