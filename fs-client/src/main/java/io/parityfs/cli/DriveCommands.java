@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -288,18 +289,6 @@ final class DriveCommands {
     line.update(kind + slots, done, total, rate, eta, state);
   }
 
-  /** Default poll period: 1 s on a terminal, 5 s otherwise. */
-  static double interval(Session s, Double asked) {
-    if (asked != null) {
-      if (asked <= 0 || asked > 3600) {
-        throw new IllegalArgumentException("--interval (" + asked + ") must be in (0, 3600]"
-            + " seconds");
-      }
-      return asked;
-    }
-    return s.terminal() ? 1 : 5;
-  }
-
   /** {@code drives TARGET}. */
   @Command(name = "drives", description = "The RAID array of a target: state, each drive slot"
       + " (ONLINE, FAILED, MISSING, REBUILDING, SPARE) and running tasks.")
@@ -387,18 +376,14 @@ final class DriveCommands {
     @Option(names = "--force", description = "take a drive that is not blank")
     boolean force;
 
-    @Option(names = "--watch", description = "then follow the rebuild until it ends")
-    boolean watch;
-
-    @Option(names = "--interval", paramLabel = "<seconds>", description = "poll period of"
-        + " --watch (default 1 on a terminal, 5 otherwise)")
-    Double interval;
+    @Mixin
+    WatchOptions watching;
 
     @Override
     void run(Session s) throws CliException {
       each(s, target, () -> {
         NodeTarget t = NodeTarget.resolve(s, target);
-        double period = interval(s, interval);
+        double period = watching.period(s);
         NodeAdminClient nodes = s.client().nodes().admin();
         TargetStatus e = AdminCodec.decode(nodes.replaceDrive(t.address(), t.id(), slot, path,
             force ? ReplaceDriveRequest.FORCE : 0), TargetStatus.class);
@@ -409,7 +394,7 @@ final class DriveCommands {
               + path + "; array " + e.state());
           printArray(s.out(), e, null);
         }
-        if (watch && watch(s, t, "rebuild", period, false, slot) != ExitStatus.OK) {
+        if (watching.watch && watch(s, t, "rebuild", period, false, slot) != ExitStatus.OK) {
           throw new CliException(ExitStatus.FAILED, t.info().id(),
               "REBUILD_FAILED: the rebuild did not complete");
         }
@@ -427,8 +412,8 @@ final class DriveCommands {
     @Parameters(paramLabel = "TARGET")
     String target;
 
-    @Option(names = "--watch", description = "follow until every rebuild ended")
-    boolean watch;
+    @Mixin
+    WatchOptions watching;
 
     @Option(names = "--stop", description = "stop the rebuilds (of --slot, else all)")
     boolean stop;
@@ -436,21 +421,17 @@ final class DriveCommands {
     @Option(names = "--slot", paramLabel = "<n>", description = "the slot --stop applies to")
     Integer slot;
 
-    @Option(names = "--interval", paramLabel = "<seconds>", description = "poll period of"
-        + " --watch (default 1 on a terminal, 5 otherwise)")
-    Double interval;
-
     @Override
     void run(Session s) throws CliException {
       each(s, target, () -> {
         NodeTarget t = NodeTarget.resolve(s, target);
-        double period = interval(s, interval);
+        double period = watching.period(s);
         if (stop) {
           printReply(s, arrayTask(s, t, Opcode.STOP_REBUILD,
               slot == null ? ArrayTaskRequest.ALL_SLOTS : slot));
           return;
         }
-        if (watch) {
+        if (watching.watch) {
           if (watch(s, t, "rebuild", period, false, null) != ExitStatus.OK) {
             throw new CliException(ExitStatus.FAILED, t.info().id(),
                 "REBUILD_FAILED: a rebuild ended STOPPED or FAILED");
@@ -469,8 +450,8 @@ final class DriveCommands {
     @Parameters(paramLabel = "TARGET")
     String target;
 
-    @Option(names = "--watch", description = "follow until the scrub ends")
-    boolean watch;
+    @Mixin
+    WatchOptions watching;
 
     @Option(names = "--stop", description = "stop a running scrub")
     boolean stop;
@@ -478,26 +459,22 @@ final class DriveCommands {
     @Option(names = "--status", description = "show the scrub's progress; start nothing")
     boolean status;
 
-    @Option(names = "--interval", paramLabel = "<seconds>", description = "poll period of"
-        + " --watch (default 1 on a terminal, 5 otherwise)")
-    Double interval;
-
     @Override
     void run(Session s) throws CliException {
       each(s, target, () -> {
         NodeTarget t = NodeTarget.resolve(s, target);
-        double period = interval(s, interval);
+        double period = watching.period(s);
         boolean started = false;
         if (!status) {
           Opcode op = stop ? Opcode.STOP_SCRUB : Opcode.START_SCRUB;
           TaskReply r = arrayTask(s, t, op, ArrayTaskRequest.ALL_SLOTS);
           started = !stop;
-          if (!watch) {
+          if (!watching.watch) {
             printReply(s, r);
             return;
           }
         }
-        if (watch) {
+        if (watching.watch) {
           if (watch(s, t, "scrub", period, started, null) != ExitStatus.OK) {
             throw new CliException(ExitStatus.FAILED, t.info().id(),
                 "SCRUB_FAILED: the scrub did not complete");
