@@ -1,6 +1,5 @@
 package io.parityfs.raid.bench;
 
-import io.parityfs.raid.array.ArrayConfig;
 import io.parityfs.raid.array.ArrayLabels;
 import io.parityfs.raid.array.AssembledArray;
 import io.parityfs.raid.array.BackgroundThrottle;
@@ -8,6 +7,7 @@ import io.parityfs.raid.array.ObjectStore;
 import io.parityfs.raid.array.RebuildProgress;
 import io.parityfs.raid.array.Rebuilder;
 import io.parityfs.raid.array.StoreOptions;
+import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.raid.report.BenchmarkJson;

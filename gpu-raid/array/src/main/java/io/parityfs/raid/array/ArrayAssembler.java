@@ -1,5 +1,9 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.LabelFile;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DriveLabel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

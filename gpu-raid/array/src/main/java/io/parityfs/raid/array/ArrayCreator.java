@@ -1,5 +1,12 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.DrivePaths;
+import io.parityfs.raid.array.drive.LabelFile;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DriveLabel;
+import io.parityfs.raid.array.format.DriveRole;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -1,5 +1,7 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.format.DrivePlacement;
 import java.util.Comparator;
 import java.util.function.ToLongFunction;
 

@@ -1,5 +1,8 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.LabelFile;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.DriveLabel;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;

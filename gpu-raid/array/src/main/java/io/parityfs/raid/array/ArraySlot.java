@@ -1,5 +1,7 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.format.DriveLabel;
 import java.nio.file.Path;
 import java.util.Optional;
 

@@ -1,5 +1,9 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.DriveLabel;
+import io.parityfs.raid.array.format.DriveRole;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.format.ObjectManifest;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,5 +1,10 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.ObjectManifest;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;

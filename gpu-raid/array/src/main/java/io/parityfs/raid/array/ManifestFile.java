@@ -1,5 +1,13 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveFile;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.ManifestDecoder;
+import io.parityfs.raid.array.format.ManifestEncoder;
+import io.parityfs.raid.array.format.ManifestFormat;
+import io.parityfs.raid.array.format.ObjectManifest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

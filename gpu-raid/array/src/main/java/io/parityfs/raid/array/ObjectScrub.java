@@ -1,5 +1,10 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.format.ObjectLayout;
+import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.format.ShardHeader;
 import io.parityfs.raid.codec.ParityCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,16 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DrivePlacement;
+import io.parityfs.raid.array.format.ObjectLayout;
+import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.format.ShardFormat;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.Closeable;

@@ -1,5 +1,11 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveLocks;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.Closeable;
 import java.io.IOException;

@@ -1,6 +1,11 @@
 package io.parityfs.raid.array;
 
 import io.parityfs.raid.array.RebuildProgress.State;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.ObjectManifest;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.format.ArrayException;
 import java.nio.file.Path;
 
 /**

@@ -1,5 +1,8 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.format.DrivePlacement;
+import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.format.ShardFormat;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,13 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveFile;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.CellChecksums;
+import io.parityfs.raid.array.format.ShardFormat;
+import io.parityfs.raid.array.format.ShardHeader;
+import io.parityfs.raid.array.format.ShardHeaderDecoder;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;

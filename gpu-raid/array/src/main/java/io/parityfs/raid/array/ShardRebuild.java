@@ -1,5 +1,13 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.ObjectLayout;
+import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.format.ShardHeader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;

@@ -1,5 +1,11 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveFile;
+import io.parityfs.raid.array.format.CellChecksums;
+import io.parityfs.raid.array.format.ShardFormat;
+import io.parityfs.raid.array.format.ShardHeader;
+import io.parityfs.raid.array.format.ShardHeaderEncoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

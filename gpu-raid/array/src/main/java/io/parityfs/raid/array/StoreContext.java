@@ -1,5 +1,12 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DrivePlacement;
+import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.ParityCodec;
 import java.io.IOException;
 import java.io.InterruptedIOException;

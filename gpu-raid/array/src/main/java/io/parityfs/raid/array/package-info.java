@@ -12,5 +12,11 @@
  * ManifestCatalog} the manifests, {@code ObjectWriter} and {@code RangeRead} the data path,
  * {@code ObjectDelete} and {@code GarbageCollector} the removal of files, {@link
  * io.parityfs.raid.array.Rebuilder} and {@link io.parityfs.raid.array.Scrubber} the repair.
+ *
+ * <p>Below this package: {@link io.parityfs.raid.array.format} (configuration, protection,
+ * layout, the on-disk encodings of labels, manifests and shard headers, and the error type) and
+ * {@link io.parityfs.raid.array.drive} (the drive I/O seam, the I/O engine, drive locks and label
+ * files), on format. This package holds the shard and manifest files, the objects, assembly,
+ * rebuild and scrub.
  */
 package io.parityfs.raid.array;

@@ -6,6 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.drive.LabelFile;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayConfigTest;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DriveLabel;
+import io.parityfs.raid.array.format.DriveRole;
+import io.parityfs.raid.array.format.LabelEncoder;
+import io.parityfs.raid.array.format.LabelFormat;
+import io.parityfs.raid.array.format.Labels;
 import io.parityfs.raid.codec.CodecGeometry;
 import java.io.IOException;
 import java.nio.file.Files;

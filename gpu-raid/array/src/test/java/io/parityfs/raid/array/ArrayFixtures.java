@@ -1,5 +1,9 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import java.io.IOException;

@@ -1,15 +1,17 @@
 package io.parityfs.raid.array;
 
-import static io.parityfs.raid.array.DriveState.FAILED;
-import static io.parityfs.raid.array.DriveState.MISSING;
-import static io.parityfs.raid.array.DriveState.ONLINE;
-import static io.parityfs.raid.array.DriveState.REBUILDING;
-import static io.parityfs.raid.array.DriveState.SPARE;
+import static io.parityfs.raid.array.drive.DriveState.FAILED;
+import static io.parityfs.raid.array.drive.DriveState.MISSING;
+import static io.parityfs.raid.array.drive.DriveState.ONLINE;
+import static io.parityfs.raid.array.drive.DriveState.REBUILDING;
+import static io.parityfs.raid.array.drive.DriveState.SPARE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.format.DrivePlacement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -5,6 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.drive.LabelFile;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayConfigTest;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DriveLabel;
+import io.parityfs.raid.array.format.DriveRole;
+import io.parityfs.raid.array.format.LabelDecoder;
+import io.parityfs.raid.array.format.LabelEncoder;
+import io.parityfs.raid.array.format.Labels;
+import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.CodecGeometry;
 import java.io.IOException;
 import java.io.InputStream;

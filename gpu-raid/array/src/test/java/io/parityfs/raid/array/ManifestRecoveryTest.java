@@ -9,8 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.raid.array.Fault.Op;
-import io.parityfs.raid.array.FaultyDrive.CrashModel;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.Fault.Op;
+import io.parityfs.raid.array.drive.Fault;
+import io.parityfs.raid.array.drive.FaultyDrive.CrashModel;
+import io.parityfs.raid.array.drive.FaultyDrive;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.drive.SimulatedCrash;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;

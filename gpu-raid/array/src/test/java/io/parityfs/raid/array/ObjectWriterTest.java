@@ -9,7 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.raid.array.Fault.Op;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.Fault.Op;
+import io.parityfs.raid.array.drive.Fault;
+import io.parityfs.raid.array.drive.FaultyDrive;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DrivePlacement;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import java.io.EOFException;

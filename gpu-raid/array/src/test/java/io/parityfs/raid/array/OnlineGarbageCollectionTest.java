@@ -9,7 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.raid.array.Fault.Op;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.Fault.Op;
+import io.parityfs.raid.array.drive.Fault;
+import io.parityfs.raid.array.drive.FaultyDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.ByteArrayInputStream;

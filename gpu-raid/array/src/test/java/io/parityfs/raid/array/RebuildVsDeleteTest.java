@@ -9,8 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.parityfs.raid.array.Fault.Gate;
-import io.parityfs.raid.array.Fault.Op;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.Fault.Gate;
+import io.parityfs.raid.array.drive.Fault.Op;
+import io.parityfs.raid.array.drive.Fault;
+import io.parityfs.raid.array.drive.FaultyDrive;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ObjectManifest;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -10,6 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.IOException;
