@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.assembly.ArrayLabels;
+import io.parityfs.raid.array.assembly.ArrayState;
 import io.parityfs.raid.array.drive.Drive;
 import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.drive.Fault.Gate;
@@ -16,6 +18,9 @@ import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.DrivePlacement;
 import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.object.ObjectFiles;
+import io.parityfs.raid.array.object.StoreOptions;
+import io.parityfs.raid.array.repair.RebuildProgress;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.testkit.Eventually;

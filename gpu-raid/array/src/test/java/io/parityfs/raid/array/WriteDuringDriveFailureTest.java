@@ -1,10 +1,10 @@
 package io.parityfs.raid.array;
 
-import static io.parityfs.raid.array.ArrayFixtures.CELL;
-import static io.parityfs.raid.array.ArrayFixtures.codec;
-import static io.parityfs.raid.array.ArrayFixtures.config;
-import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
-import static io.parityfs.raid.array.ArrayFixtures.random;
+import static io.parityfs.raid.array.object.ArrayFixtures.CELL;
+import static io.parityfs.raid.array.object.ArrayFixtures.codec;
+import static io.parityfs.raid.array.object.ArrayFixtures.config;
+import static io.parityfs.raid.array.object.ArrayFixtures.fileDrives;
+import static io.parityfs.raid.array.object.ArrayFixtures.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,6 +17,11 @@ import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.object.ArrayFixtures;
+import io.parityfs.raid.array.object.ObjectFiles;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ObjectWriter;
+import io.parityfs.raid.array.object.StoreOptions;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.IOException;
@@ -46,7 +51,7 @@ class WriteDuringDriveFailureTest {
 
   private ObjectStore store(String name) throws IOException {
     ArrayConfig c = config("raid6:4+2");
-    return new ObjectStore(c, fileDrives(ArrayFixtures.dirs(root, name, 7)), codec(c), OPTIONS);
+    return ArrayFixtures.store(c, fileDrives(ArrayFixtures.dirs(root, name, 7)), codec(c), OPTIONS);
   }
 
   private static byte[] read(ObjectStore s, long id, int length) throws IOException {

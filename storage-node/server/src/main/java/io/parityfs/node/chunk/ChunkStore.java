@@ -3,12 +3,12 @@ package io.parityfs.node.chunk;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
-import io.parityfs.raid.array.ObjectStore;
-import io.parityfs.raid.array.ObjectWriter;
 import io.parityfs.raid.array.RaidArray;
 import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ObjectWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -60,7 +60,7 @@ public final class ChunkStore {
     this.array = array;
     this.objects = array.store();
     List<java.nio.file.Path> drives = new ArrayList<>();
-    for (io.parityfs.raid.array.ArraySlot s : array.labels().slots()) {
+    for (io.parityfs.raid.array.assembly.ArraySlot s : array.labels().slots()) {
       if (s.drive() != null) {
         drives.add(s.drive());
       }

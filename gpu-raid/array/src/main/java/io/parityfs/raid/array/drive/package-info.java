@@ -9,7 +9,7 @@
  * io.parityfs.raid.array.drive.LabelFile} reads and writes a drive's label atomically; {@link
  * io.parityfs.raid.array.drive.DriveState} is what the array says of a slot's drive.
  *
- * <p>Depends only on {@link io.parityfs.raid.array.format}; the array's root package (objects,
- * assembly, rebuild, scrub) builds on it.
+ * <p>Depends only on {@link io.parityfs.raid.array.format}; assembly, objects and repair build
+ * on it.
  */
 package io.parityfs.raid.array.drive;

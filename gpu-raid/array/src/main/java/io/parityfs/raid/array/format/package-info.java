@@ -14,7 +14,8 @@
  * every layer throws lives here too ({@link io.parityfs.raid.array.format.ArrayException} with
  * its {@link io.parityfs.raid.array.format.ArrayError}).
  *
- * <p>Pure values and byte encodings: no file I/O (the drive package reads and writes labels,
- * the array's root package shard and manifest files). Depends on nothing else of the array.
+ * <p>Pure values and byte encodings: no file I/O ({@link io.parityfs.raid.array.drive} reads and
+ * writes labels, {@link io.parityfs.raid.array.object} shard and manifest files). Depends on
+ * nothing else of the array.
  */
 package io.parityfs.raid.array.format;
