@@ -11,6 +11,8 @@ import io.parityfs.raid.array.drive.DriveQueues;
 import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.drive.FileDrive;
 import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.object.BackgroundThrottle;
 import io.parityfs.raid.array.object.ObjectStore;
 import io.parityfs.raid.array.object.StoreOptions;
 import io.parityfs.raid.array.repair.GarbageSchedule;

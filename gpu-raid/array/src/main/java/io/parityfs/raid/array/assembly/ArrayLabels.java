@@ -1,5 +1,6 @@
 package io.parityfs.raid.array.assembly;
 
+import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.drive.LabelFile;
 import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.DriveLabel;
@@ -107,7 +108,7 @@ public final class ArrayLabels {
    * MISSING slot is failed in a generation of its own first). The new drive is labelled after
    * every other present drive, and every label it carries says rebuilding, so it is never taken as
    * holding trusted data; see docs/array.md ("Rebuild"). Next: attach it to the object store,
-   * rebuild ({@link Rebuilder}), then {@link #finishRebuild}.
+   * rebuild ({@code Rebuilder}), then {@link #finishRebuild}.
    *
    * @param force reuse a drive that carries a label or holds files (its files are kept)
    * @return the array at the new generation
@@ -142,7 +143,7 @@ public final class ArrayLabels {
   /**
    * Ends the rebuild of slot {@code slot} (its rebuilding bit is cleared, the array moves to the
    * next generation): the slot is ONLINE. Call it only once every live object's shard on the
-   * slot is durable ({@link Rebuilder} finished with nothing left to do).
+   * slot is durable ({@code Rebuilder} finished with nothing left to do).
    *
    * @return the array at the new generation
    * @throws IllegalArgumentException when the slot is not REBUILDING

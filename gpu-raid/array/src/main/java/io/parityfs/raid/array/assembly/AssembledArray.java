@@ -3,6 +3,7 @@ package io.parityfs.raid.array.assembly;
 import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.DriveLabel;
+import io.parityfs.raid.array.format.DrivePlacement;
 import io.parityfs.raid.array.format.DriveRole;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -29,7 +29,7 @@ public enum ArrayError {
   /** A drive's label could not be read or written (permissions, I/O error). */
   IO_ERROR,
   /**
-   * A drive is in use by another open array: its lock file ({@link DriveLocks}) is held by
+   * A drive is in use by another open array: its lock file ({@code DriveLocks}) is held by
    * another process, or by another array open in this one.
    */
   DRIVE_IN_USE,
@@ -51,7 +51,7 @@ public enum ArrayError {
   CORRUPT_MANIFEST,
   /**
    * An operation on a drive's files failed in the device or its file system (EIO, the device
-   * vanished): the array marks the drive FAILED. A full drive is {@link #NO_SPACE} instead. See {@link Drive#isDriveFailure}.
+   * vanished): the array marks the drive FAILED. A full drive is {@link #NO_SPACE} instead. See {@code Drive.isDriveFailure}.
    */
   DRIVE_IO,
   /** No committed version of the object exists (never written, or deleted). */
@@ -63,7 +63,7 @@ public enum ArrayError {
    */
   OBJECT_LOST,
   /**
-   * A read of a given version ({@link ObjectStore#read(long, long, long, java.nio.ByteBuffer)})
+   * A read of a given version ({@code ObjectStore.read(long, long, long, ByteBuffer)})
    * found that version no longer committed: a newer version replaced it or the object was
    * deleted. Nothing was returned; the caller starts over on the current version.
    */

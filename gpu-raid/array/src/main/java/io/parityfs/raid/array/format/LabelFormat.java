@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * The on-disk drive label, format version 1: a 128-byte big-endian record in the file {@value
  * #FILE_NAME} at the root of the drive directory. {@link LabelEncoder} writes it, {@link
- * LabelDecoder} reads it, {@link LabelFile} stores it crash-safely.
+ * LabelDecoder} reads it, {@code LabelFile} stores it crash-safely.
  *
  * <pre>
  * offset size field

@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The on-disk object manifest, format version 1: the commit point of one object version. It is
  * written, after every shard of the version is published, on each drive of the version's
- * placement, under the name {@link ObjectFiles#manifest}; a version exists once its manifest is
- * durable. {@link ManifestEncoder} writes it, {@link ManifestDecoder} reads it, {@link
+ * placement, under the name {@code ObjectFiles.manifest}; a version exists once its manifest is
+ * durable. {@link ManifestEncoder} writes it, {@link ManifestDecoder} reads it, {@code
  * ManifestFile} stores it crash-safely.
  *
  * <p>A big-endian record of {@code 60 + n} bytes, where n is the object's width (k + m, or the

@@ -1,5 +1,6 @@
 package io.parityfs.raid.array.object;
 
+import io.parityfs.raid.array.drive.Drive;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.OptionalLong;

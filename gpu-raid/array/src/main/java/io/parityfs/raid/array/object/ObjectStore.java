@@ -1,5 +1,6 @@
 package io.parityfs.raid.array.object;
 
+import io.parityfs.raid.array.assembly.ArrayLabels;
 import io.parityfs.raid.array.assembly.ArraySlot;
 import io.parityfs.raid.array.assembly.AssembledArray;
 import io.parityfs.raid.array.drive.Drive;
@@ -57,7 +58,7 @@ import java.util.function.IntConsumer;
  *
  * <p><b>Drive failures.</b> An operation that gets {@link ArrayError#DRIVE_IO} from a drive marks
  * its slot failed in this store (in memory: {@link #failedSlots}); that drive is not used again.
- * Making it durable in the labels ({@link ArrayLabels#markFailed}) is the caller's job: {@link
+ * Making it durable in the labels ({@link ArrayLabels#markFailed}) is the caller's job: {@code
  * RaidArray} does it from the store's drive failure listener.
  * Writes leave out unavailable drives while at most m shards (mirror: copies - 1) are left out
  * ({@link ArrayError#NOT_ENOUGH_DRIVES} beyond that).
@@ -74,7 +75,7 @@ import java.util.function.IntConsumer;
  * objects. Writes and deletes of one object must not run concurrently with each other, and
  * {@link #collectGarbage} works one object at a time under the object's writer lock, so it may
  * run alongside writes and rebuilds (it leaves a rebuild's claimed temp files alone); it is meant
- * for right after opening ({@link RaidArray} runs it before resuming rebuilds). {@link
+ * for right after opening ({@code RaidArray} runs it before resuming rebuilds). {@link
  * #collectGarbageOnline} is the pass for a store in use: it skips objects whose lock is held.
  */
 public final class ObjectStore implements Closeable {
@@ -416,7 +417,7 @@ public final class ObjectStore implements Closeable {
   }
 
   /**
-   * A garbage collection pass for an array in use (a long-lived node: {@link RaidArray} runs it
+   * A garbage collection pass for an array in use (a long-lived node: {@code RaidArray} runs it
    * on a schedule): one listing of every live drive, then, one object at a time and only for the
    * objects whose files there look like garbage (a temp file nobody claimed, a tombstone, files of
    * more than one version, shards without a manifest), what {@link #collectGarbage} does for an

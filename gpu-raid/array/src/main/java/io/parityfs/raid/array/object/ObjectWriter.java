@@ -3,6 +3,7 @@ package io.parityfs.raid.array.object;
 import io.parityfs.raid.array.drive.Drive;
 import io.parityfs.raid.array.drive.DriveQueues;
 import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.ObjectLayout;
 import io.parityfs.raid.array.format.ObjectManifest;

@@ -1,6 +1,7 @@
 package io.parityfs.raid.array.object;
 
 import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.format.ArrayError;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.Set;

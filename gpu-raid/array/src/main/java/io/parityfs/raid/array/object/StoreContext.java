@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * placement, the slots and their drives ({@link SlotTracker}) with the failure accounting, the
  * I/O engine (per-drive queues, buffers, cached shard readers, the background throttle), the
  * per-object writer locks with the temp files background work claimed, and the counters. The
- * store's helpers ({@link ObjectWriter}, {@link RangeRead}, {@link ShardRebuild}, {@link
- * ObjectScrub}, {@link Rebuilder}, ...) take this instead of the store, so that none of them
+ * store's helpers ({@link ObjectWriter}, {@link RangeRead}, {@code ShardRebuild}, {@code
+ * ObjectScrub}, {@code Rebuilder}, ...) take this instead of the store, so that none of them
  * calls back into the store's public operations. Thread-safe.
  */
 public final class StoreContext {

@@ -1,16 +1,19 @@
 package io.parityfs.raid.array.repair;
 
 import io.parityfs.raid.array.assembly.ArrayHealth;
+import io.parityfs.raid.array.assembly.ArrayLabels;
 import io.parityfs.raid.array.drive.Drive;
 import io.parityfs.raid.array.drive.DriveQueues;
 import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.object.BackgroundThrottle;
 import io.parityfs.raid.array.object.ManifestCatalog;
 import io.parityfs.raid.array.object.ManifestFile;
 import io.parityfs.raid.array.object.ObjectFiles;
 import io.parityfs.raid.array.object.ObjectStore;
 import io.parityfs.raid.array.object.ShardReader;
+import io.parityfs.raid.array.object.SlotTracker;
 import io.parityfs.raid.array.object.StoreContext;
 import io.parityfs.raid.array.repair.RebuildProgress.State;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.parityfs.raid.array.repair;
 
+import io.parityfs.raid.array.object.ObjectStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,10 +1,13 @@
 package io.parityfs.raid.array.repair;
 
+import io.parityfs.raid.array.drive.Drive;
 import io.parityfs.raid.array.format.DrivePlacement;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.ShardFormat;
+import io.parityfs.raid.array.object.BackgroundThrottle;
 import io.parityfs.raid.array.object.ManifestCatalog;
 import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ShardReader;
 import io.parityfs.raid.array.object.StoreContext;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.parityfs.raid.array.drive;
 
+import io.parityfs.raid.array.format.ArrayException;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
