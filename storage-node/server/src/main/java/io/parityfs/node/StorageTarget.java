@@ -2,12 +2,12 @@ package io.parityfs.node;
 
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.config.TargetConfig;
-import io.parityfs.raid.array.ArraySlot;
-import io.parityfs.raid.array.ArrayState;
-import io.parityfs.raid.array.DriveState;
-import io.parityfs.raid.array.Protection;
 import io.parityfs.raid.array.RaidArray;
-import io.parityfs.raid.array.ScrubSchedule;
+import io.parityfs.raid.array.assembly.ArraySlot;
+import io.parityfs.raid.array.assembly.ArrayState;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.repair.ScrubSchedule;
 import io.parityfs.raid.codec.select.CodecSelection;
 import java.io.IOException;
 import java.nio.file.FileStore;

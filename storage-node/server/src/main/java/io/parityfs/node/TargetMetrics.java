@@ -1,9 +1,9 @@
 package io.parityfs.node;
 
-import io.parityfs.raid.array.ArrayState;
-import io.parityfs.raid.array.DriveState;
-import io.parityfs.raid.array.RebuildProgress;
-import io.parityfs.raid.array.ScrubProgress;
+import io.parityfs.raid.array.assembly.ArrayState;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.repair.RebuildProgress;
+import io.parityfs.raid.array.repair.ScrubProgress;
 import io.parityfs.raid.codec.select.CodecSelection;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;

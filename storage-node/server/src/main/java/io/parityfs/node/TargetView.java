@@ -1,8 +1,8 @@
 package io.parityfs.node;
 
 import io.parityfs.node.chunk.ChunkStore;
-import io.parityfs.raid.array.ArrayState;
 import io.parityfs.raid.array.RaidArray;
+import io.parityfs.raid.array.assembly.ArrayState;
 import io.parityfs.raid.codec.select.CodecSelection;
 import java.util.Optional;
 

@@ -22,7 +22,7 @@ import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.WriteMode;
-import io.parityfs.raid.array.ArrayState;
+import io.parityfs.raid.array.assembly.ArrayState;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.testkit.Eventually;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,6 @@
 package io.parityfs.raid.bench;
 
-import io.parityfs.raid.array.StoreOptions;
+import io.parityfs.raid.array.object.StoreOptions;
 import java.util.Locale;
 
 /**

@@ -1,13 +1,13 @@
 package io.parityfs.raid.bench;
 
-import io.parityfs.raid.array.ArrayConfig;
-import io.parityfs.raid.array.ArrayLabels;
-import io.parityfs.raid.array.AssembledArray;
-import io.parityfs.raid.array.BackgroundThrottle;
-import io.parityfs.raid.array.ObjectStore;
-import io.parityfs.raid.array.RebuildProgress;
-import io.parityfs.raid.array.Rebuilder;
-import io.parityfs.raid.array.StoreOptions;
+import io.parityfs.raid.array.assembly.ArrayLabels;
+import io.parityfs.raid.array.assembly.AssembledArray;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.object.BackgroundThrottle;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.StoreOptions;
+import io.parityfs.raid.array.repair.RebuildProgress;
+import io.parityfs.raid.array.repair.Rebuilder;
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.raid.report.BenchmarkJson;

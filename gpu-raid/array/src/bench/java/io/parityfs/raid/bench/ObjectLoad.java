@@ -1,7 +1,7 @@
 package io.parityfs.raid.bench;
 
-import io.parityfs.raid.array.ObjectStore;
-import io.parityfs.raid.array.ObjectWriter;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ObjectWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;

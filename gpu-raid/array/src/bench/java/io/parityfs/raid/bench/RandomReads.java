@@ -1,6 +1,6 @@
 package io.parityfs.raid.bench;
 
-import io.parityfs.raid.array.ObjectStore;
+import io.parityfs.raid.array.object.ObjectStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

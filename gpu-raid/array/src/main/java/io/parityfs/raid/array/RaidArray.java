@@ -1,5 +1,26 @@
 package io.parityfs.raid.array;
 
+import io.parityfs.raid.array.assembly.ArrayHealth;
+import io.parityfs.raid.array.assembly.ArrayLabels;
+import io.parityfs.raid.array.assembly.ArraySlot;
+import io.parityfs.raid.array.assembly.ArrayState;
+import io.parityfs.raid.array.assembly.AssembledArray;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveLocks;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.object.BackgroundThrottle;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.StoreOptions;
+import io.parityfs.raid.array.repair.GarbageSchedule;
+import io.parityfs.raid.array.repair.RebuildProgress;
+import io.parityfs.raid.array.repair.Rebuilder;
+import io.parityfs.raid.array.repair.ScrubReport;
+import io.parityfs.raid.array.repair.ScrubSchedule;
+import io.parityfs.raid.array.repair.Scrubber;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.Closeable;
 import java.io.IOException;

@@ -5,6 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.assembly.ArrayState;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.object.BackgroundThrottle;
+import io.parityfs.raid.array.object.StoreOptions;
+import io.parityfs.raid.array.repair.RebuildProgress;
+import io.parityfs.raid.array.repair.Rebuilder;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.testkit.Eventually;

@@ -1,14 +1,26 @@
 package io.parityfs.raid.array;
 
-import static io.parityfs.raid.array.ArrayFixtures.CELL;
-import static io.parityfs.raid.array.ArrayFixtures.codec;
-import static io.parityfs.raid.array.ArrayFixtures.config;
-import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
-import static io.parityfs.raid.array.ArrayFixtures.random;
+import static io.parityfs.raid.array.object.ArrayFixtures.CELL;
+import static io.parityfs.raid.array.object.ArrayFixtures.codec;
+import static io.parityfs.raid.array.object.ArrayFixtures.config;
+import static io.parityfs.raid.array.object.ArrayFixtures.fileDrives;
+import static io.parityfs.raid.array.object.ArrayFixtures.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.assembly.ArrayState;
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.object.ArrayFixtures;
+import io.parityfs.raid.array.object.ObjectFiles;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ObjectWriter;
+import io.parityfs.raid.array.object.StoreOptions;
+import io.parityfs.raid.array.repair.RebuildProgress;
+import io.parityfs.raid.array.repair.Rebuilder;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.testkit.Eventually;
@@ -83,7 +95,7 @@ class RebuildWithWritesInFlightTest {
     Path fresh = Files.createDirectories(root.resolve("fresh"));
     byte[] old = random(6 * CELL, 1);
     byte[] data = random(9 * CELL + 321, 2);
-    try (ObjectStore s = new ObjectStore(c, fileDrives(ArrayFixtures.dirs(root, "a", 7)),
+    try (ObjectStore s = ArrayFixtures.store(c, fileDrives(ArrayFixtures.dirs(root, "a", 7)),
         codec(c), OPTIONS)) {
       int[] slots = s.placement().drivesFor(ID);
       int victim = slots[2];
@@ -121,7 +133,7 @@ class RebuildWithWritesInFlightTest {
     ArrayConfig c = config("raid6:4+2");
     Path fresh = Files.createDirectories(root.resolve("fresh"));
     byte[] data = random(3 * CELL, 3);
-    try (ObjectStore s = new ObjectStore(c, fileDrives(ArrayFixtures.dirs(root, "w", 7)),
+    try (ObjectStore s = ArrayFixtures.store(c, fileDrives(ArrayFixtures.dirs(root, "w", 7)),
         codec(c), OPTIONS)) {
       int victim = s.placement().drivesFor(ID)[0];
       s.detachDrive(victim);

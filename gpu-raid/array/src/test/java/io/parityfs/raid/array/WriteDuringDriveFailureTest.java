@@ -1,15 +1,27 @@
 package io.parityfs.raid.array;
 
-import static io.parityfs.raid.array.ArrayFixtures.CELL;
-import static io.parityfs.raid.array.ArrayFixtures.codec;
-import static io.parityfs.raid.array.ArrayFixtures.config;
-import static io.parityfs.raid.array.ArrayFixtures.fileDrives;
-import static io.parityfs.raid.array.ArrayFixtures.random;
+import static io.parityfs.raid.array.object.ArrayFixtures.CELL;
+import static io.parityfs.raid.array.object.ArrayFixtures.codec;
+import static io.parityfs.raid.array.object.ArrayFixtures.config;
+import static io.parityfs.raid.array.object.ArrayFixtures.fileDrives;
+import static io.parityfs.raid.array.object.ArrayFixtures.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveState;
+import io.parityfs.raid.array.drive.FileDrive;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.object.ArrayFixtures;
+import io.parityfs.raid.array.object.ObjectFiles;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ObjectWriter;
+import io.parityfs.raid.array.object.StoreOptions;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.IOException;
@@ -39,7 +51,7 @@ class WriteDuringDriveFailureTest {
 
   private ObjectStore store(String name) throws IOException {
     ArrayConfig c = config("raid6:4+2");
-    return new ObjectStore(c, fileDrives(ArrayFixtures.dirs(root, name, 7)), codec(c), OPTIONS);
+    return ArrayFixtures.store(c, fileDrives(ArrayFixtures.dirs(root, name, 7)), codec(c), OPTIONS);
   }
 
   private static byte[] read(ObjectStore s, long id, int length) throws IOException {

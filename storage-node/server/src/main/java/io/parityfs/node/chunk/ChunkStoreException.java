@@ -2,8 +2,8 @@ package io.parityfs.node.chunk;
 
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.Status;
-import io.parityfs.raid.array.ArrayError;
-import io.parityfs.raid.array.ArrayException;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
 import java.io.IOException;
 
 /**

@@ -1,7 +1,7 @@
 package io.parityfs.node.chunk;
 
 import io.parityfs.node.protocol.ChunkId;
-import io.parityfs.raid.array.ObjectWriter;
+import io.parityfs.raid.array.object.ObjectWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;

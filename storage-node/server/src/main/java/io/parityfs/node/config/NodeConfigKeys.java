@@ -1,8 +1,8 @@
 package io.parityfs.node.config;
 
 import io.parityfs.meta.Layout;
-import io.parityfs.raid.array.ArrayConfig;
-import io.parityfs.raid.array.Protection;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.select.CodecBackend;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.parityfs.node.config;
 
 import io.parityfs.meta.Layout;
-import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.codec.select.CodecBackend;
 import java.nio.file.Path;
 import java.time.Duration;

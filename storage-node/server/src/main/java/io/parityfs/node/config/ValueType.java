@@ -1,6 +1,6 @@
 package io.parityfs.node.config;
 
-import io.parityfs.raid.array.Protection;
+import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.select.CodecBackend;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.parityfs.node.net;
 
 import io.parityfs.node.chunk.ChunkStoreException;
 import io.parityfs.node.protocol.Status;
-import io.parityfs.raid.array.ArrayException;
+import io.parityfs.raid.array.format.ArrayException;
 import java.io.IOException;
 
 /** The wire status of a failure on the node: what every request is answered with. */

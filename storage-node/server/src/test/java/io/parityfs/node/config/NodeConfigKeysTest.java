@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.node.config.NodeConfigKeys.Key;
-import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.raid.array.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.select.CodecBackend;
 import java.io.IOException;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.parityfs.node.chunk.ChunkStoreException;
 import io.parityfs.node.protocol.Status;
-import io.parityfs.raid.array.ArrayError;
-import io.parityfs.raid.array.ArrayException;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 

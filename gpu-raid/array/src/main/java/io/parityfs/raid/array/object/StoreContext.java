@@ -1,0 +1,269 @@
+package io.parityfs.raid.array.object;
+
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.drive.DriveQueues;
+import io.parityfs.raid.array.format.ArrayConfig;
+import io.parityfs.raid.array.format.ArrayError;
+import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.DrivePlacement;
+import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.codec.ParityCodec;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the parts of one {@link ObjectStore} share: the array's configuration, codec and
+ * placement, the slots and their drives ({@link SlotTracker}) with the failure accounting, the
+ * I/O engine (per-drive queues, buffers, cached shard readers, the background throttle), the
+ * per-object writer locks with the temp files background work claimed, and the counters. The
+ * store's helpers ({@link ObjectWriter}, {@link RangeRead}, {@code ShardRebuild}, {@code
+ * ObjectScrub}, {@code Rebuilder}, ...) take this instead of the store, so that none of them
+ * calls back into the store's public operations. Thread-safe.
+ */
+public final class StoreContext {
+  private final ArrayConfig config;
+  private final ParityCodec codec;
+  private final DrivePlacement placement;
+  private final StoreOptions options;
+  private final DriveQueues queues;
+  private final BufferPool buffers;
+  private final ShardReaderCache readerCache = new ShardReaderCache(1024);
+  private final SlotTracker slots;
+  private final ObjectLocks locks = new ObjectLocks();
+  /**
+   * Temp files that background work (a rebuild) is writing outside the object's lock, by path:
+   * deletes and garbage collection leave them to their owner, which deletes or publishes them
+   * itself.
+   */
+  private final Set<String> claimedTemps = ConcurrentHashMap.newKeySet();
+  private final AtomicLong cellsRepaired = new AtomicLong();
+  private final AtomicLong degradedReads = new AtomicLong();
+  private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
+
+  /**
+   * The context of a store over {@code drives}, indexed by data slot ({@code null}: slot failed
+   * or missing), protected as {@code config} says; {@code codec} computes the parity (null for a
+   * mirror).
+   */
+  StoreContext(ArrayConfig config, Drive[] drives, ParityCodec codec, StoreOptions options) {
+    if (config.protection() instanceof Protection.Parity p) {
+      if (codec == null || !codec.geometry().equals(p.geometry())) {
+        throw new IllegalArgumentException("codec (" + (codec == null ? null : codec.geometry())
+            + ") must be for " + p.geometry());
+      }
+    }
+    this.config = config;
+    this.codec = codec;
+    this.placement = DrivePlacement.of(drives.length, config.protection().width());
+    this.slots = new SlotTracker(drives, readerCache);
+    this.options = Objects.requireNonNull(options, "options");
+    this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
+    this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
+        Math.min(512, 4 * drives.length * options.threadsPerDrive()));
+  }
+
+  /** The array's configuration. */
+  ArrayConfig config() {
+    return config;
+  }
+
+  public ParityCodec codec() {
+    return codec;
+  }
+
+  /** The placement of objects over the data slots. */
+  DrivePlacement placement() {
+    return placement;
+  }
+
+  /** How this store drives its I/O. */
+  StoreOptions options() {
+    return options;
+  }
+
+  /** The per-drive request queues. */
+  public DriveQueues queues() {
+    return queues;
+  }
+
+  /** Aligned buffers of one read window per shard ({@link StoreOptions#stripesPerBatch} cells). */
+  BufferPool buffers() {
+    return buffers;
+  }
+
+  /** Open shard readers kept between reads. */
+  ShardReaderCache readerCache() {
+    return readerCache;
+  }
+
+  /**
+   * Forgets the cached readers of {@code objectId}'s files: call after changing a shard file by
+   * other means than a read of this store (a scrub's repair, a rebuild).
+   */
+  public void invalidateReaders(long objectId) {
+    readerCache.invalidate(objectId);
+  }
+
+  /** The slots, their drives, and the writers and rebuilds that track them. */
+  public SlotTracker slots() {
+    return slots;
+  }
+
+  /** The throttle pacing background work (rebuild, scrub) against foreground requests. */
+  public BackgroundThrottle throttle() {
+    return throttle;
+  }
+
+  /** Replaces the throttle; see {@link BackgroundThrottle}. */
+  void throttle(BackgroundThrottle throttle) {
+    this.throttle = Objects.requireNonNull(throttle, "throttle");
+  }
+
+  // ---- slots and failure accounting (see SlotTracker) ----
+
+  /** The number of data slots. */
+  public int dataSlots() {
+    return slots.dataSlots();
+  }
+
+  /** Whether {@code slot} holds a drive that has not failed. */
+  boolean alive(int slot) {
+    return slots.alive(slot);
+  }
+
+  /** The drive of {@code slot}, or null when it is absent or failed. */
+  public Drive drive(int slot) {
+    return slots.drive(slot);
+  }
+
+  /** Bit i set: slot i failed (DRIVE_IO) during this store's life, or was absent at open. */
+  public long failedSlots() {
+    return slots.failedSlots();
+  }
+
+  /** Marks {@code slot} failed when {@code e} is a drive failure; returns e. */
+  public <E extends IOException> E noteFailure(int slot, E e) {
+    return slots.noteFailure(slot, e);
+  }
+
+  /** A call on one drive. */
+  interface DriveCall<T> {
+    T call() throws IOException;
+  }
+
+  /**
+   * Runs {@code call} on {@code slot}'s drive; a drive failure marks the slot failed and gives
+   * {@code fallback} (the caller goes on without the drive); other errors propagate.
+   */
+  <T> T tolerant(int slot, DriveCall<T> call, T fallback) throws IOException {
+    try {
+      return call.call();
+    } catch (IOException e) {
+      if (!Drive.isDriveFailure(e)) {
+        throw e;
+      }
+      noteFailure(slot, e);
+      return fallback;
+    }
+  }
+
+  /** Runs {@code call} on {@code slot}'s drive; a drive failure marks the slot failed. */
+  <T> T guard(int slot, DriveCall<T> call) throws IOException {
+    try {
+      return call.call();
+    } catch (IOException e) {
+      throw noteFailure(slot, e);
+    }
+  }
+
+  /**
+   * Refuses the write when more drives of the placement are unavailable than the protection
+   * tolerates ({@code dropped[i]}: shard i is not being written).
+   */
+  void checkEnoughDrives(long objectId, int[] slots, boolean[] dropped)
+      throws ArrayException {
+    int lost = 0;
+    StringBuilder which = new StringBuilder();
+    for (int i = 0; i < slots.length; i++) {
+      if (dropped[i]) {
+        lost++;
+        which.append(which.length() == 0 ? "" : ", ").append(slots[i]);
+      }
+    }
+    int tolerates = config.protection().tolerates();
+    if (lost > tolerates) {
+      throw new ArrayException(ArrayError.NOT_ENOUGH_DRIVES, null, String.format(
+          "object %016x: %d drives of its placement %s are unavailable (slots %s); %s tolerates"
+              + " %d", objectId, lost, Arrays.toString(slots), which,
+          config.protection(), tolerates));
+    }
+  }
+
+  // ---- object locks and claimed temps ----
+
+  /** The per-object writer locks (held by writers, overwrites, appends, deletes, collection). */
+  ObjectLocks locks() {
+    return locks;
+  }
+
+  /**
+   * Takes the object's writer lock (the one {@link ObjectStore#openWriter}, overwrite, append and
+   * delete hold) and returns the unlock; for background work that publishes files of the object.
+   */
+  public Runnable lockObject(long objectId) throws InterruptedIOException {
+    return locks.lock(objectId);
+  }
+
+  /**
+   * Marks temp file {@code name} on {@code drive} as owned by its (background) writer until
+   * {@link #releaseTemp}; call under the object's lock, before creating the file, so no delete
+   * or garbage collection removes it and no writer reuses its version meanwhile. False when
+   * another task (a rebuild, a scrub) has it already.
+   */
+  public boolean claimTemp(Drive drive, String name) {
+    return claimedTemps.add(drive.root().resolve(name).toString());
+  }
+
+  /** Ends {@link #claimTemp}: the temp was published or deleted. */
+  public void releaseTemp(Drive drive, String name) {
+    claimedTemps.remove(drive.root().resolve(name).toString());
+  }
+
+  /** Whether {@code name} on {@code d} is a temp another task owns ({@link #claimTemp}). */
+  boolean claimed(Drive d, ObjectFiles.Name name, String fileName) {
+    return name.temp() && claimedTemps.contains(d.root().resolve(fileName).toString());
+  }
+
+  // ---- counters ----
+
+  public void countRepair() {
+    cellsRepaired.incrementAndGet();
+  }
+
+  void countDegraded() {
+    degradedReads.incrementAndGet();
+  }
+
+  /** Cells found bad (CRC mismatch) and rewritten from parity or another copy. */
+  long cellsRepaired() {
+    return cellsRepaired.get();
+  }
+
+  /** Cell reads served by a reconstruction from parity, or by another mirror copy. */
+  long degradedReads() {
+    return degradedReads.get();
+  }
+
+  /** Empties the slots, stops the queues and the reader cache, and closes the drives. */
+  void close() throws IOException {
+    Drive[] all = slots.removeAll();
+    queues.close();
+    readerCache.close();
+    SlotTracker.closeAll(all);
+  }
+}

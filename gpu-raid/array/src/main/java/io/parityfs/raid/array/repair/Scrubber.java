@@ -1,0 +1,298 @@
+package io.parityfs.raid.array.repair;
+
+import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.array.format.DrivePlacement;
+import io.parityfs.raid.array.format.ObjectManifest;
+import io.parityfs.raid.array.format.ShardFormat;
+import io.parityfs.raid.array.object.BackgroundThrottle;
+import io.parityfs.raid.array.object.ManifestCatalog;
+import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.object.ShardReader;
+import io.parityfs.raid.array.object.StoreContext;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Scrubs an {@link ObjectStore}: reads every cell of the latest committed version of every
+ * object, checks each cell against its CRC32C and each stripe's parity (a mirror: that its copies
+ * are equal), and repairs in place what is wrong. See "Scrub" in {@code docs/array.md}.
+ *
+ * <ul>
+ *   <li><b>A cell failing its CRC</b> is reconstructed from the stripe's other usable cells (a
+ *       mirror: copied from a good copy) and rewritten with its CRC entry ({@link
+ *       ShardReader#rewriteCell}, crash-safe).
+ *   <li><b>A stripe whose cells all pass their CRC but whose parity disagrees</b> (a lost or
+ *       misdirected write that left a self-consistent cell behind): the data cells are
+ *       authoritative, the parity is re-encoded and the wrong parity cells rewritten (a mirror
+ *       keeps the first good copy, the one reads return). Counted as a parity mismatch.
+ *   <li><b>A missing shard file</b> (or one whose header is corrupt or disagrees with the
+ *       manifest) on a live drive is counted, the stripes checked from the other shards, and then
+ *       re-created from the survivors as a rebuild would ({@link ShardRebuild}); it is counted
+ *       re-created when that succeeds. (A node crash between a drive error and its label update,
+ *       or a drive put back by hand, leaves an ONLINE slot without some shards: nothing else
+ *       writes them.)
+ *   <li><b>More unusable cells in a stripe than the protection tolerates</b>, or usable cells that
+ *       disagree in a way no single wrong parity cell explains: the object is reported
+ *       unrecoverable and nothing of that stripe is written (never guessed data).
+ *   <li><b>A drive error</b> (DRIVE_IO) marks the slot failed in the store ({@link
+ *       ObjectStore#failedSlots}); its shards are then left out, as a read would.
+ * </ul>
+ *
+ * <p>Objects are walked in id order; objects without a committed version are skipped (garbage
+ * collection's job), and so is a version that a write or delete replaces while it is checked. I/O
+ * is paced by the store's {@link BackgroundThrottle} (each batch read asks it first), reading up
+ * to {@value #DEFAULT_BATCH_BYTES} bytes of each shard per request.
+ *
+ * <p><b>Cancellation and progress.</b> {@link #stop} ends the scrub in progress at the next batch
+ * of stripes; its report says it was cancelled. {@link #progress} may be called from any thread.
+ * Interrupting the scrubbing thread is not the way to stop it: an interrupt during file I/O
+ * closes the channel for every user of the drive (see {@link Drive}); it is honoured only while
+ * the throttle holds the scrub back.
+ *
+ * <p><b>Thread safety.</b> One scrub runs at a time per scrubber: {@link #run} refuses a second
+ * concurrent call, {@link #tryRun} returns empty instead. A scrub may run alongside reads and
+ * writes of the store, and alongside garbage collection, which deletes only versions that are not
+ * the latest committed one (a scrub treats them as replaced) and skips temps a scrub claimed.
+ */
+public final class Scrubber {
+  private static final System.Logger LOG = System.getLogger(Scrubber.class.getName());
+
+  /** Bytes of one shard read per request (fewer for a smaller object, one cell at least). */
+  public static final int DEFAULT_BATCH_BYTES = 1 << 20;
+  /** The most unrecoverable object ids a report lists. */
+  public static final int MAX_LISTED_IDS = 100;
+
+  private final StoreContext ctx;
+  private final ManifestCatalog catalog;
+  private final int batchBytes;
+  private final AtomicBoolean running = new AtomicBoolean();
+  private volatile boolean stopRequested;
+  private volatile Tally current;
+  private volatile ScrubProgress finished = ScrubProgress.IDLE;
+
+  /** A scrubber of {@code store} reading {@value #DEFAULT_BATCH_BYTES} bytes per request. */
+  public Scrubber(ObjectStore store) {
+    this(store, DEFAULT_BATCH_BYTES);
+  }
+
+  /**
+   * A scrubber reading up to {@code batchBytes} of one shard per request.
+   *
+   * @throws IllegalArgumentException when batchBytes is not positive
+   */
+  public Scrubber(ObjectStore store, int batchBytes) {
+    if (batchBytes <= 0) {
+      throw new IllegalArgumentException("batchBytes (" + batchBytes + ") must be positive");
+    }
+    java.util.Objects.requireNonNull(store, "store");
+    this.ctx = store.context();
+    this.catalog = store.catalog();
+    this.batchBytes = batchBytes;
+  }
+
+  /**
+   * Scrubs every object once and returns the report.
+   *
+   * @throws IllegalStateException when a scrub of this scrubber is already running
+   */
+  public ScrubReport run() {
+    return tryRun().orElseThrow(
+        () -> new IllegalStateException("a scrub is already running on this array"));
+  }
+
+  /** Scrubs every object once, unless a scrub is already running (then empty). */
+  public Optional<ScrubReport> tryRun() {
+    return tryRun(() -> false);
+  }
+
+  /** As {@link #tryRun()}, also stopping when {@code cancelled} says so (between batches). */
+  Optional<ScrubReport> tryRun(BooleanSupplier cancelled) {
+    if (!running.compareAndSet(false, true)) {
+      return Optional.empty();
+    }
+    stopRequested = false;
+    Tally tally = new Tally();
+    current = tally;
+    try {
+      return Optional.of(scrub(tally, () -> stopRequested || cancelled.getAsBoolean()));
+    } finally {
+      finished = tally.progress(false);
+      current = null;
+      running.set(false);
+    }
+  }
+
+  /** Stops the scrub in progress, if any, at its next batch of stripes; it reports cancelled. */
+  public void stop() {
+    stopRequested = true;
+  }
+
+  /** Whether a scrub is running. */
+  public boolean running() {
+    return running.get();
+  }
+
+  /** Where the running scrub is; when none runs, the last one's final figures. */
+  public ScrubProgress progress() {
+    Tally t = current;
+    return t != null ? t.progress(true) : finished;
+  }
+
+  private ScrubReport scrub(Tally tally, BooleanSupplier stopping) {
+    List<ObjectManifest> objects = new ArrayList<>();
+    boolean cancelled = false;
+    for (long id : catalog.objectIds()) {
+      if (stopping.getAsBoolean()) {
+        cancelled = true;
+        break;
+      }
+      Optional<ObjectManifest> m = stat(id);
+      if (m.isPresent()) {
+        objects.add(m.get());
+        tally.bytesTotal.addAndGet(
+            (long) m.get().layout().stripes() * m.get().cellSize() * m.get().layout().shards());
+      } else {
+        tally.objectsSkipped.incrementAndGet();
+      }
+    }
+    tally.objectsTotal.set(objects.size());
+    LOG.log(System.Logger.Level.INFO, "scrub started: {0} objects, {1} MiB of cells",
+        objects.size(), tally.bytesTotal.get() >> 20);
+    Buffers buffers = new Buffers();
+    for (ObjectManifest listed : objects) {
+      if (cancelled || stopping.getAsBoolean()) {
+        cancelled = true;
+        break;
+      }
+      // the latest version now: a write since the listing is checked in its place
+      Optional<ObjectManifest> m = stat(listed.objectId());
+      if (m.isEmpty()) {
+        tally.objectsSkipped.incrementAndGet();
+        tally.objectsDone.incrementAndGet();
+        continue;
+      }
+      ObjectScrub.Outcome outcome;
+      try {
+        outcome = new ObjectScrub(ctx, catalog, m.get(), tally, buffers, batchBytes).run(stopping);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        tally.objectsScanned.incrementAndGet();
+        cancelled = true;
+        break;
+      }
+      switch (outcome) {
+        case COMPLETE -> tally.objectsScanned.incrementAndGet();
+        case CHANGED -> tally.objectsSkipped.incrementAndGet();
+        case CANCELLED -> {
+          tally.objectsScanned.incrementAndGet();
+          cancelled = true;
+        }
+      }
+      if (cancelled) {
+        break;
+      }
+      tally.objectsDone.incrementAndGet();
+    }
+    return tally.report(cancelled, ctx.failedSlots());
+  }
+
+  private Optional<ObjectManifest> stat(long id) {
+    try {
+      return catalog.stat(id);
+    } catch (java.io.IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "scrub: object {0} skipped: {1}",
+          String.format("%016x", id), e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** The counters of one scrub, updated as it goes, read by {@link #progress}. */
+  static final class Tally {
+    final Instant started = Instant.now();
+    final long startNanos = System.nanoTime();
+    final AtomicLong objectsTotal = new AtomicLong();
+    final AtomicLong objectsDone = new AtomicLong();
+    final AtomicLong bytesTotal = new AtomicLong();
+    final AtomicLong bytesCovered = new AtomicLong();
+    final AtomicLong objectsScanned = new AtomicLong();
+    final AtomicLong objectsSkipped = new AtomicLong();
+    final AtomicLong stripes = new AtomicLong();
+    final AtomicLong cellsChecked = new AtomicLong();
+    final AtomicLong bytesRead = new AtomicLong();
+    final AtomicLong crcErrors = new AtomicLong();
+    final AtomicLong crcErrorsRepaired = new AtomicLong();
+    final AtomicLong parityMismatches = new AtomicLong();
+    final AtomicLong parityMismatchesRepaired = new AtomicLong();
+    final AtomicLong missingShards = new AtomicLong();
+    final AtomicLong shardsRecreated = new AtomicLong();
+    final AtomicLong unavailableShards = new AtomicLong();
+    final AtomicLong driveErrors = new AtomicLong();
+    private final AtomicLong unrecoverable = new AtomicLong();
+    private final List<Long> unrecoverableIds = new ArrayList<>();
+
+    synchronized void unrecoverable(long objectId) {
+      unrecoverable.incrementAndGet();
+      if (unrecoverableIds.size() < MAX_LISTED_IDS) {
+        unrecoverableIds.add(objectId);
+      }
+    }
+
+    ScrubProgress progress(boolean running) {
+      return new ScrubProgress(running, objectsDone.get(), objectsTotal.get(), bytesCovered.get(),
+          bytesTotal.get(), Duration.ofNanos(System.nanoTime() - startNanos));
+    }
+
+    synchronized ScrubReport report(boolean cancelled, long failedSlots) {
+      return new ScrubReport(started, Duration.ofNanos(System.nanoTime() - startNanos), cancelled,
+          objectsScanned.get(), objectsSkipped.get(), stripes.get(), cellsChecked.get(),
+          bytesRead.get(), crcErrors.get(), crcErrorsRepaired.get(), parityMismatches.get(),
+          parityMismatchesRepaired.get(), missingShards.get(), shardsRecreated.get(),
+          unavailableShards.get(),
+          unrecoverable.get(), unrecoverableIds, driveErrors.get(), failedSlots);
+    }
+  }
+
+  /**
+   * Buffers reused from object to object: per shard, a batch of cells and a scratch cell (a
+   * reconstruction target), and the m cells of re-encoded parity. Aligned for O_DIRECT.
+   */
+  static final class Buffers {
+    private final ByteBuffer[] batch = new ByteBuffer[DrivePlacement.MAX_SLOTS];
+    private final ByteBuffer[] scratch = new ByteBuffer[DrivePlacement.MAX_SLOTS];
+    private final ByteBuffer[] parity = new ByteBuffer[DrivePlacement.MAX_SLOTS];
+
+    /** Shard i's batch buffer, at least {@code bytes} long, cleared. */
+    ByteBuffer batch(int i, int bytes) {
+      return get(batch, i, bytes).clear();
+    }
+
+    /** Shard i's scratch cell: position 0, limit cellSize. */
+    ByteBuffer scratch(int i, int cellSize) {
+      return get(scratch, i, cellSize).clear().limit(cellSize);
+    }
+
+    /** m parity cells, each at position 0 with limit cellSize. */
+    ByteBuffer[] parity(int m, int cellSize) {
+      ByteBuffer[] out = new ByteBuffer[m];
+      for (int p = 0; p < m; p++) {
+        out[p] = get(parity, p, cellSize).clear().limit(cellSize);
+      }
+      return out;
+    }
+
+    private static ByteBuffer get(ByteBuffer[] pool, int i, int bytes) {
+      if (pool[i] == null || pool[i].capacity() < bytes) {
+        pool[i] = ByteBuffer.allocateDirect(bytes + ShardFormat.BLOCK)
+            .alignedSlice(ShardFormat.BLOCK).limit(bytes).slice();
+      }
+      return pool[i];
+    }
+  }
+}
