@@ -28,6 +28,7 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -39,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -108,8 +110,8 @@ public final class RaidArray implements Closeable {
     this.opener = opener;
     this.garbageAtOpen = garbageAtOpen;
     this.scrubber = new Scrubber(store);
-    java.util.concurrent.ScheduledThreadPoolExecutor pool =
-        new java.util.concurrent.ScheduledThreadPoolExecutor(1, r -> {
+    ScheduledThreadPoolExecutor pool =
+        new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "pfs-array-admin-" + labels.arrayId().toString().substring(0, 8));
       t.setDaemon(true);
       return t;
@@ -407,7 +409,7 @@ public final class RaidArray implements Closeable {
   /** Refuses to fail {@code slot} when that would leave the array beyond its tolerance. */
   private void checkTolerance(int slot) {
     DriveState[] states = driveStates();
-    List<Integer> unavailable = new java.util.ArrayList<>();
+    List<Integer> unavailable = new ArrayList<>();
     for (int s = 0; s < labels.dataSlots(); s++) {
       if (states[s] != DriveState.ONLINE) {
         unavailable.add(s);

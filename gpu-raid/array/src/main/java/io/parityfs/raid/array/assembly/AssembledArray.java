@@ -8,9 +8,11 @@ import io.parityfs.raid.array.format.DriveRole;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -114,7 +116,7 @@ public final class AssembledArray {
    * ({@link ArrayLabels#promoteSpare}), must not count as a lost data slot.
    */
   public DriveState[] dataSlotStates() {
-    return java.util.Arrays.copyOf(driveStates(), dataSlots());
+    return Arrays.copyOf(driveStates(), dataSlots());
   }
 
   /** A hot spare ready to take over a data slot (the lowest such slot), if the array has one. */
@@ -152,7 +154,7 @@ public final class AssembledArray {
 
   /** The drives that fill a slot, by slot. */
   Map<Integer, Member> members() {
-    Map<Integer, Member> m = new java.util.TreeMap<>();
+    Map<Integer, Member> m = new TreeMap<>();
     for (ArraySlot s : slots) {
       if (s.drive() != null) {
         m.put(s.slot(), new Member(s.drive(), s.label()));

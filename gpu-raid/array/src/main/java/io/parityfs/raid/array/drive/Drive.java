@@ -4,6 +4,7 @@ import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -57,9 +58,9 @@ public interface Drive extends Closeable {
   int alignment();
 
   /** A direct buffer of {@code capacity} bytes whose address is a multiple of {@link #alignment}. */
-  default java.nio.ByteBuffer allocateAligned(int capacity) {
+  default ByteBuffer allocateAligned(int capacity) {
     int a = alignment();
-    return java.nio.ByteBuffer.allocateDirect(capacity + a).alignedSlice(a).limit(capacity).slice();
+    return ByteBuffer.allocateDirect(capacity + a).alignedSlice(a).limit(capacity).slice();
   }
 
   /** Creates {@code name}, or truncates it if it exists, and opens it for reading and writing. */

@@ -5,6 +5,7 @@ import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -238,7 +239,7 @@ public final class FileDrive implements Drive {
               names.add(n);
             }
           });
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       IOException cause = e instanceof IOException ? (IOException) e : (IOException) e.getCause();
       throw failure("list", prefix + "*", cause);
     }

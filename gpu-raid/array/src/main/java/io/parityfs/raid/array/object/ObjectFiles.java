@@ -1,6 +1,7 @@
 package io.parityfs.raid.array.object;
 
 import io.parityfs.raid.array.drive.Drive;
+import io.parityfs.raid.codec.CodecGeometry;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -37,7 +38,7 @@ public final class ObjectFiles {
 
   private static final int ID_DIGITS = 16;
   private static final int SHARD_DIGITS = 2;
-  private static final int MAX_SHARDS = io.parityfs.raid.codec.CodecGeometry.MAX_SHARDS;
+  private static final int MAX_SHARDS = CodecGeometry.MAX_SHARDS;
 
   private ObjectFiles() {}
 

@@ -274,8 +274,7 @@ public final class ObjectWriter implements Closeable {
       waitAll();
     });
     ObjectManifest manifest =
-        ObjectManifest.of(objectId, version, ObjectLayout.of(ctx.config(), length), slots,
-            created);
+        ObjectManifest.of(objectId, version, ObjectLayout.of(ctx.config(), length), slots, created);
     state = State.COMMITTED;
     releaseBuffers();
     try {

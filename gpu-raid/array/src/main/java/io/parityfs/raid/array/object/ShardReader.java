@@ -13,6 +13,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * Reads one shard file ({@link ShardFormat}) on one drive, checking every cell against its CRC32C.
@@ -245,7 +246,7 @@ public final class ShardReader implements Closeable {
       }
       found = still;
     }
-    return java.util.Arrays.copyOf(bad, found);
+    return Arrays.copyOf(bad, found);
   }
 
   private int[] tableBlock(int b) throws IOException {

@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Open {@link ShardReader}s kept between reads, so that a small read costs one cell read rather
@@ -144,7 +145,7 @@ final class ShardReaderCache implements AutoCloseable {
     return open.size();
   }
 
-  private void dropIf(java.util.function.Predicate<Key> which) {
+  private void dropIf(Predicate<Key> which) {
     List<Lease> closing = new ArrayList<>();
     synchronized (this) {
       for (Iterator<Map.Entry<Key, Lease>> it = open.entrySet().iterator(); it.hasNext(); ) {

@@ -4,6 +4,7 @@ import io.parityfs.raid.array.object.ObjectStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -43,7 +44,7 @@ public final class GarbageSchedule implements Closeable {
    * @throws IllegalArgumentException when the interval is not positive
    */
   public static GarbageSchedule start(ObjectStore store, Duration interval) {
-    java.util.Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(store, "store");
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException(
           "garbage collection interval (" + interval + ") must be positive");

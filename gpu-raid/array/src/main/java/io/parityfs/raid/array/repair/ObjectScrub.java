@@ -13,8 +13,10 @@ import io.parityfs.raid.codec.ParityCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
 
 /**
  * The scrub of one object version: reads every cell of every shard, a batch of stripes per
@@ -192,7 +194,7 @@ final class ObjectScrub {
       if (badCells[i] == null || badCells[i].length < n) {
         badCells[i] = new boolean[n];
       } else {
-        java.util.Arrays.fill(badCells[i], false);
+        Arrays.fill(badCells[i], false);
       }
       ShardReader r = readers[i];
       if (r == null) {
@@ -295,7 +297,7 @@ final class ObjectScrub {
       countMismatch(mismatch, fixed);
       return;
     }
-    int[] targets = java.util.stream.IntStream.range(0, width).filter(i -> cells[i] != Cell.GOOD)
+    int[] targets = IntStream.range(0, width).filter(i -> cells[i] != Cell.GOOD)
         .toArray();
     int wrong = -1; // a usable parity cell found wrong
     if (!reconstruct(j, cells, targets, -1, parity)) {
@@ -338,7 +340,7 @@ final class ObjectScrub {
       shards[t] = buffers.scratch(t, cellSize);
     }
     codec.reconstruct(shards, targets);
-    codec.encode(java.util.Arrays.copyOf(shards, k), parity);
+    codec.encode(Arrays.copyOf(shards, k), parity);
     for (int p = k; p < width; p++) {
       if (p != leaveOut && cells[p] == Cell.GOOD && parity[p - k].mismatch(shards[p]) >= 0) {
         return false;

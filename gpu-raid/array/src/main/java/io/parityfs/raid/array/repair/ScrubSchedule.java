@@ -2,6 +2,7 @@ package io.parityfs.raid.array.repair;
 
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -38,7 +39,7 @@ public final class ScrubSchedule implements Closeable {
    * @throws IllegalArgumentException when the interval is not positive or the delay is negative
    */
   public static ScrubSchedule start(Scrubber scrubber, Duration initialDelay, Duration interval) {
-    java.util.Objects.requireNonNull(scrubber, "scrubber");
+    Objects.requireNonNull(scrubber, "scrubber");
     if (interval.isNegative() || interval.isZero() || initialDelay.isNegative()) {
       throw new IllegalArgumentException("scrub interval (" + interval + ") must be positive and"
           + " the initial delay (" + initialDelay + ") not negative");

@@ -9,11 +9,13 @@ import io.parityfs.raid.array.object.ManifestCatalog;
 import io.parityfs.raid.array.object.ObjectStore;
 import io.parityfs.raid.array.object.ShardReader;
 import io.parityfs.raid.array.object.StoreContext;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -91,7 +93,7 @@ public final class Scrubber {
     if (batchBytes <= 0) {
       throw new IllegalArgumentException("batchBytes (" + batchBytes + ") must be positive");
     }
-    java.util.Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(store, "store");
     this.ctx = store.context();
     this.catalog = store.catalog();
     this.batchBytes = batchBytes;
@@ -206,7 +208,7 @@ public final class Scrubber {
   private Optional<ObjectManifest> stat(long id) {
     try {
       return catalog.stat(id);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       LOG.log(System.Logger.Level.WARNING, "scrub: object {0} skipped: {1}",
           String.format("%016x", id), e.getMessage());
       return Optional.empty();

@@ -18,6 +18,7 @@ import io.parityfs.raid.array.object.StoreContext;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -130,7 +131,7 @@ final class ShardRebuild {
     long version = manifest.version();
     String name = ObjectFiles.shard(id, version, target);
     try {
-      java.time.Instant created = manifest.created();
+      Instant created = manifest.created();
       for (int j = 0; j < width; j++) {
         if (j != target && open(j) != null) {
           created = readers[j].header().created(); // so the shard matches its siblings
