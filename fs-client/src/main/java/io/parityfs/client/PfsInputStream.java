@@ -11,9 +11,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A file being read. Sequential reads go through a window of up to {@code readRequestBytes}
@@ -21,6 +24,11 @@ import java.util.concurrent.ExecutionException;
  * flight (read-ahead), which spreads a sequential read over all of the file's targets.
  * Positional reads ({@link #read(long, byte[], int, int)}) read what they ask for, the chunks of
  * a range in parallel, and leave the position and the read-ahead alone.
+ *
+ * <p>A window's buffer is reused for a later window once the reader has moved past it (or
+ * its read-ahead was dropped after it completed), so a long sequential read allocates about
+ * as many buffers as it keeps windows in flight, not one per window; a fetch cancelled while
+ * it may still be running keeps its buffer. {@link #unbuffer()} releases them all.
  *
  * <p>The length is the file's at open: for a file being written, the length of its last
  * hflush; when a read reaches it, the stream asks the namespace once for a newer one. Not
@@ -40,6 +48,9 @@ public final class PfsInputStream extends InputStream {
   private ByteBuffer win;
   private long winStart;
   private final ArrayDeque<Window> ahead = new ArrayDeque<>();
+  /** Buffers of finished windows, for the next fetches (taken on the transfer threads). */
+  private final Queue<ByteBuffer> spare = new ConcurrentLinkedQueue<>();
+  private final AtomicLong buffersAllocated = new AtomicLong();
   private boolean closed;
 
   PfsInputStream(ParityClient client, String path, FileStatus file, long readAheadBytes) {
@@ -188,10 +199,16 @@ public final class PfsInputStream extends InputStream {
     readRange(position, dst);
   }
 
-  /** Drops the read-ahead and the window (Hadoop's {@code CanUnbuffer}). */
+  /** Drops the read-ahead, the window and the spare buffers (Hadoop's {@code CanUnbuffer}). */
   public void unbuffer() {
     cancelAhead();
     win = null;
+    spare.clear();
+  }
+
+  /** Window buffers this stream has allocated (the rest were reused), for tests. */
+  long windowBuffersAllocated() {
+    return buffersAllocated.get();
   }
 
   @Override
@@ -231,7 +248,11 @@ public final class PfsInputStream extends InputStream {
       if (w.start() <= pos && pos < w.start() + w.length()) {
         break;
       }
-      ahead.pollFirst().data().cancel(false);
+      drop(ahead.pollFirst());
+    }
+    if (win != null) {
+      spare.offer(win); // the reader has moved past it: no view of it is left
+      win = null;
     }
     if (!ahead.isEmpty()) {
       Window w = ahead.pollFirst();
@@ -266,9 +287,20 @@ public final class PfsInputStream extends InputStream {
 
   private void cancelAhead() {
     for (Window w : ahead) {
-      w.data().cancel(false);
+      drop(w);
     }
     ahead.clear();
+  }
+
+  /**
+   * Cancels a read-ahead window; a completed one gives its buffer back. A cancelled fetch may
+   * still be filling its buffer, so that one is left to the garbage collector.
+   */
+  private void drop(Window w) {
+    CompletableFuture<ByteBuffer> f = w.data();
+    if (!f.cancel(false) && f.isDone() && !f.isCompletedExceptionally()) {
+      spare.offer(f.join());
+    }
   }
 
   /** A window from {@code start}: at most a read request, never past its chunk or the end. */
@@ -280,7 +312,12 @@ public final class PfsInputStream extends InputStream {
 
   /** Reads {@code len} bytes at {@code start}, all in one chunk. */
   private ByteBuffer fetch(long start, int len) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(len);
+    ByteBuffer buf = spare.poll();
+    if (buf == null || buf.capacity() < len) {
+      buf = ByteBuffer.allocate(Math.max(len, buf == null ? 0 : buf.capacity()));
+      buffersAllocated.incrementAndGet();
+    }
+    buf.clear().limit(len);
     readChunkPart(start, buf);
     buf.flip();
     return buf;

@@ -98,6 +98,31 @@ class ClientDataPathTest extends StripedClusterTest {
     }
   }
 
+  /**
+   * A long sequential read recycles its window buffers: 24 one-chunk windows with three read
+   * ahead allocate a handful of buffers, not 24, and the bytes are still the file's (a recycled
+   * buffer refilled too early or twice would show another window's bytes).
+   */
+  @Test
+  void aSequentialReadReusesItsWindowBuffers() throws Exception {
+    byte[] data = random(24 * CHUNK, 11);
+    try (PfsOutputStream out = client.create("/d/reuse", CreateOptions.file())) {
+      out.write(data);
+    }
+    try (PfsInputStream in = client.open("/d/reuse", 3L * CHUNK)) {
+      assertArrayEquals(data, readAll(in));
+      long allocated = in.windowBuffersAllocated();
+      assertTrue(allocated <= 6, allocated + " buffers allocated for 24 windows");
+      in.seek(5L * CHUNK + 7); // a seek drops the read-ahead; the reread is still right
+      byte[] b = new byte[2 * CHUNK];
+      assertEquals(b.length, in.readNBytes(b, 0, b.length));
+      assertArrayEquals(java.util.Arrays.copyOfRange(data, 5 * CHUNK + 7, 7 * CHUNK + 7), b);
+      in.unbuffer();
+      assertArrayEquals(java.util.Arrays.copyOfRange(data, 7 * CHUNK + 7, 7 * CHUNK + 100),
+          in.readNBytes(93));
+    }
+  }
+
   @Test
   void hflushMakesBytesVisibleAndCloseIsFinal() throws Exception {
     byte[] data = random(CHUNK + 500, 2);
