@@ -1,14 +1,11 @@
 package io.parityfs.meta;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.Closeable;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.imps.CuratorFrameworkState;
 
 /**
  * The ParityFS namespace, stored in ZooKeeper through a caller-owned, started {@link
@@ -45,6 +42,7 @@ public final class Namespace implements Closeable {
   /** Chooses the targets of new files ({@link #withPlacement}); null: none. */
   private final LayoutPlacer placer;
   private final EntryWalker walker;
+  private final Reads reads;
   private final Creates creates;
   private final Deletes deletes;
   private final Rename renames;
@@ -59,6 +57,7 @@ public final class Namespace implements Closeable {
     this.access = access;
     this.placer = placer;
     this.walker = new EntryWalker(core, access);
+    this.reads = new Reads(core, walker);
     this.creates = new Creates(core, walker, placer);
     this.deletes = new Deletes(core, walker);
     this.renames = new Rename(core, walker);
@@ -117,44 +116,9 @@ public final class Namespace implements Closeable {
    */
   public static Namespace open(CuratorFramework client, NamespaceConfig config)
       throws NamespaceException {
-    Objects.requireNonNull(client, "client");
-    Objects.requireNonNull(config, "config");
-    if (client.getState() != CuratorFrameworkState.STARTED) {
-      throw new IllegalStateException("the Curator client must be started");
-    }
-    ZNodes zn = new ZNodes(config.root());
-    try {
-      if (client.checkExists().forPath(zn.root) == null) {
-        NamespaceFormat.formatIfAllowed(client, config, zn);
-      }
-      DeleteQueue.ensureFormatted(client, zn);
-      Leases.ensureFormatted(client, zn);
-      Zk.ensureAll(client, List.of(zn.idSkips));
-      byte[] rootData = client.getData().forPath(zn.rootInode);
-      Inode root = InodeCodec.decode(rootData, "/");
-      Map<?, ?> format =
-          NamespaceFormat.JSON.readValue(client.getData().forPath(zn.root), Map.class);
-      if (!Integer.valueOf(1).equals(format.get("schema"))) {
-        throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root,
-            "namespace format " + format + " is not schema 1");
-      }
-      Namespace ns = new Namespace(new NamespaceCore(client, config, root.buckets()),
-          new AccessChecker(config, Caller.of(config.superuser(), config.superGroup())), null);
-      try {
-        ns.core.ids.raisePastAdvertised();
-      } catch (NamespaceException | RuntimeException e) {
-        ns.close();
-        throw e;
-      }
-      return ns;
-    } catch (NamespaceException e) {
-      throw e;
-    } catch (JsonProcessingException e) {
-      throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root, "unreadable format record",
-          e);
-    } catch (Exception e) {
-      throw Zk.failure(zn.root, "opening the namespace", e);
-    }
+    NamespaceCore core = NamespaceFormat.open(client, config);
+    return new Namespace(core,
+        new AccessChecker(config, Caller.of(config.superuser(), config.superGroup())), null);
   }
 
   /**
@@ -166,19 +130,7 @@ public final class Namespace implements Closeable {
    */
   public static boolean format(CuratorFramework client, NamespaceConfig config)
       throws NamespaceException {
-    ZNodes zn = new ZNodes(config.root());
-    try {
-      if (client.checkExists().forPath(zn.root) != null) {
-        return false;
-      }
-      boolean created = NamespaceFormat.format(client, config, zn);
-      open(client, config).close(); // completes what open ensures, and raises the counter
-      return created;
-    } catch (NamespaceException e) {
-      throw e;
-    } catch (Exception e) {
-      throw Zk.failure(zn.root, "formatting the namespace", e);
-    }
+    return NamespaceFormat.formatUnlessPresent(client, config);
   }
 
   // ---------------------------------------------------------------- reads
@@ -197,9 +149,7 @@ public final class Namespace implements Closeable {
 
   /** The status of a path (EXECUTE on the directories above it). */
   public FileStatus getStatus(String path) throws NamespaceException {
-    List<String> comps = Names.split(path);
-    String p = Names.join(comps);
-    return walker.findChecked(comps, p, 0).inode().status(p);
+    return reads.getStatus(path);
   }
 
   /**
@@ -207,24 +157,12 @@ public final class Namespace implements Closeable {
    * {@code open}). IS_A_DIRECTORY for a directory.
    */
   public FileStatus openForRead(String path) throws NamespaceException {
-    List<String> comps = Names.split(path);
-    String p = Names.join(comps);
-    Entry e = walker.findChecked(comps, p, AccessChecker.READ);
-    if (e.isDirectory()) {
-      throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p, "cannot open a directory");
-    }
-    return e.inode().status(p);
+    return reads.openForRead(path);
   }
 
   /** Whether the path exists (EXECUTE on the directories above it). */
   public boolean exists(String path) throws NamespaceException {
-    List<String> comps = Names.split(path);
-    if (comps.isEmpty()) {
-      return true;
-    }
-    List<Entry> walk = walker.walk(comps);
-    access.traverse(walker.rootForChecks(), walk, comps.size() - 1);
-    return walk.size() == comps.size();
+    return reads.exists(path);
   }
 
   /**
@@ -240,18 +178,7 @@ public final class Namespace implements Closeable {
    * @param limit the page size, 1..{@code maxPageSize}
    */
   public DirectoryPage list(String path, String after, int limit) throws NamespaceException {
-    if (limit < 1 || limit > core.config.maxPageSize()) {
-      throw new IllegalArgumentException("limit (" + limit + ") must be in [1, "
-          + core.config.maxPageSize() + "]");
-    }
-    List<String> comps = Names.split(path);
-    String p = Names.join(comps);
-    Entry dir = walker.findChecked(comps, p, 0);
-    if (!dir.isDirectory()) {
-      return new DirectoryPage(after == null ? List.of(dir.inode().status(p)) : List.of(), null);
-    }
-    access.check(dir, AccessChecker.READ | AccessChecker.EXECUTE);
-    return core.lister.page(dir, after, limit);
+    return reads.list(path, after, limit);
   }
 
   /** Bucket name lists the lister read from ZooKeeper (its cache misses), for tests. */
@@ -261,14 +188,7 @@ public final class Namespace implements Closeable {
 
   /** Every entry of a directory (pages of {@code maxPageSize}); for small directories and tests. */
   public List<FileStatus> listAll(String path) throws NamespaceException {
-    List<FileStatus> out = new ArrayList<>();
-    String cursor = null;
-    do {
-      DirectoryPage page = list(path, cursor, core.config.maxPageSize());
-      out.addAll(page.entries());
-      cursor = page.next();
-    } while (cursor != null);
-    return out;
+    return reads.listAll(path);
   }
 
   /**
@@ -520,11 +440,7 @@ public final class Namespace implements Closeable {
 
   /** Whether the file is closed (no lease), Hadoop's {@code isFileClosed}. */
   public boolean isFileClosed(String path) throws NamespaceException {
-    FileStatus f = getStatus(path);
-    if (f.isDirectory()) {
-      throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, f.path(), "not a file");
-    }
-    return !f.isOpenForWrite();
+    return reads.isFileClosed(path);
   }
 
   /**

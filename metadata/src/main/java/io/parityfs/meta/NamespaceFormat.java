@@ -1,12 +1,15 @@
 package io.parityfs.meta;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -20,6 +23,68 @@ final class NamespaceFormat {
   static final ObjectMapper JSON = new ObjectMapper();
 
   private NamespaceFormat() {}
+
+  /**
+   * What {@link Namespace#open} does: checks the client, formats where {@code
+   * config.ifMissing()} allows, completes the znodes later versions added, checks the format
+   * record and raises the id counter past every advertised file id.
+   */
+  static NamespaceCore open(CuratorFramework client, NamespaceConfig config)
+      throws NamespaceException {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(config, "config");
+    if (client.getState() != CuratorFrameworkState.STARTED) {
+      throw new IllegalStateException("the Curator client must be started");
+    }
+    ZNodes zn = new ZNodes(config.root());
+    try {
+      if (client.checkExists().forPath(zn.root) == null) {
+        formatIfAllowed(client, config, zn);
+      }
+      DeleteQueue.ensureFormatted(client, zn);
+      Leases.ensureFormatted(client, zn);
+      Zk.ensureAll(client, List.of(zn.idSkips));
+      Inode root = InodeCodec.decode(client.getData().forPath(zn.rootInode), "/");
+      Map<?, ?> format = JSON.readValue(client.getData().forPath(zn.root), Map.class);
+      if (!Integer.valueOf(1).equals(format.get("schema"))) {
+        throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root,
+            "namespace format " + format + " is not schema 1");
+      }
+      NamespaceCore core = new NamespaceCore(client, config, root.buckets());
+      try {
+        core.ids.raisePastAdvertised();
+      } catch (NamespaceException | RuntimeException e) {
+        core.close();
+        throw e;
+      }
+      return core;
+    } catch (NamespaceException e) {
+      throw e;
+    } catch (JsonProcessingException e) {
+      throw new NamespaceException(NamespaceStatus.CORRUPT, zn.root, "unreadable format record",
+          e);
+    } catch (Exception e) {
+      throw Zk.failure(zn.root, "opening the namespace", e);
+    }
+  }
+
+  /** What {@link Namespace#format} does: formats unless there is a namespace, then opens it. */
+  static boolean formatUnlessPresent(CuratorFramework client, NamespaceConfig config)
+      throws NamespaceException {
+    ZNodes zn = new ZNodes(config.root());
+    try {
+      if (client.checkExists().forPath(zn.root) != null) {
+        return false;
+      }
+      boolean created = format(client, config, zn);
+      open(client, config).close(); // completes what open ensures, and raises the counter
+      return created;
+    } catch (NamespaceException e) {
+      throw e;
+    } catch (Exception e) {
+      throw Zk.failure(zn.root, "formatting the namespace", e);
+    }
+  }
 
   /** Formats as {@code config.ifMissing()} allows, else NOT_FOUND saying where it looked. */
   static void formatIfAllowed(CuratorFramework client, NamespaceConfig config,
