@@ -1,5 +1,6 @@
 package io.parityfs.cli;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.client.workload.BenchException;
 import io.parityfs.client.workload.BenchResult;
 import io.parityfs.client.workload.CheckpointWorkload;
@@ -46,10 +47,6 @@ final class BenchCommands {
   }
 
   /**
-   * A bench subcommand. As {@link CliCommand} (a session, one error line, its exit code), which
-   * cannot be used here: its {@code @ParentCommand} must be {@code parityfs} itself.
-   */
-  /**
    * A bench subcommand: {@link CliCommand}'s session and error lines, with a workload's failure
    * (a corrupt or failed file) and the directory's namespace errors named as such.
    */
@@ -66,6 +63,31 @@ final class BenchCommands {
     }
 
     abstract void bench(Session s) throws CliException, IOException;
+
+    /**
+     * What every bench runs: the header line (not with --json), the workload with a progress
+     * line, then the summary or the JSON document with {@code parameters} (name, value pairs,
+     * in order).
+     */
+    static void runAndPrint(Session s, String header, Workload workload, Object... parameters)
+        throws CliException, IOException {
+      ParityClient client = s.client();
+      if (!s.json()) {
+        s.out().println(header);
+        s.out().flush();
+      }
+      BenchResult r = workload.run(client, progress(s));
+      Map<String, Object> params = new LinkedHashMap<>();
+      for (int i = 0; i < parameters.length; i += 2) {
+        params.put((String) parameters[i], parameters[i + 1]);
+      }
+      print(s, r, params);
+    }
+
+    /** One workload run. */
+    interface Workload {
+      BenchResult run(ParityClient client, Progress progress) throws IOException;
+    }
 
     /** Progress on stdout (none with --json): redrawn on a terminal, else a line a second. */
     static Progress progress(Session s) {
@@ -107,9 +129,10 @@ final class BenchCommands {
   }
 
   /** {@code bench checkpoint}. */
-  @Command(name = "checkpoint", mixinStandardHelpOptions = true, description = {"DLIO-style checkpoint: N writers each write one"
-      + " shard file (all at once) and close it, then each reads its shard back and compares"
-      + " every byte; the directory is deleted at the end unless --keep.",
+  @Command(name = "checkpoint", mixinStandardHelpOptions = true, description = {
+      "DLIO-style checkpoint: N writers each write one shard file (all at once) and close it,"
+      + " then each reads its shard back and compares every byte; the directory is deleted at"
+      + " the end unless --keep.",
       "Prints MB/s (1e6 bytes) per phase and latency percentiles of each create, write call,"
       + " close, open and read call."})
   static final class Checkpoint extends BenchCommand {
@@ -146,29 +169,21 @@ final class BenchCommands {
           .bytesPerWriter(Sizes.parse(size)).blockBytes(intSize("--block", block))
           .dir(dir).verify(!noVerify).keep(keep).restoreOnly(restoreOnly)
           .progressInterval(interval(s)).build();
-      var client = s.client();
-      if (!s.json()) {
-        s.out().println("checkpoint: " + o.writers() + " writers x "
-            + Sizes.human(o.bytesPerWriter()) + " = " + Sizes.human(o.totalBytes()) + ", block "
-            + Sizes.human(o.blockBytes()) + ", verify " + (o.verify() ? "on" : "off")
-            + (o.dir() == null ? "" : ", dir " + o.dir()));
-        s.out().flush();
-      }
-      BenchResult r = CheckpointWorkload.run(client, o, progress(s));
-      Map<String, Object> params = new LinkedHashMap<>();
-      params.put("writers", o.writers());
-      params.put("bytesPerWriter", o.bytesPerWriter());
-      params.put("blockBytes", o.blockBytes());
-      params.put("verify", o.verify());
-      params.put("keep", o.keep());
-      params.put("restoreOnly", o.restoreOnly());
-      print(s, r, params);
+      runAndPrint(s, "checkpoint: " + o.writers() + " writers x "
+              + Sizes.human(o.bytesPerWriter()) + " = " + Sizes.human(o.totalBytes()) + ", block "
+              + Sizes.human(o.blockBytes()) + ", verify " + (o.verify() ? "on" : "off")
+              + (o.dir() == null ? "" : ", dir " + o.dir()),
+          (client, progress) -> CheckpointWorkload.run(client, o, progress),
+          "writers", o.writers(), "bytesPerWriter", o.bytesPerWriter(),
+          "blockBytes", o.blockBytes(), "verify", o.verify(), "keep", o.keep(),
+          "restoreOnly", o.restoreOnly());
     }
   }
 
   /** {@code bench smallfiles}. */
-  @Command(name = "smallfiles", mixinStandardHelpOptions = true, description = {"Many small files: T threads create, write and"
-      + " close N files, then open, read and verify each, then delete each (unless --keep).",
+  @Command(name = "smallfiles", mixinStandardHelpOptions = true, description = {
+      "Many small files: T threads create, write and close N files, then open, read and verify"
+      + " each, then delete each (unless --keep).",
       "Prints files/s per phase and latency percentiles per file operation."})
   static final class SmallFiles extends BenchCommand {
     @Option(names = "--files", paramLabel = "<n>", defaultValue = "10000",
@@ -202,22 +217,12 @@ final class BenchCommands {
       SmallFilesWorkload.Options o = SmallFilesWorkload.Options.builder().files(files)
           .threads(threads).sizes(intSize("--min-size", minSize), intSize("--max-size", maxSize))
           .dir(dir).verify(!noVerify).keep(keep).progressInterval(interval(s)).build();
-      var client = s.client();
-      if (!s.json()) {
-        s.out().println("smallfiles: " + o.files() + " files of " + Sizes.human(o.minBytes())
-            + ".." + Sizes.human(o.maxBytes()) + ", " + o.workers() + " threads, verify "
-            + (o.verify() ? "on" : "off") + (o.dir() == null ? "" : ", dir " + o.dir()));
-        s.out().flush();
-      }
-      BenchResult r = SmallFilesWorkload.run(client, o, progress(s));
-      Map<String, Object> params = new LinkedHashMap<>();
-      params.put("files", o.files());
-      params.put("threads", o.workers());
-      params.put("minBytes", o.minBytes());
-      params.put("maxBytes", o.maxBytes());
-      params.put("verify", o.verify());
-      params.put("keep", o.keep());
-      print(s, r, params);
+      runAndPrint(s, "smallfiles: " + o.files() + " files of " + Sizes.human(o.minBytes())
+              + ".." + Sizes.human(o.maxBytes()) + ", " + o.workers() + " threads, verify "
+              + (o.verify() ? "on" : "off") + (o.dir() == null ? "" : ", dir " + o.dir()),
+          (client, progress) -> SmallFilesWorkload.run(client, o, progress),
+          "files", o.files(), "threads", o.workers(), "minBytes", o.minBytes(),
+          "maxBytes", o.maxBytes(), "verify", o.verify(), "keep", o.keep());
     }
   }
 

@@ -63,6 +63,19 @@ public final class Main {
   }
 
   /**
+   * Reports a command's failure as every command does ({@code parityfs: <command>: <message>}
+   * on its error stream) and returns the exit code of {@code status}: for commands outside
+   * this package ({@code local}, {@code demo}) that are not {@link CliCommand}s.
+   */
+  public static int fail(CommandLine.Model.CommandSpec spec, ExitStatus status, String message) {
+    spec.commandLine().getOut().flush();
+    PrintWriter err = spec.commandLine().getErr();
+    err.println(Printable.of("parityfs: " + typedName(spec) + ": " + message));
+    err.flush();
+    return status.code();
+  }
+
+  /**
    * {@code --help} (and {@code -h}, {@code -V}, {@code --version} where {@code -h} is free: ls,
    * du and df use it for human-readable sizes) on every command, as the error lines suggest.
    */

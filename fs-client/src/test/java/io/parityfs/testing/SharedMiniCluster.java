@@ -3,13 +3,11 @@ package io.parityfs.testing;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.Layout;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
@@ -39,10 +37,14 @@ public final class SharedMiniCluster {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           try {
             c.close();
-          } catch (IOException e) {
-            // exiting anyway
+          } catch (IOException | RuntimeException e) {
+            // exiting anyway; still remove the folder
           }
-          deleteTree(dir);
+          try {
+            TestDirs.deleteTree(dir);
+          } catch (IOException | UncheckedIOException e) {
+            // best effort at exit
+          }
         }, "shared-mini-cluster-stop"));
         cluster = c;
       } catch (Exception e) {
@@ -63,25 +65,5 @@ public final class SharedMiniCluster {
     conf.set("fs.pfs.zookeeper.session-timeout", "5s");
     conf.set("fs.AbstractFileSystem.pfs.impl", "io.parityfs.hadoop.Pfs");
     return conf;
-  }
-
-  private static void deleteTree(Path dir) {
-    try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-          Files.deleteIfExists(f);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-          Files.deleteIfExists(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException | UncheckedIOException e) {
-      // best effort at exit
-    }
   }
 }

@@ -3,6 +3,7 @@ package io.parityfs.integration;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.parityfs.cli.ExitStatus;
+import io.parityfs.cli.Main;
 import io.parityfs.cli.ProgressLine;
 import io.parityfs.cli.Sizes;
 import io.parityfs.client.ParityClient;
@@ -86,7 +87,7 @@ public final class DemoCommand implements Callable<Integer> {
       bytesPerWriter = Sizes.parse(size);
       CheckpointWorkload.Options.builder().writers(writers).bytesPerWriter(bytesPerWriter).build();
     } catch (IllegalArgumentException e) {
-      return fail(ExitStatus.USAGE, e.getMessage());
+      return Main.fail(spec, ExitStatus.USAGE, e.getMessage());
     }
     try {
       heading("1/6", "the local cluster");
@@ -114,7 +115,8 @@ public final class DemoCommand implements Callable<Integer> {
       out.flush();
       return ExitStatus.OK.code();
     } catch (IOException | RuntimeException e) {
-      return fail(ExitStatus.FAILED, e.getMessage() == null ? e.toString() : e.getMessage());
+      return Main.fail(spec, ExitStatus.FAILED,
+          e.getMessage() == null ? e.toString() : e.getMessage());
     }
   }
 
@@ -175,7 +177,8 @@ public final class DemoCommand implements Callable<Integer> {
 
   private PhaseResult restore(ParityClient client, CheckpointWorkload.Options options)
       throws IOException {
-    return CheckpointWorkload.run(client, options.toBuilder().restoreOnly(true).build(), progress()).phase("read");
+    return CheckpointWorkload.run(client, options.toBuilder().restoreOnly(true).build(),
+        progress()).phase("read");
   }
 
   /** Runs {@code parityfs <args>} against the cluster in this JVM, printing it first. */
@@ -242,13 +245,5 @@ public final class DemoCommand implements Callable<Integer> {
     out.println();
     out.println("== " + step + " " + what);
     out.flush();
-  }
-
-  private int fail(ExitStatus status, String message) {
-    out.flush();
-    PrintWriter err = spec.commandLine().getErr();
-    err.println("parityfs: demo: " + message);
-    err.flush();
-    return status.code();
   }
 }

@@ -1,6 +1,7 @@
 package io.parityfs.integration;
 
 import io.parityfs.cli.ExitStatus;
+import io.parityfs.cli.Main;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.targets.TargetInfo;
@@ -71,9 +72,9 @@ public final class LocalCommand {
         printReach(c, out);
         return ExitStatus.OK.code();
       } catch (IllegalArgumentException e) {
-        return fail(spec, ExitStatus.USAGE, e.getMessage());
+        return Main.fail(spec, ExitStatus.USAGE, e.getMessage());
       } catch (IOException e) {
-        return fail(spec, ExitStatus.UNAVAILABLE, e.getMessage());
+        return Main.fail(spec, ExitStatus.UNAVAILABLE, e.getMessage());
       }
     }
   }
@@ -104,7 +105,7 @@ public final class LocalCommand {
             + " local start brings it back)");
         return ExitStatus.OK.code();
       } catch (IOException e) {
-        return fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
+        return Main.fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
       }
     }
   }
@@ -128,7 +129,7 @@ public final class LocalCommand {
       try {
         c = LocalCluster.open(parent.dir);
       } catch (IOException e) {
-        return fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
+        return Main.fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
       }
       LocalCluster.Shape s = c.shape();
       out.printf(Locale.ROOT, "local cluster %s: %d nodes x %d drives, %s, ZooKeeper %s%n",
@@ -210,12 +211,5 @@ public final class LocalCommand {
       }
       out.flush();
     }
-  }
-
-  private static int fail(CommandLine.Model.CommandSpec spec, ExitStatus status, String message) {
-    PrintWriter err = spec.commandLine().getErr();
-    err.println("parityfs: local " + spec.name() + ": " + message);
-    err.flush();
-    return status.code();
   }
 }

@@ -1,14 +1,12 @@
 package io.parityfs.integration;
 
+import io.parityfs.testkit.TestDirs;
 import io.parityfs.hadoop.contract.PfsContract;
 import io.parityfs.meta.Layout;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -42,7 +40,7 @@ public class ChildClusterContract extends PfsContract {
     if (cluster == null) {
       // under target/, so that a failed run's cluster and logs stay for reading until the next
       Path dir = Path.of("target", "contract-cluster").toAbsolutePath();
-      deleteTree(dir);
+      TestDirs.deleteTree(dir);
       TestCluster c = TestCluster.start(dir, ChildClusterContract.class);
       try {
         c.root().namespace().setLayout("/", ROOT_LAYOUT);
@@ -62,14 +60,4 @@ public class ChildClusterContract extends PfsContract {
     return cluster;
   }
 
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
-  }
 }

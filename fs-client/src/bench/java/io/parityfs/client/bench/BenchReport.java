@@ -7,11 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The JSON every benchmark of this module writes ({@code docs/benchmarks/<name>.json}: benchmark,
@@ -82,17 +80,6 @@ final class BenchReport {
   static void log(String fmt, Object... args) {
     System.out.printf(Locale.ROOT, "[%s] %s%n", Instant.now().truncatedTo(ChronoUnit.SECONDS),
         String.format(Locale.ROOT, fmt, args));
-  }
-
-  static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(q);
-      }
-    }
   }
 
   /** Drops the page cache (root only); false when it cannot. */

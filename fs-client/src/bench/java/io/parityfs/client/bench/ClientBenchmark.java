@@ -1,5 +1,6 @@
 package io.parityfs.client.bench;
 
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -108,7 +109,7 @@ public final class ClientBenchmark {
     Map<String, String> described = new LinkedHashMap<>();
     for (String name : sides) {
       Path home = dir.resolve(name);
-      BenchReport.deleteTree(home);
+      TestDirs.deleteTree(home);
       Files.createDirectories(home);
       BenchSide side = switch (name) {
         case "parityfs" -> new ParityFsSide(home, chunkMiB << 20);
@@ -122,7 +123,7 @@ public final class ClientBenchmark {
         small(side);
       } finally {
         side.close();
-        BenchReport.deleteTree(home);
+        TestDirs.deleteTree(home);
       }
     }
     String loadAfter = BenchReport.loadAverage();

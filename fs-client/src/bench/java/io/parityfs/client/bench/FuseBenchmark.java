@@ -1,5 +1,6 @@
 package io.parityfs.client.bench;
 
+import io.parityfs.testkit.TestDirs;
 import static io.parityfs.client.bench.BenchReport.log;
 
 import io.parityfs.client.ParityClient;
@@ -79,7 +80,7 @@ public final class FuseBenchmark {
   }
 
   private void run() throws Exception {
-    BenchReport.deleteTree(dir);
+    TestDirs.deleteTree(dir);
     Files.createDirectories(dir);
     boolean cold = BenchReport.dropCaches();
     report.describe("parityfs", "ParityFS in this JVM: embedded ZooKeeper, 3 storage nodes, each"
@@ -102,7 +103,7 @@ public final class FuseBenchmark {
       fuseSide(client);
     }
     localSide();
-    BenchReport.deleteTree(dir);
+    TestDirs.deleteTree(dir);
   }
 
   private void clientSide(ParityClient client) throws IOException {

@@ -1,5 +1,6 @@
 package io.parityfs.meta.bench;
 
+import io.parityfs.testkit.TestDirs;
 import io.parityfs.raid.report.BenchmarkJson;
 import io.parityfs.raid.report.Machine;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
 /**
  * Metadata operations of ParityFS's namespace (ZooKeeper) against an HDFS NameNode, side by side
@@ -99,7 +99,7 @@ public final class MetadataBenchmark {
   private void run() throws Exception {
     String loadBefore = Machine.loadAverage();
     Path work = Path.of("metadata/target/bench").toAbsolutePath();
-    deleteTree(work);
+    TestDirs.deleteTree(work);
     Files.createDirectories(work);
     log("class path: %s", classPathCheck());
     try (ParityFsSide pfs = new ParityFsSide(work.resolve("zk"), o.sessions, o.cache);
@@ -390,17 +390,6 @@ public final class MetadataBenchmark {
   private static String jarOf(Class<?> c) {
     var src = c.getProtectionDomain().getCodeSource();
     return src == null ? "?" : Path.of(src.getLocation().getPath()).getFileName().toString();
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 
   private static void log(String format, Object... args) {

@@ -1,5 +1,6 @@
 package io.parityfs.raid.bench;
 
+import io.parityfs.testkit.TestDirs;
 import io.parityfs.raid.array.assembly.ArrayLabels;
 import io.parityfs.raid.array.assembly.AssembledArray;
 import io.parityfs.raid.array.format.ArrayConfig;
@@ -320,7 +321,7 @@ public final class ArrayBenchmark {
       for (int rep = 1; rep <= options.reps(); rep++) {
         Timed s = survivors.read(content);
         survivorRead.add(s);
-        BenchDirs.deleteTree(fresh);
+        TestDirs.deleteTree(fresh);
         Files.createDirectory(fresh);
         array = ArrayLabels.replaceDrive(array, 0, fresh);
         try (ObjectStore store = ObjectStore.open(array, codecs, StoreOptions.DEFAULTS)) {
@@ -346,7 +347,7 @@ public final class ArrayBenchmark {
         array = ArrayLabels.markFailed(array, 0);
       }
       // Foreground reads while a throttled rebuild runs.
-      BenchDirs.deleteTree(fresh);
+      TestDirs.deleteTree(fresh);
       Files.createDirectory(fresh);
       array = ArrayLabels.replaceDrive(array, 0, fresh);
       try (ObjectStore store = ObjectStore.open(array, codecs, StoreOptions.DEFAULTS)) {
@@ -411,7 +412,7 @@ public final class ArrayBenchmark {
                 + ", which this benchmark did not create: give an empty or new directory");
           }
           out.println("[disk] deleting " + e + ", left by an earlier run");
-          BenchDirs.deleteTree(e);
+          TestDirs.deleteTree(e);
         }
       }
     }

@@ -1,13 +1,11 @@
 package io.parityfs.raid.bench;
 
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * The directories a benchmark creates, deleted when it is done with them and, failing that, by a
@@ -29,7 +27,7 @@ final class BenchDirs {
 
   /** Deletes {@code dir} and everything under it now, and forgets it. */
   void delete(Path dir) throws IOException {
-    deleteTree(dir);
+    TestDirs.deleteTree(dir);
     synchronized (this) {
       owned.remove(dir);
     }
@@ -38,7 +36,7 @@ final class BenchDirs {
   private synchronized void deleteAllQuietly() {
     for (Path dir : owned) {
       try {
-        deleteTree(dir);
+        TestDirs.deleteTree(dir);
       } catch (IOException | UncheckedIOException e) {
         System.err.println("array: could not delete " + dir + ": " + e);
       }
@@ -46,16 +44,4 @@ final class BenchDirs {
     owned.clear();
   }
 
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
-    }
-  }
 }

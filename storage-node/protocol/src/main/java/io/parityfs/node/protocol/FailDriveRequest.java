@@ -1,6 +1,5 @@
 package io.parityfs.node.protocol;
 
-import java.util.Objects;
 
 /**
  * FAIL_DRIVE: marks the drive in {@code slot} failed (a hot spare, if any, starts rebuilding).

@@ -4,7 +4,6 @@ import static io.parityfs.node.protocol.FrameFormat.CRC_COVERED_FIXED;
 import static io.parityfs.node.protocol.FrameFormat.FIXED_LENGTH;
 import static io.parityfs.node.protocol.FrameFormat.FLAG_RESPONSE;
 import static io.parityfs.node.protocol.FrameFormat.KNOWN_FLAGS;
-import static io.parityfs.node.protocol.FrameFormat.MAGIC;
 import static io.parityfs.node.protocol.FrameFormat.MAX_HEADER_LENGTH;
 import static io.parityfs.node.protocol.FrameFormat.MAX_PAYLOAD_LENGTH;
 import static io.parityfs.node.protocol.FrameFormat.VERSION;

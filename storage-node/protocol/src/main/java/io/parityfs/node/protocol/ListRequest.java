@@ -1,6 +1,5 @@
 package io.parityfs.node.protocol;
 
-import java.util.Objects;
 
 /**
  * LIST: one page of the chunks on a target, in object id order. Header, 36 bytes: target (16),

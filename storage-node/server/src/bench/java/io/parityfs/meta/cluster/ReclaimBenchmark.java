@@ -1,5 +1,6 @@
 package io.parityfs.meta.cluster;
 
+import io.parityfs.testkit.TestDirs;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.DeleteQueue;
 import io.parityfs.meta.FileStatus;
@@ -36,7 +37,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -46,7 +46,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -126,7 +125,7 @@ public final class ReclaimBenchmark {
   }
 
   private void run() throws Exception {
-    deleteTree(dir);
+    TestDirs.deleteTree(dir);
     Files.createDirectories(dir);
     String loadBefore = Machine.loadAverage();
     try (TestingServer zk = new TestingServer(true)) {
@@ -176,7 +175,7 @@ public final class ReclaimBenchmark {
         curator.close();
       }
     } finally {
-      deleteTree(dir);
+      TestDirs.deleteTree(dir);
     }
   }
 
@@ -299,14 +298,4 @@ public final class ReclaimBenchmark {
         now.filesPerSecond() / old.filesPerSecond(), out);
   }
 
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(x);
-      }
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package io.parityfs.node.bench;
 
+import io.parityfs.testkit.TestDirs;
 import io.parityfs.node.StorageNode;
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.chunk.ChunkWriter;
@@ -38,7 +39,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -106,7 +106,7 @@ public final class NodeBenchmark {
   }
 
   private void run() throws Exception {
-    deleteTree(dir);
+    TestDirs.deleteTree(dir);
     Files.createDirectories(dir);
     String loadBefore = Machine.loadAverage();
     try (TestingServer zk = new TestingServer(true)) {
@@ -148,7 +148,7 @@ public final class NodeBenchmark {
         node.close();
       }
     } finally {
-      deleteTree(dir);
+      TestDirs.deleteTree(dir);
     }
   }
 
@@ -315,17 +315,6 @@ public final class NodeBenchmark {
     Files.writeString(out, BenchmarkJson.write(json));
     System.out.printf(Locale.ROOT, "write_vs_array %.3f, read_vs_array %.3f; wrote %s%n",
         ratios.get("write_vs_array"), ratios.get("read_vs_array"), out);
-  }
-
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(q);
-      }
-    }
   }
 
   // ---- content: chunk c of file f is a deterministic stream of longs ----

@@ -27,8 +27,6 @@ import io.parityfs.raid.array.format.ObjectLayout;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.array.format.ShardFormat;
-import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.ByteArrayInputStream;

@@ -18,8 +18,6 @@ import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.DrivePlacement;
-import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

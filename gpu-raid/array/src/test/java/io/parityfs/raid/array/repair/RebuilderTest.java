@@ -27,8 +27,6 @@ import io.parityfs.raid.array.object.ArrayFixtures;
 import io.parityfs.raid.array.object.BackgroundThrottle;
 import io.parityfs.raid.array.object.ObjectFiles;
 import io.parityfs.raid.array.object.ObjectStore;
-import io.parityfs.raid.codec.ParityCodec;
-import io.parityfs.raid.codec.cpu.CpuParityCodec;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.ByteArrayInputStream;
