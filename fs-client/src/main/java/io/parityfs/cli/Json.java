@@ -39,7 +39,7 @@ final class Json {
     m.put("stripeCount", l.stripeCount());
     m.put("protection", l.protection());
     m.put("pool", l.pool());
-    m.put("mirrorCount", l.mirrorCount());
+    m.put("across", l.across().toString());
     m.put("targets", l.targets());
     return m;
   }

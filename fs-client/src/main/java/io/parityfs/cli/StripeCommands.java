@@ -1,5 +1,6 @@
 package io.parityfs.cli;
 
+import io.parityfs.meta.Across;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -10,6 +11,7 @@ import io.parityfs.meta.targets.TargetRegistry;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,18 +33,22 @@ final class StripeCommands {
     }
     out.println(heading + "chunk " + Sizes.human(l.chunkSize()) + " (" + l.chunkSize()
         + "), stripe count " + l.stripeCount() + ", " + l.protection() + ", pool " + l.pool()
-        + ", mirror count " + l.mirrorCount());
+        + ", across nodes " + l.across());
     if (registry == null) {
       out.println(" ".repeat(heading.length()) + "targets " + (l.targets().isEmpty()
           ? "(chosen per file)" : String.join(" ", l.targets())));
     }
   }
 
-  /** {@code setstripe [--chunk-size S] [--stripe-count N] [--protection P] [--pool P] PATH}. */
+  /**
+   * {@code setstripe [--chunk-size S] [--stripe-count N] [--protection P] [--across A]
+   * [--pool P] PATH}.
+   */
   @Command(name = "setstripe", description = {"Set the layout of a directory (the default of"
       + " new entries) or of an empty file; a missing PATH is created as an empty file with it.",
       "Options not given keep the current layout's values. Refused: a target or pool the"
-          + " cluster does not have, a stripe count above the targets the pool has."})
+          + " cluster does not have, a stripe count above the targets the pool has, a policy"
+          + " across nodes that needs more nodes than the pool's targets are on."})
   static final class SetStripe extends CliCommand {
     @Option(names = {"--chunk-size", "-S"}, paramLabel = "<size>",
         description = "bytes per chunk, a multiple of 4K: 256K, 8M, 1G")
@@ -59,9 +65,11 @@ final class StripeCommands {
     @Option(names = "--pool", paramLabel = "<name>", description = "pool of targets to draw from")
     String pool;
 
-    @Option(names = "--mirror-count", paramLabel = "<n>", description = "copies across nodes,"
-        + " 0..8 (reserved)")
-    Integer mirrorCount;
+    @Option(names = {"--across", "-a"}, paramLabel = "<policy>", description = "protection"
+        + " across nodes: ec:K+M (K data and M parity chunks per group, each on its own node),"
+        + " mirror:N (N copies on N nodes) or none; the stripe count is raised to K+M or N"
+        + " when it is below")
+    String across;
 
     @Option(names = "--targets", split = ",", paramLabel = "<id>",
         description = "pin these target ids (the rest are placed)")
@@ -85,12 +93,13 @@ final class StripeCommands {
             base = parent.layout();
           }
         }
+        Across policy = across == null ? base.across() : Across.parse(across);
+        int stripes = stripeCount != null ? stripeCount
+            : Math.max(base.stripeCount(), policy.width());
         Layout l = new Layout(
-            chunkSize == null ? base.chunkSize() : Sizes.parse(chunkSize),
-            stripeCount == null ? base.stripeCount() : stripeCount,
+            chunkSize == null ? base.chunkSize() : Sizes.parse(chunkSize), stripes,
             targets == null ? List.of() : targets,
-            protection == null ? base.protection() : protection,
-            mirrorCount == null ? base.mirrorCount() : mirrorCount,
+            protection == null ? base.protection() : protection, policy,
             pool == null ? base.pool() : pool);
         if (f == null) {
           // what setLayout checks and places in the namespace, before the create
@@ -104,6 +113,15 @@ final class StripeCommands {
         }
       });
     }
+  }
+
+  /** What a policy across nodes survives and costs, for getstripe: "" for none. */
+  static String acrossNote(Across a) {
+    if (a.isNone()) {
+      return " (each chunk on one node)";
+    }
+    return String.format(Locale.ROOT, " (survives %d node%s lost; %.2fx the data across nodes)",
+        a.nodesTolerated(), a.nodesTolerated() == 1 ? "" : "s", a.mediaFactor());
   }
 
   /** {@code getstripe PATH...}. */
@@ -142,7 +160,7 @@ final class StripeCommands {
           out.println("  stripe_count: " + l.stripeCount());
           out.println("  protection:   " + l.protection());
           out.println("  pool:         " + l.pool());
-          out.println("  mirror_count: " + l.mirrorCount());
+          out.println("  across:       " + l.across() + acrossNote(l.across()));
           if (l.targets().isEmpty()) {
             out.println("  targets:      (chosen per file from the pool)");
           } else {

@@ -3,6 +3,7 @@ package io.parityfs.client;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
 import io.parityfs.meta.LengthProbe;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
@@ -151,8 +152,49 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) and returns a stream writing it. */
   public PfsOutputStream create(String path, CreateOptions options) throws IOException {
+    refuseUnwritableLayout(path, options);
     FileStatus f = namespace.create(path, options.withLease(true));
     return new PfsOutputStream(this, f.path(), f, null);
+  }
+
+  /**
+   * UNSUPPORTED, before anything changes, when a new file at {@code path} would get a layout
+   * this client cannot write: {@code options}' layout, else the default of its nearest existing
+   * ancestor (missing parents inherit it).
+   */
+  private void refuseUnwritableLayout(String path, CreateOptions options) throws IOException {
+    Layout layout = options.layout();
+    String dir = path;
+    while (layout == null && dir.lastIndexOf('/') > 0) {
+      dir = dir.substring(0, dir.lastIndexOf('/'));
+      FileStatus ancestor = namespace.statusOrNull(dir);
+      if (ancestor != null) {
+        layout = ancestor.layout();
+        break;
+      }
+    }
+    if (layout == null) {
+      FileStatus root = namespace.statusOrNull("/");
+      layout = root == null ? null : root.layout();
+    }
+    if (layout != null) {
+      refuseUnwritable(layout, path);
+    }
+  }
+
+  /**
+   * UNSUPPORTED when {@code layout} has a protection across nodes: its data path (mirror copies,
+   * parity chunks) is not built yet (docs/across-nodes.md), and writing such a file with each
+   * chunk stored once would promise protection it does not have.
+   */
+  static void refuseUnwritable(Layout layout, String path) throws ClientException {
+    if (!layout.across().isNone()) {
+      throw new ClientException(ClientStatus.UNSUPPORTED, path, path + ": its layout has "
+          + layout.across() + " across nodes, which this client cannot write yet (it would"
+          + " store each chunk once, unprotected across nodes; docs/across-nodes.md); write it"
+          + " under a directory without a policy across nodes (parityfs setstripe --across"
+          + " none)");
+    }
   }
 
   /**
@@ -160,6 +202,7 @@ public final class ParityClient implements Closeable {
    * back first, since every chunk write replaces the whole chunk.
    */
   public PfsOutputStream append(String path) throws IOException {
+    refuseUnwritable(namespace.getStatus(path).layout(), path);
     FileStatus f = namespace.append(path);
     try {
       fence(f);
@@ -188,6 +231,7 @@ public final class ParityClient implements Closeable {
    * overwrite, write past the end, truncate. See {@link PfsFileWriter}.
    */
   public PfsFileWriter openWriter(String path) throws IOException {
+    refuseUnwritable(namespace.getStatus(path).layout(), path);
     FileStatus f = namespace.append(path);
     try {
       fence(f);
@@ -200,6 +244,7 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) open for random-access writing. */
   public PfsFileWriter createWriter(String path, CreateOptions options) throws IOException {
+    refuseUnwritableLayout(path, options);
     FileStatus f = namespace.create(path, options.withLease(true));
     try {
       return new PfsFileWriter(this, f);

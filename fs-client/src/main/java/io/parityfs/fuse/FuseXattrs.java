@@ -115,7 +115,7 @@ final class FuseXattrs {
     parts.add("stripe_count=" + l.stripeCount());
     parts.add("protection=" + l.protection());
     parts.add("pool=" + l.pool());
-    parts.add("mirror_count=" + l.mirrorCount());
+    parts.add("across=" + l.across());
     parts.add("targets=" + String.join(",", l.targets()));
     return String.join(" ", parts);
   }

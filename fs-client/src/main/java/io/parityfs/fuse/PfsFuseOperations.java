@@ -397,7 +397,7 @@ public final class PfsFuseOperations implements AutoCloseable {
   /**
    * One attribute's value into {@code dst}; with {@code dst} of no remaining space, only its
    * size. {@value #LAYOUT_XATTR} is the layout, read-only, as text:
-   * {@code chunk_size=262144 stripe_count=2 protection=raid6:4+2 pool=default mirror_count=0
+   * {@code chunk_size=262144 stripe_count=2 protection=raid6:4+2 pool=default across=none
    * targets=t1,t2}. Returns the size, -ENODATA when absent, -ERANGE when {@code dst} is short.
    */
   public int getxattr(Requester who, String path, String name, ByteBuffer dst) {

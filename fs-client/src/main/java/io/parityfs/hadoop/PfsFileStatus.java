@@ -1,5 +1,6 @@
 package io.parityfs.hadoop;
 
+import io.parityfs.meta.Across;
 import io.parityfs.meta.FileStatus;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.Path;
@@ -8,18 +9,24 @@ import org.apache.hadoop.fs.permission.FsPermission;
 /**
  * A Hadoop file status with an etag: {@code <id>-<version>} in hex for a file (new on every
  * create, overwrite, hflush and close; kept by rename, which moves the inode unchanged), none
- * for a directory. Block size = the file's chunk size; replication 1 (redundancy is parity
- * inside each storage node).
+ * for a directory. Block size = the file's chunk size; replication N for {@code mirror:N}
+ * across nodes, else 1 (parity inside each storage node, and across nodes for {@code ec:K+M},
+ * which {@link #isErasureCoded()} reports).
  */
 final class PfsFileStatus extends org.apache.hadoop.fs.FileStatus implements EtagSource {
   private static final long serialVersionUID = 1L;
   private final String etag;
 
   PfsFileStatus(FileStatus f, Path qualified) {
-    super(f.isDirectory() ? 0 : f.length(), f.isDirectory(), 1, f.layout().chunkSize(),
-        f.modificationTime(), f.accessTime(), new FsPermission((short) f.permission()),
-        f.owner(), f.group(), null, qualified, false, false, false);
+    super(f.isDirectory() ? 0 : f.length(), f.isDirectory(), replication(f.layout().across()),
+        f.layout().chunkSize(), f.modificationTime(), f.accessTime(),
+        new FsPermission((short) f.permission()), f.owner(), f.group(), null, qualified, false,
+        false, f.layout().across().isErasureCoded());
     this.etag = etagOf(f);
+  }
+
+  private static short replication(Across across) {
+    return (short) (across.kind() == Across.Kind.MIRROR ? across.width() : 1);
   }
 
   static String etagOf(FileStatus f) {

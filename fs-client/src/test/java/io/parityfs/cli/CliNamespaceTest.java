@@ -3,6 +3,7 @@ package io.parityfs.cli;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +16,9 @@ import io.parityfs.testing.SharedMiniCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -303,6 +306,53 @@ class CliNamespaceTest {
     cli.ok("setstripe", "--stripe-count", "2", dir);
     assertEquals(1 << 20, cli.ok("getstripe", "--json", dir).json().get("chunkSize").asLong());
     cli.fails(2, "setstripe", "--protection", "raid7:1+1", dir);
+  }
+
+  /**
+   * {@code setstripe --across}: checked against the nodes the pool's targets are on, shown by
+   * getstripe, placed on distinct nodes; writes under it are refused (UNSUPPORTED, exit 1) until
+   * its data path is built, before anything is created.
+   */
+  @Test
+  void setStripeAcrossNodes() throws Exception {
+    String dir = BASE + "/across";
+    cli.ok("mkdir", dir);
+    CliRunner.Run r = cli.fails(2, "setstripe", "--across", "ec:2+1", dir);
+    assertTrue(r.err().contains("ec:2+1 across nodes needs targets on 3 distinct nodes; pool"
+        + " 'default' has targets on 2 nodes (2 targets)"), r.err());
+    r = cli.fails(2, "setstripe", "--across", "ec:1+1", "--stripe-count", "1", dir);
+    assertTrue(r.err().contains("stripe count (1) must be at least 2 for ec:1+1"), r.err());
+    r = cli.fails(2, "setstripe", "--across", "raid6:4+2", dir);
+    assertTrue(r.err().contains("must be none, mirror:N"), r.err());
+
+    cli.ok("setstripe", "--across", "mirror:2", dir);
+    JsonNode d = cli.ok("getstripe", "--json", dir).json();
+    assertEquals("mirror:2", d.get("across").asText());
+    assertEquals(2, d.get("stripeCount").asInt());
+    assertTrue(cli.ok("getstripe", dir).out().contains("across:       mirror:2 (survives 1 node"
+        + " lost; 2.00x the data across nodes)"));
+
+    // an empty file made by setstripe is placed on distinct nodes
+    cli.ok("setstripe", dir + "/empty");
+    JsonNode f = cli.ok("getstripe", "--json", dir + "/empty").json();
+    assertEquals("mirror:2", f.get("across").asText());
+    Map<String, String> nodeOf = new HashMap<>();
+    cli.ok("targets", "--json").json().forEach(t -> nodeOf.put(t.get("id").asText(),
+        t.get("nodeId").asText()));
+    assertEquals(2, f.get("targets").size());
+    assertNotEquals(nodeOf.get(f.get("targets").get(0).asText()),
+        nodeOf.get(f.get("targets").get(1).asText()));
+
+    Path src = local.resolve("across.bin");
+    Files.write(src, new byte[1000]);
+    r = cli.fails(1, "put", src.toString(), dir + "/f");
+    assertTrue(r.err().contains("mirror:2 across nodes, which this client cannot write yet"),
+        r.err());
+    cli.fails(3, "stat", dir + "/f");
+    cli.ok("setstripe", "--across", "none", dir);
+    cli.ok("put", src.toString(), dir + "/f");
+    assertEquals("none", cli.ok("getstripe", "--json", dir + "/f").json().get("across")
+        .asText());
   }
 
   @Test

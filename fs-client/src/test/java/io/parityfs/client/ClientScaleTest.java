@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * drive).
  */
 class ClientScaleTest extends StripedClusterTest {
-  static final Layout BIG = new Layout(8 << 20, 3, List.of(), "raid6:4+2", 0);
+  static final Layout BIG = new Layout(8 << 20, 3, List.of(), "raid6:4+2");
   static final long BIG_FILE = Long.getLong("parityfs.test.bigFileBytes",
       (256L << 20) + 4321);
   static final int SMALL_FILES = Integer.getInteger("parityfs.test.smallFiles", 1000);

@@ -60,7 +60,7 @@ class MovedNodeTest {
 
   /** A file of three chunks, all on the first node's target, written as generation 1. */
   private static FileStatus write(ParityClient c, String path) throws IOException {
-    Layout onTarget = new Layout(CHUNK, 1, List.of(target), "raid6:4+2", 0);
+    Layout onTarget = new Layout(CHUNK, 1, List.of(target), "raid6:4+2");
     try (PfsOutputStream out = c.create(path, CreateOptions.file().withLayout(onTarget))) {
       out.write(FencingTest.keyed(path, 1, 0, 2 * CHUNK + 100));
     }

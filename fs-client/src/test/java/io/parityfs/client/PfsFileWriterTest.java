@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class PfsFileWriterTest extends StripedClusterTest {
   /** Small chunks: many chunks per test file. */
   static final int SMALL = 64 << 10;
-  static final Layout SMALL_CHUNKS = new Layout(SMALL, 3, List.of(), "raid6:4+2", 0);
+  static final Layout SMALL_CHUNKS = new Layout(SMALL, 3, List.of(), "raid6:4+2");
 
   static FileStatus create(String path, byte[] content, Layout layout) throws IOException {
     try (PfsOutputStream out = client.create(path, CreateOptions.file().withLayout(layout))) {

@@ -50,7 +50,7 @@ class RolledBackIdsTest {
   void aFileCreatedAfterTheNamespaceRolledBackNeverReadsTheChunksOfTheFileThatHadItsId()
       throws Exception {
     try (MiniCluster cluster = MiniCluster.start(dir, 1, "raid6:4+2", 6)) {
-      Layout layout = new Layout(CHUNK, 1, List.of(), "raid6:4+2", 0);
+      Layout layout = new Layout(CHUNK, 1, List.of(), "raid6:4+2");
       long oldId;
       byte[] old;
       try (ParityClient a = cluster.client(Caller.of("root"))) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class StripedClusterTest {
   static final int CHUNK = 1 << 20;
-  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+  static final Layout STRIPED = new Layout(CHUNK, 3, List.of(), "raid6:4+2");
 
   @TempDir
   static Path dir;

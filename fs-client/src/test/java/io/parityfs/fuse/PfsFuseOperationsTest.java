@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsFileWriter;
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
@@ -155,6 +156,25 @@ class PfsFuseOperationsTest {
     assertEquals(0, ops.unlink(ROOT, d + "/f"));
     assertEquals(-Errno.ENOENT, ops.unlink(ROOT, d + "/f"));
     assertEquals(0, ops.rmdir(ROOT, d));
+  }
+
+  /**
+   * Under a directory with protection across nodes, whose data path is not built yet, a create
+   * or an open for writing is EOPNOTSUPP and makes nothing; the layout xattr names the policy.
+   */
+  @Test
+  void writesUnderAPolicyAcrossNodesAreNotSupportedYet() throws Exception {
+    String d = BASE + "/across";
+    client.namespace().mkdirs(d, CreateOptions.directory().withLayout(
+        SharedMiniCluster.ROOT_LAYOUT.withAcross(Across.mirror(2))));
+    assertEquals(-Errno.EOPNOTSUPP, ops.create(ROOT, d + "/f", 0644, 01, new long[1]));
+    assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/f", new FileAttributes[1]));
+    client.namespace().create(d + "/empty", CreateOptions.file()); // no data: the entry only
+    assertEquals(-Errno.EOPNOTSUPP, ops.open(ROOT, d + "/empty", 01, new long[1]));
+    ByteBuffer layout = ByteBuffer.allocate(512);
+    int n = ops.getxattr(ROOT, d + "/empty", PfsFuseOperations.LAYOUT_XATTR, layout);
+    String text = new String(layout.array(), 0, n, StandardCharsets.UTF_8);
+    assertTrue(text.contains(" across=mirror:2 "), text);
   }
 
   @Test

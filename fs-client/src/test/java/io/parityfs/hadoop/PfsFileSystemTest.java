@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Layout;
 import io.parityfs.testing.HeldEventThread;
 import io.parityfs.testing.SharedMiniCluster;
@@ -185,6 +186,40 @@ class PfsFileSystemTest {
     }
   }
 
+  /**
+   * A layout's protection across nodes shows in the Hadoop status (mirror:N as replication N,
+   * ec:K+M as isErasureCoded), and a create under it is refused (its data path is not built)
+   * before any entry is made.
+   */
+  @Test
+  void protectionAcrossNodesShowsInTheStatusAndItsWritesAreRefused() throws IOException {
+    PfsFileSystem pfs = (PfsFileSystem) fs;
+    Layout two = new Layout(64 << 10, 2, List.of(), "raid6:4+2");
+    pfs.client().namespace().mkdirs("/fst/ec", io.parityfs.meta.CreateOptions.directory()
+        .withLayout(two.withAcross(Across.ec(1, 1))));
+    pfs.client().namespace().mkdirs("/fst/mirror", io.parityfs.meta.CreateOptions.directory()
+        .withLayout(two.withAcross(Across.mirror(2))));
+    // entries made through the namespace alone (no data): what a status shows
+    pfs.client().namespace().create("/fst/ec/empty", io.parityfs.meta.CreateOptions.file());
+    pfs.client().namespace().create("/fst/mirror/empty", io.parityfs.meta.CreateOptions.file());
+    FileStatus ec = fs.getFileStatus(new Path("/fst/ec/empty"));
+    assertTrue(ec.isErasureCoded());
+    assertEquals(1, ec.getReplication());
+    FileStatus mirror = fs.getFileStatus(new Path("/fst/mirror/empty"));
+    assertEquals(2, mirror.getReplication());
+    assertFalse(mirror.isErasureCoded());
+    assertFalse(fs.getFileStatus(new Path("/fst")).isErasureCoded());
+
+    IOException refused = assertThrows(IOException.class,
+        () -> fs.create(new Path("/fst/ec/f"), true).close());
+    assertTrue(refused.getMessage().contains("ec:1+1 across nodes, which this client cannot"
+        + " write yet"), refused.getMessage());
+    assertFalse(fs.exists(new Path("/fst/ec/f")), "nothing created");
+    assertThrows(IOException.class, () -> fs.append(new Path("/fst/mirror/empty")).close());
+    assertThrows(IOException.class, () -> fs.create(new Path("/fst/mirror/a/b"), true).close());
+    assertFalse(fs.exists(new Path("/fst/mirror/a")), "no parent made either");
+  }
+
   @Test
   void checksumIsCrc32cOfTheBytesWhateverTheLayout() throws IOException {
     byte[] data = random(3 * CHUNK + 77, 2);
@@ -192,7 +227,7 @@ class PfsFileSystemTest {
     write(fs, a, data);
     PfsFileSystem pfs = (PfsFileSystem) fs;
     pfs.client().namespace().mkdirs("/fst/other-layout", io.parityfs.meta.CreateOptions
-        .directory().withLayout(new Layout(64 << 10, 1, List.of(), "raid6:4+2", 0)));
+        .directory().withLayout(new Layout(64 << 10, 1, List.of(), "raid6:4+2")));
     Path b = new Path("/fst/other-layout/sum-b");
     write(fs, b, data);
     assertEquals(64 << 10, fs.getFileStatus(b).getBlockSize());

@@ -75,7 +75,7 @@ public final class FullTargetCluster implements Closeable {
       String target;
       try (ParityClient root = c.client(Caller.of("root"))) {
         target = root.registry().targets().get(0).id();
-        root.namespace().setLayout("/", new Layout(1 << 20, 1, List.of(target), "raid5:2+1", 0));
+        root.namespace().setLayout("/", new Layout(1 << 20, 1, List.of(target), "raid5:2+1"));
       }
       return new FullTargetCluster(c, target, mounts);
     } catch (Exception | Error e) {

@@ -20,7 +20,7 @@ import org.apache.hadoop.conf.Configuration;
  */
 public final class SharedMiniCluster {
   public static final String CLUSTER = "mini";
-  public static final Layout ROOT_LAYOUT = new Layout(256 << 10, 2, List.of(), "raid6:4+2", 0);
+  public static final Layout ROOT_LAYOUT = new Layout(256 << 10, 2, List.of(), "raid6:4+2");
   private static MiniCluster cluster;
 
   private SharedMiniCluster() {}

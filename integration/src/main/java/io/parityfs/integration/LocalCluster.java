@@ -310,7 +310,7 @@ public final class LocalCluster {
         return;
       }
       Layout l = new Layout(d.chunkSize(), (int) Math.min(d.stripeCount(), inPool), List.of(),
-          shape().geometry(), d.mirrorCount(), d.pool());
+          shape().geometry(), d.across(), d.pool());
       c.namespace().setLayout("/", l);
       progress.accept("default layout of /: " + l.stripeCount() + " targets, "
           + (l.chunkSize() >> 20) + " MiB chunks, " + l.protection());

@@ -1,8 +1,8 @@
 package io.parityfs.integration;
 
-import io.parityfs.testkit.TestDirs;
 import io.parityfs.hadoop.contract.PfsContract;
 import io.parityfs.meta.Layout;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -21,7 +21,7 @@ import org.apache.hadoop.conf.Configuration;
  */
 public class ChildClusterContract extends PfsContract {
   static final String CLUSTER = "child";
-  static final Layout ROOT_LAYOUT = new Layout(64 << 10, 3, List.of(), "raid6:4+2", 0);
+  static final Layout ROOT_LAYOUT = new Layout(64 << 10, 3, List.of(), "raid6:4+2");
   private static TestCluster cluster;
 
   public ChildClusterContract(Configuration conf) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsOutputStream;
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
@@ -97,7 +98,7 @@ class DiskFullTest {
         .build(), Caller.of("root"));
     for (String pool : List.of("full", "onefull")) {
       cluster.root().namespace().mkdirs("/" + pool, CreateOptions.directory()
-          .withLayout(new Layout(CHUNK, 1, List.of(), "raid6:4+2", 0, pool)));
+          .withLayout(new Layout(CHUNK, 1, List.of(), "raid6:4+2", Across.NONE, pool)));
     }
   }
 

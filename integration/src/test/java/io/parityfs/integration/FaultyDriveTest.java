@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsOutputStream;
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.Layout;
@@ -73,7 +74,7 @@ class FaultyDriveTest {
         Caller.of("root"));
     for (String pool : List.of("fsync", "manifest")) {
       cluster.root().namespace().mkdirs("/" + pool, CreateOptions.directory()
-          .withLayout(new Layout(CHUNK, 1, List.of(), "raid6:4+2", 0, pool)));
+          .withLayout(new Layout(CHUNK, 1, List.of(), "raid6:4+2", Across.NONE, pool)));
     }
   }
 

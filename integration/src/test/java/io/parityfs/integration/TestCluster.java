@@ -33,7 +33,7 @@ import java.util.function.BooleanSupplier;
  */
 final class TestCluster implements AutoCloseable {
   static final int CHUNK = 1 << 20;
-  static final Layout LAYOUT = new Layout(CHUNK, 3, List.of(), "raid6:4+2", 0);
+  static final Layout LAYOUT = new Layout(CHUNK, 3, List.of(), "raid6:4+2");
   static final Duration START = Duration.ofSeconds(120);
 
   private final LocalCluster local;

@@ -30,7 +30,8 @@ import org.apache.zookeeper.data.Stat;
  *                           IIIIIIIIII = the file id, 10 hex digits
  * data (UTF-8 JSON, fields in this order, schema 1; unknown fields ignored):
  * {"schema":1,"id":4097,"layout":{"chunkSize":8388608,"stripeCount":4,
- *   "targets":["t1","t2","t3","t4"],"protection":"raid6:4+2","mirrorCount":0},
+ *   "targets":["t1","t2","t3","t4"],"protection":"raid6:4+2","across":"none",
+ *   "pool":"default"},
  *  "length":1048576,"version":3,"queuedMillis":1767225600000}
  * </pre>
  *
@@ -41,7 +42,8 @@ public final class DeleteQueue {
   private static final System.Logger LOG = System.getLogger(DeleteQueue.class.getName());
   private static final int SCHEMA = 1;
   private static final ObjectMapper JSON = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+      .registerModule(LayoutJson.module());
 
   @JsonPropertyOrder({"schema", "id", "layout", "length", "version", "queuedMillis"})
   private record Wire(int schema, long id, Layout layout, long length, long version,

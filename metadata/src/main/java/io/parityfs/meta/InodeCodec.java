@@ -1,17 +1,10 @@
 package io.parityfs.meta;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
-import com.fasterxml.jackson.databind.module.SimpleModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The bytes of an {@link Inode} in a directory-entry znode: UTF-8 JSON, fields in this order,
@@ -23,7 +16,7 @@ import java.util.List;
  * {"schema":2,"id":4097,"type":"FILE","length":1048576,"version":3,"mtime":1767225600000,
  *  "atime":1767225600000,"owner":"alice","group":"staff","perm":420,
  *  "layout":{"chunkSize":8388608,"stripeCount":4,"targets":["t1","t2","t3","t4"],
- *            "protection":"raid6:4+2","mirrorCount":0,"pool":"default"},
+ *            "protection":"raid6:4+2","across":"none","pool":"default"},
  *  "buckets":0,"xattrs":{"user.tag":"dmFsdWU="},"generation":2}
  * </pre>
  *
@@ -33,8 +26,8 @@ import java.util.List;
  *
  * Directories have {@code "type":"DIRECTORY"}, length and version 0, their default layout in
  * {@code layout} and their entry-bucket count in {@code buckets}. xattr values are base64.
- * A layout without {@code pool} (written before pools existed) reads as {@link
- * Layout#DEFAULT_POOL}.
+ * Layouts are read and written by {@link LayoutJson} (older records without {@code pool} or
+ * {@code across} still read).
  * An encoded record is at most {@link #MAX_BYTES}, so a page of {@link #READ_BATCH} records
  * fits well inside ZooKeeper's default 1 MiB {@code jute.maxbuffer}.
  */
@@ -47,7 +40,7 @@ final class InodeCodec {
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
-      .registerModule(new SimpleModule().addDeserializer(Layout.class, new LayoutReader()));
+      .registerModule(LayoutJson.module());
 
   private InodeCodec() {}
 
@@ -73,29 +66,5 @@ final class InodeCodec {
           "inode record of schema " + inode.schema() + " (this code reads " + Inode.SCHEMA + ")");
     }
     return inode;
-  }
-
-  /** Reads a layout, giving one without {@code pool} the default pool. */
-  private static final class LayoutReader extends StdDeserializer<Layout> {
-    private static final long serialVersionUID = 1L;
-
-    LayoutReader() {
-      super(Layout.class);
-    }
-
-    @Override
-    public Layout deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
-      JsonNode n = p.readValueAsTree();
-      List<String> targets = new ArrayList<>();
-      for (JsonNode t : n.path("targets")) {
-        targets.add(t.asText());
-      }
-      JsonNode protection = n.get("protection");
-      JsonNode pool = n.get("pool");
-      return new Layout(n.path("chunkSize").asLong(), n.path("stripeCount").asInt(), targets,
-          protection == null || protection.isNull() ? null : protection.asText(),
-          n.path("mirrorCount").asInt(),
-          pool == null || pool.isNull() ? Layout.DEFAULT_POOL : pool.asText());
-    }
   }
 }

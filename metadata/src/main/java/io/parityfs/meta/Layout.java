@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 /**
  * How a file's bytes are laid out over storage targets: chunk {@code i} of a file lives on
  * {@code targets.get(i % stripeCount)} as chunk {@code (fileId, i)}, protected inside that
- * target's node by its {@code protection} scheme.
+ * target's node by its {@code protection} scheme, and across nodes by its {@code across} policy
+ * (mirror copies or parity chunks on other targets, docs/across-nodes.md).
  *
  * <p>On a directory this is the default layout that new files and subdirectories inherit (its
  * target list is then usually empty: targets are chosen per file, from its {@code pool}, by
@@ -19,13 +20,15 @@ import java.util.regex.Pattern;
  * @param targets target ids (at most {@code stripeCount}; empty until placement chose them)
  * @param protection the node-level scheme: {@code raid5:K+1}, {@code raid6:K+2}, {@code rs:K+M},
  *     {@code mirror:N} or {@code none}
- * @param mirrorCount copies across nodes, reserved for node-level redundancy (0 = none), in [0, 8]
+ * @param across the protection across nodes ({@link Across#NONE}: none); the stripe count is at
+ *     least its {@link Across#width() width}, and placement puts every {@code width}
+ *     consecutive targets on distinct nodes
  * @param pool the pool of storage targets placement chooses from (a storage node's {@code
  *     target.<name>.pool}): 1..64 letters, digits, {@code _ . -}; {@link #DEFAULT_POOL} unless
  *     set
  */
 public record Layout(long chunkSize, int stripeCount, List<String> targets, String protection,
-    int mirrorCount, String pool) {
+    Across across, String pool) {
   private static final Pattern PROTECTION =
       Pattern.compile("none|raid5:[1-9][0-9]?\\+1|raid6:[1-9][0-9]?\\+2|rs:[1-9][0-9]?\\+[1-9][0-9]?"
           + "|mirror:[1-9]");
@@ -37,12 +40,13 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
    */
   public static final String DEFAULT_POOL = PoolNames.DEFAULT;
 
-  /** 8 MiB chunks over 4 targets, RAID-6 4+2 inside each node, no mirror. */
-  public static final Layout DEFAULT = new Layout(8L << 20, 4, List.of(), "raid6:4+2", 0);
+  /** 8 MiB chunks over 4 targets, RAID-6 4+2 inside each node, nothing across nodes. */
+  public static final Layout DEFAULT = new Layout(8L << 20, 4, List.of(), "raid6:4+2");
 
   public Layout {
     Objects.requireNonNull(targets, "targets");
     Objects.requireNonNull(protection, "protection");
+    Objects.requireNonNull(across, "across");
     Objects.requireNonNull(pool, "pool");
     if (!isValidPool(pool)) {
       throw new IllegalArgumentException("pool (" + pool + ") must be 1-64 letters, digits, '_',"
@@ -69,26 +73,36 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
       throw new IllegalArgumentException("protection (" + protection
           + ") must be none, raid5:K+1, raid6:K+2, rs:K+M or mirror:N");
     }
-    if (mirrorCount < 0 || mirrorCount > 8) {
-      throw new IllegalArgumentException("mirrorCount (" + mirrorCount + ") must be in [0, 8]");
+    if (stripeCount < across.width()) {
+      throw new IllegalArgumentException("stripe count (" + stripeCount + ") must be at least "
+          + across.width() + " for " + across + " across nodes (one target per "
+          + (across.kind() == Across.Kind.MIRROR ? "copy" : "member of a chunk group") + ")");
     }
     targets = List.copyOf(targets);
   }
 
-  /** A layout in the {@link #DEFAULT_POOL} (the form before pools existed). */
-  public Layout(long chunkSize, int stripeCount, List<String> targets, String protection,
-      int mirrorCount) {
-    this(chunkSize, stripeCount, targets, protection, mirrorCount, DEFAULT_POOL);
+  /** A layout in the {@link #DEFAULT_POOL}, with nothing across nodes. */
+  public Layout(long chunkSize, int stripeCount, List<String> targets, String protection) {
+    this(chunkSize, stripeCount, targets, protection, Across.NONE, DEFAULT_POOL);
   }
 
   /** This layout with another target list (what placement fills in at create). */
   public Layout withTargets(List<String> newTargets) {
-    return new Layout(chunkSize, stripeCount, newTargets, protection, mirrorCount, pool);
+    return new Layout(chunkSize, stripeCount, newTargets, protection, across, pool);
   }
 
   /** This layout drawing its targets from another pool. */
   public Layout withPool(String newPool) {
-    return new Layout(chunkSize, stripeCount, targets, protection, mirrorCount, newPool);
+    return new Layout(chunkSize, stripeCount, targets, protection, across, newPool);
+  }
+
+  /**
+   * This layout with another policy across nodes; a stripe count below its width is raised to
+   * it (a directory's narrow default still gives a file the targets its policy needs).
+   */
+  public Layout withAcross(Across newAcross) {
+    return new Layout(chunkSize, Math.max(stripeCount, newAcross.width()), targets, protection,
+        newAcross, pool);
   }
 
   /**

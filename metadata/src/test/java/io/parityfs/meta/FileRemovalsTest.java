@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class FileRemovalsTest extends ZkFixture {
   private static final Layout LAYOUT =
-      new Layout(1 << 20, 3, List.of("t1", "t2", "t3"), "raid6:4+2", 0);
+      new Layout(1 << 20, 3, List.of("t1", "t2", "t3"), "raid6:4+2");
 
   private Namespace ns;
   private DeleteQueue queue;

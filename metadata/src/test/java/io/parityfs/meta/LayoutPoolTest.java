@@ -21,7 +21,7 @@ class LayoutPoolTest {
 
   @Test
   void theOldConstructorAndTheDefaultAreInTheDefaultPool() {
-    Layout l = new Layout(8 << 20, 4, List.of(), "raid6:4+2", 0);
+    Layout l = new Layout(8 << 20, 4, List.of(), "raid6:4+2");
     assertEquals("default", l.pool());
     assertEquals(Layout.DEFAULT_POOL, Layout.DEFAULT.pool());
     Layout ssd = l.withPool("ssd");
@@ -42,10 +42,10 @@ class LayoutPoolTest {
 
   @Test
   void thePoolIsInTheInodeRecordAndAbsentMeansDefault() throws Exception {
-    Layout l = new Layout(1 << 20, 2, List.of("t1", "t2"), "rs:8+3", 1, "archive");
+    Layout l = new Layout(1 << 20, 2, List.of("t1", "t2"), "rs:8+3", Across.mirror(2), "archive");
     byte[] bytes = InodeCodec.encode(directory(l));
     assertTrue(new String(bytes, StandardCharsets.UTF_8).contains(
-        "\"protection\":\"rs:8+3\",\"mirrorCount\":1,\"pool\":\"archive\"}"));
+        "\"protection\":\"rs:8+3\",\"across\":\"mirror:2\",\"pool\":\"archive\"}"));
     assertEquals(l, InodeCodec.decode(bytes, "/f").layout());
 
     // a record written before pools existed

@@ -260,7 +260,7 @@ class LeaseTest extends ZkFixture {
     assertEquals(3, ns.append("/gen").generation());
 
     Inode i = Inode.newFile(5, 1, CreateOptions.file(), new Layout(1 << 20, 1, java.util.List.of(
-        "t1"), "raid6:4+2", 0), null).withNextGeneration();
+        "t1"), "raid6:4+2"), null).withNextGeneration();
     String json = new String(InodeCodec.encode(i), java.nio.charset.StandardCharsets.UTF_8);
     assertTrue(json.startsWith("{\"schema\":2,") && json.endsWith(",\"generation\":1}"), json);
     String old = json.replace("{\"schema\":2,", "{\"schema\":1,")

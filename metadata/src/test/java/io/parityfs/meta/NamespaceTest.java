@@ -294,16 +294,16 @@ class NamespaceTest extends ZkFixture {
 
   @Test
   void layoutsAreInheritedFromDirectories() throws Exception {
-    Layout wide = new Layout(1 << 20, 8, List.of(), "rs:8+3", 0);
+    Layout wide = new Layout(1 << 20, 8, List.of(), "rs:8+3");
     ns.mkdirs("/ckpt", CreateOptions.directory().withLayout(wide));
     assertEquals(wide, ns.getStatus("/ckpt").layout());
     assertEquals(wide, ns.create("/ckpt/a/f", CreateOptions.file()).layout()); // via /ckpt/a
     assertEquals(wide, ns.getStatus("/ckpt/a").layout());
     assertEquals(Layout.DEFAULT, ns.create("/other", CreateOptions.file()).layout());
-    Layout own = new Layout(4096, 1, List.of("t1"), "none", 1);
+    Layout own = new Layout(4096, 1, List.of("t1"), "none");
     assertEquals(own, ns.create("/ckpt/own", CreateOptions.file().withLayout(own)).layout());
     // setLayout: a directory's default changes for new files only; a new file gets targets
-    Layout narrow = new Layout(64 << 10, 2, List.of(), "raid5:2+1", 0);
+    Layout narrow = new Layout(64 << 10, 2, List.of(), "raid5:2+1");
     ns.setLayout("/ckpt", narrow);
     assertEquals(narrow, ns.create("/ckpt/new", CreateOptions.file()).layout());
     assertEquals(wide, ns.getStatus("/ckpt/a/f").layout());
@@ -311,12 +311,11 @@ class NamespaceTest extends ZkFixture {
     assertEquals(List.of("t1", "t2"), placed.layout().targets());
     ns.setLength("/ckpt/new", placed.id(), 0, 10);
     assertEquals(NamespaceStatus.CONFLICT, fails(() -> ns.setLayout("/ckpt/new", narrow)));
-    assertThrows(IllegalArgumentException.class, () -> new Layout(1000, 1, List.of(), "none",
-        0));
+    assertThrows(IllegalArgumentException.class, () -> new Layout(1000, 1, List.of(), "none"));
     assertThrows(IllegalArgumentException.class, () -> new Layout(4096, 1, List.of("a", "b"),
-        "none", 0));
+        "none"));
     assertThrows(IllegalArgumentException.class, () -> new Layout(4096, 1, List.of(),
-        "raid6:4+3", 0));
+        "raid6:4+3"));
   }
 
   @Test

@@ -1,6 +1,5 @@
 package io.parityfs.client.bench;
 
-import io.parityfs.testkit.TestDirs;
 import static io.parityfs.client.bench.BenchReport.log;
 
 import io.parityfs.client.ParityClient;
@@ -12,6 +11,7 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.Layout;
 import io.parityfs.testing.MiniCluster;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -98,7 +98,7 @@ public final class FuseBenchmark {
         + " root)", ops));
     try (MiniCluster cluster = MiniCluster.start(dir.resolve("cluster"), 3, "raid6:4+2", 6);
         ParityClient client = cluster.client(Caller.of("root"))) {
-      client.namespace().setLayout("/", new Layout(8L << 20, 3, List.of(), "raid6:4+2", 0));
+      client.namespace().setLayout("/", new Layout(8L << 20, 3, List.of(), "raid6:4+2"));
       clientSide(client);
       fuseSide(client);
     }

@@ -23,7 +23,7 @@ final class ParityFsSide implements BenchSide {
 
   ParityFsSide(java.nio.file.Path dir, int chunkBytes) throws Exception {
     java.nio.file.Files.createDirectories(dir);
-    layout = new Layout(chunkBytes, 3, List.of(), "raid6:4+2", 0);
+    layout = new Layout(chunkBytes, 3, List.of(), "raid6:4+2");
     cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
     try (ParityClient root = cluster.client(Caller.of("root"))) {
       root.namespace().setLayout("/", layout);

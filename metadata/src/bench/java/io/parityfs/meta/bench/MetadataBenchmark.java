@@ -1,8 +1,8 @@
 package io.parityfs.meta.bench;
 
-import io.parityfs.testkit.TestDirs;
 import io.parityfs.raid.report.BenchmarkJson;
 import io.parityfs.raid.report.Machine;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -39,12 +39,19 @@ import java.util.random.RandomGenerator;
  *       allows and evenly beyond that, and takes targets of its own protection whenever there
  *       are enough of them, mixing in others only to reach its stripe count rather than
  *       failing.
+ *   <li>A layout with protection across nodes ({@link Layout#across()} other than none, of
+ *       width w: K+M or N) also needs every w cyclically consecutive targets on distinct nodes
+ *       (docs/across-nodes.md): each draw is only among targets on nodes that the positions
+ *       within w of it do not use, and never falls back to such a node. Named targets that
+ *       break the rule are refused.
  * </ol>
  *
  * <p><b>Errors</b> are a {@link NamespaceException} naming the pool, the count wanted, how many
- * targets were eligible and why the others were skipped: NO_SPACE when full targets are what is
- * missing (there would be enough were they not full), UNAVAILABLE otherwise (targets offline or
- * failed, a pool with too few or no targets; worth retrying once nodes return). A named target
+ * targets were eligible and why the others were skipped (for a policy across nodes, also how
+ * many distinct nodes it needs and how many the eligible targets are on): NO_SPACE when full
+ * targets are what is missing (there would be enough were they not full), UNAVAILABLE otherwise
+ * (targets offline or failed, a pool with too few or no targets, too few nodes for the policy;
+ * worth retrying once nodes return). A named target
  * that is unknown is NOT_FOUND, one that is not ONLINE or is FAILED UNAVAILABLE.
  *
  * <p>Thread-safe. Reads the registry's current view on every call; costs O(stripe count ×
@@ -86,12 +93,15 @@ public final class TargetPlacement implements LayoutPlacer {
       throw new IllegalArgumentException("layout names a target twice: " + requested.targets());
     }
     List<String> chosen = new ArrayList<>(requested.stripeCount());
+    List<String> chosenNodes = new ArrayList<>(requested.stripeCount());
     Map<String, Integer> nodeUses = new HashMap<>();
     for (String id : requested.targets()) {
       TargetInfo t = checkNamed(id, byId.get(id), path);
       chosen.add(id);
+      chosenNodes.add(t.nodeId());
       nodeUses.merge(t.nodeId(), 1, Integer::sum);
     }
+    checkNamedWindows(requested, chosenNodes);
     int wanted = requested.stripeCount() - chosen.size();
     if (wanted == 0) {
       return requested;
@@ -126,11 +136,34 @@ public final class TargetPlacement implements LayoutPlacer {
           probablyOffline, failed, full);
     }
 
+    int width = requested.across().width();
+    if (width > 1) {
+      Set<String> nodes = new HashSet<>(chosenNodes);
+      eligible.forEach(t -> nodes.add(t.nodeId()));
+      if (nodes.size() < width) {
+        throw acrossUnavailable(requested, path, eligible, inPool);
+      }
+    }
     RandomGenerator random = seeded != null ? seeded : ThreadLocalRandom.current();
     for (int i = 0; i < wanted; i++) {
-      TargetInfo pick = draw(eligible, protection, nodeUses, random);
+      Set<String> taken = windowNodes(chosenNodes, chosen.size(), width,
+          requested.stripeCount());
+      List<TargetInfo> allowed = eligible;
+      if (!taken.isEmpty()) {
+        allowed = new ArrayList<>();
+        for (TargetInfo t : eligible) {
+          if (!taken.contains(t.nodeId())) {
+            allowed.add(t);
+          }
+        }
+        if (allowed.isEmpty()) {
+          throw acrossUnavailable(requested, path, eligible, inPool);
+        }
+      }
+      TargetInfo pick = draw(allowed, protection, nodeUses, random);
       eligible.remove(pick);
       chosen.add(pick.id());
+      chosenNodes.add(pick.nodeId());
       nodeUses.merge(pick.nodeId(), 1, Integer::sum);
     }
     return requested.withTargets(chosen);
@@ -176,6 +209,26 @@ public final class TargetPlacement implements LayoutPlacer {
           + "' has no targets (pools known: "
           + (pools.isEmpty() ? "none" : String.join(", ", pools)) + ")");
     }
+    int width = layout.across().width();
+    if (width > 1) {
+      Map<String, TargetInfo> byId = new HashMap<>();
+      all.forEach(t -> byId.put(t.id(), t));
+      List<String> namedNodes = new ArrayList<>();
+      layout.targets().forEach(id -> namedNodes.add(byId.get(id).nodeId()));
+      checkNamedWindows(layout, namedNodes);
+      Set<String> nodes = new HashSet<>(namedNodes);
+      for (TargetInfo t : all) {
+        if (t.pool().equals(layout.pool())) {
+          nodes.add(t.nodeId());
+        }
+      }
+      if (nodes.size() < width) {
+        throw new IllegalArgumentException(layout.across() + " across nodes needs targets on "
+            + width + " distinct nodes; pool '" + layout.pool() + "' has targets on "
+            + nodes.size() + (nodes.size() == 1 ? " node" : " nodes") + " ("
+            + targets(inPool + layout.targets().size()) + ")");
+      }
+    }
     if (wanted > inPool) {
       int named = layout.targets().size();
       throw new IllegalArgumentException("stripe count (" + layout.stripeCount() + ") is more"
@@ -183,6 +236,59 @@ public final class TargetPlacement implements LayoutPlacer {
               : "the " + targets(named) + " named plus the " + inPool + " other "
               + (inPool == 1 ? "target" : "targets") + " of pool '" + layout.pool() + "'"));
     }
+  }
+
+  /**
+   * The nodes that position {@code p} of a stripe of {@code stripeCount} must not use: those of
+   * the filled positions within {@code width − 1} of it, cyclically (positions past the end
+   * wrap to the first ones). Empty for a width of 1.
+   */
+  static Set<String> windowNodes(List<String> nodes, int p, int width, int stripeCount) {
+    Set<String> taken = new HashSet<>();
+    if (width <= 1) {
+      return taken;
+    }
+    for (int d = 1; d < width; d++) {
+      int before = Math.floorMod(p - d, stripeCount);
+      int after = (p + d) % stripeCount;
+      if (before < nodes.size() && before != p) {
+        taken.add(nodes.get(before));
+      }
+      if (after < nodes.size() && after != p) {
+        taken.add(nodes.get(after));
+      }
+    }
+    return taken;
+  }
+
+  /** Refuses named targets of which two within one window of the layout share a node. */
+  private static void checkNamedWindows(Layout layout, List<String> nodes) {
+    int width = layout.across().width();
+    for (int p = 1; p < nodes.size() && width > 1; p++) {
+      Set<String> before = windowNodes(nodes.subList(0, p), p, width, layout.stripeCount());
+      if (before.contains(nodes.get(p))) {
+        throw new IllegalArgumentException("layout names targets on one node (" + nodes.get(p)
+            + ") within " + width + " positions of each other, which " + layout.across()
+            + " across nodes puts on distinct nodes: " + layout.targets());
+      }
+    }
+  }
+
+  private static int distinctNodes(List<TargetInfo> targets) {
+    Set<String> nodes = new HashSet<>();
+    targets.forEach(t -> nodes.add(t.nodeId()));
+    return nodes.size();
+  }
+
+  private static NamespaceException acrossUnavailable(Layout requested, String path,
+      List<TargetInfo> eligible, int inPool) {
+    int width = requested.across().width();
+    return new NamespaceException(NamespaceStatus.UNAVAILABLE, path, "placement in pool '"
+        + requested.pool() + "': " + requested.across() + " across nodes needs targets on "
+        + width + " distinct nodes for every " + width
+        + " consecutive of its " + requested.stripeCount() + " targets; the " + eligible.size()
+        + " eligible targets (of " + inPool + " in the pool) are on " + distinctNodes(eligible)
+        + " nodes");
   }
 
   private static String targets(int n) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** The recovered length is the stored prefix, whatever lies past a missing or short chunk. */
 class ChunkLengthProbeTest {
   static final long CHUNK = 4096;
-  static final Layout LAYOUT = new Layout(CHUNK, 3, List.of("a", "b", "c"), "raid6:4+2", 0);
+  static final Layout LAYOUT = new Layout(CHUNK, 3, List.of("a", "b", "c"), "raid6:4+2");
   static final FileStatus FILE = new FileStatus("/f", 7, FileType.FILE, 0, 1, 0, 0, "u", "g",
       0644, LAYOUT, "w");
 

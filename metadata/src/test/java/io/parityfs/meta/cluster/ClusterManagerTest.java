@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /** Election and failover: two candidates on two ZooKeeper sessions, one acts at a time. */
 class ClusterManagerTest extends ClusterFixture {
   private static final List<String> STRIPE = List.of("t1", "t2", "t3");
-  private static final Layout LAYOUT = new Layout(1 << 20, 3, STRIPE, "raid6:4+2", 0);
+  private static final Layout LAYOUT = new Layout(1 << 20, 3, STRIPE, "raid6:4+2");
   private static final AtomicInteger LATCHES = new AtomicInteger();
 
   /** One candidate's view of the shared chunks, whose deletes can be held at a gate. */

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 class DeferredDeleteTaskTest extends ClusterFixture {
   private static final List<String> STRIPE = List.of("t1", "t2", "t3");
-  private static final Layout LAYOUT = new Layout(1 << 20, 3, STRIPE, "raid6:4+2", 0);
+  private static final Layout LAYOUT = new Layout(1 << 20, 3, STRIPE, "raid6:4+2");
 
   private Namespace ns;
   private DeleteQueue queue;
@@ -179,7 +179,7 @@ class DeferredDeleteTaskTest extends ClusterFixture {
   void anUnreachableTargetKeepsTheRecordAndIsRetriedWithBackoff() throws Exception {
     long blocked = file("/blocked", 6).id();
     FileStatus other = ns.create("/other", CreateOptions.file()
-        .withLayout(new Layout(1 << 20, 1, List.of("t4"), "raid6:4+2", 0)));
+        .withLayout(new Layout(1 << 20, 1, List.of("t4"), "raid6:4+2")));
     chunks.putFile(other.id(), List.of("t4"), 3, 0);
     ns.delete("/blocked", false);
     ns.delete("/other", false);

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 class OrphanCollectorTest extends ClusterFixture {
   private static final List<String> STRIPE = List.of("t1", "t2");
-  private static final Layout LAYOUT = new Layout(1 << 20, 2, STRIPE, "raid6:4+2", 0);
+  private static final Layout LAYOUT = new Layout(1 << 20, 2, STRIPE, "raid6:4+2");
   private static final long HOUR = 3_600_000;
 
   private Namespace ns;

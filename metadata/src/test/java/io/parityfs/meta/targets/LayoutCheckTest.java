@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.meta.Across;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class LayoutCheckTest extends RegistryFixture {
   private static Layout layout(int stripeCount, List<String> targets, String pool) {
-    return new Layout(1 << 20, stripeCount, targets, "raid6:4+2", 0, pool);
+    return new Layout(1 << 20, stripeCount, targets, "raid6:4+2", Across.NONE, pool);
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
@@ -19,7 +20,7 @@ class TargetPlacementTest extends RegistryFixture {
   private static final long TIB = TestNode.TIB;
 
   private static Layout layout(int stripeCount, String pool) {
-    return new Layout(8 << 20, stripeCount, List.of(), "raid6:4+2", 0, pool);
+    return new Layout(8 << 20, stripeCount, List.of(), "raid6:4+2", Across.NONE, pool);
   }
 
   private TargetPlacement placement(TargetRegistry r, long seed) {

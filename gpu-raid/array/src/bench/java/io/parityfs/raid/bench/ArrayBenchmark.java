@@ -1,6 +1,5 @@
 package io.parityfs.raid.bench;
 
-import io.parityfs.testkit.TestDirs;
 import io.parityfs.raid.array.assembly.ArrayLabels;
 import io.parityfs.raid.array.assembly.AssembledArray;
 import io.parityfs.raid.array.format.ArrayConfig;
@@ -12,6 +11,7 @@ import io.parityfs.raid.array.repair.Rebuilder;
 import io.parityfs.raid.codec.CodecGeometry;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
 import io.parityfs.raid.report.BenchmarkJson;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package io.parityfs.meta.cluster;
 
-import io.parityfs.testkit.TestDirs;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.DeleteQueue;
 import io.parityfs.meta.FileStatus;
@@ -27,6 +26,7 @@ import io.parityfs.node.testing.TestNodeConfig;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.report.BenchmarkJson;
 import io.parityfs.raid.report.Machine;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -150,7 +150,7 @@ public final class ReclaimBenchmark {
           Thread.sleep(50);
         }
         InetSocketAddress addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
-        Layout layout = new Layout(CHUNK, 1, List.of(targetId), "raid6:4+2", 0);
+        Layout layout = new Layout(CHUNK, 1, List.of(targetId), "raid6:4+2");
         int oldFiles = oldRounds * OLD_BATCH;
         System.out.printf("reclaim benchmark: writing %d + %d files of one 256 KiB chunk%n",
             oldFiles, files);

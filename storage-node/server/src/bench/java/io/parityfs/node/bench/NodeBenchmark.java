@@ -1,6 +1,5 @@
 package io.parityfs.node.bench;
 
-import io.parityfs.testkit.TestDirs;
 import io.parityfs.node.StorageNode;
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.chunk.ChunkWriter;
@@ -17,6 +16,7 @@ import io.parityfs.node.testing.TestNodeConfig;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.report.BenchmarkJson;
 import io.parityfs.raid.report.Machine;
+import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

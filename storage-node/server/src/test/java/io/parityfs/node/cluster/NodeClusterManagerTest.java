@@ -110,7 +110,7 @@ class NodeClusterManagerTest {
     assertNotNull(m);
     Eventually.until("the node's candidate leads", Duration.ofSeconds(30), m::isLeader);
     Namespace ns = Namespace.open(curator, NamespaceConfig.DEFAULT);
-    Layout layout = new Layout(1 << 20, 1, List.of(target), "raid6:4+2", 0);
+    Layout layout = new Layout(1 << 20, 1, List.of(target), "raid6:4+2");
     FileStatus gone = ns.create("/gone", CreateOptions.file().withLayout(layout));
     FileStatus kept = ns.create("/kept", CreateOptions.file().withLayout(layout));
     for (int i = 0; i < 3; i++) {
