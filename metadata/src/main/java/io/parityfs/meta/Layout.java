@@ -91,6 +91,11 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
     return new Layout(chunkSize, stripeCount, newTargets, protection, across, pool);
   }
 
+  /** This layout striped over {@code count} targets (placement, when fewer are eligible). */
+  public Layout withStripeCount(int count) {
+    return new Layout(chunkSize, count, targets, protection, across, pool);
+  }
+
   /** This layout drawing its targets from another pool. */
   public Layout withPool(String newPool) {
     return new Layout(chunkSize, stripeCount, targets, protection, across, newPool);

@@ -39,6 +39,11 @@ import java.util.random.RandomGenerator;
  *       allows and evenly beyond that, and takes targets of its own protection whenever there
  *       are enough of them, mixing in others only to reach its stripe count rather than
  *       failing.
+ *   <li>The stripe count is the most a file uses. When fewer targets are eligible than it
+ *       wants (nodes down, targets full or failed), the file is placed on the eligible ones,
+ *       as Lustre and BeeGFS do, with its stripe count lowered to match (logged), so a node
+ *       that is down does not fail every create. It is never lowered below the policy's width
+ *       (K+M, N; 1 without a policy): below that the create fails.
  *   <li>A layout with protection across nodes ({@link Layout#across()} other than none, of
  *       width w: K+M or N) also needs every w cyclically consecutive targets on distinct nodes
  *       (docs/across-nodes.md): each draw is only among targets on nodes that the positions
@@ -46,7 +51,8 @@ import java.util.random.RandomGenerator;
  *       break the rule are refused.
  * </ol>
  *
- * <p><b>Errors</b> are a {@link NamespaceException} naming the pool, the count wanted, how many
+ * <p><b>Errors</b> (fewer eligible targets than the minimum) are a {@link NamespaceException}
+ * naming the pool, the count wanted, how many
  * targets were eligible and why the others were skipped (for a policy across nodes, also how
  * many distinct nodes it needs and how many the eligible targets are on): NO_SPACE when full
  * targets are what is missing (there would be enough were they not full), UNAVAILABLE otherwise
@@ -58,6 +64,7 @@ import java.util.random.RandomGenerator;
  * targets in the pool).
  */
 public final class TargetPlacement implements LayoutPlacer {
+  private static final System.Logger LOG = System.getLogger(TargetPlacement.class.getName());
   private final TargetRegistry registry;
   private final PlacementConfig config;
   private final Random seeded;
@@ -131,9 +138,18 @@ public final class TargetPlacement implements LayoutPlacer {
         eligible.add(t);
       }
     }
-    if (eligible.size() < wanted) {
+    int minimum = Math.max(1, requested.across().width()) - chosen.size();
+    if (eligible.size() < Math.max(minimum, 1)) {
       throw notEnough(requested, path, all, wanted, eligible.size(), inPool, offline,
           probablyOffline, failed, full);
+    }
+    if (eligible.size() < wanted) {
+      LOG.log(System.Logger.Level.WARNING, "{0}: placed on {1} of the {2} targets its layout"
+          + " stripes over; skipped in pool ''{3}'': {4}", path, chosen.size() + eligible.size(),
+          requested.stripeCount(), requested.pool(),
+          skipped(offline, probablyOffline, failed, full));
+      requested = requested.withStripeCount(chosen.size() + eligible.size());
+      wanted = eligible.size();
     }
 
     int width = requested.across().width();
@@ -351,6 +367,24 @@ public final class TargetPlacement implements LayoutPlacer {
     throw new IllegalStateException("no candidate among " + eligible.size());
   }
 
+  /** "1 offline, 2 full (free below the reserve)", or "none". */
+  private static String skipped(int offline, int probablyOffline, int failed, int full) {
+    List<String> skipped = new ArrayList<>();
+    if (offline > 0) {
+      skipped.add(offline + " offline");
+    }
+    if (probablyOffline > 0) {
+      skipped.add(probablyOffline + " probably offline");
+    }
+    if (failed > 0) {
+      skipped.add(failed + " failed");
+    }
+    if (full > 0) {
+      skipped.add(full + " full (free below the reserve)");
+    }
+    return skipped.isEmpty() ? "none" : String.join(", ", skipped);
+  }
+
   private static NamespaceException notEnough(Layout requested, String path,
       List<TargetInfo> all, int wanted, int eligible, int inPool, int offline,
       int probablyOffline, int failed, int full) {
@@ -369,21 +403,8 @@ public final class TargetPlacement implements LayoutPlacer {
       return new NamespaceException(NamespaceStatus.UNAVAILABLE, path, m.toString());
     }
     m.append(", ").append(eligible).append(" eligible of ").append(inPool)
-        .append(" in the pool; skipped:");
-    List<String> skipped = new ArrayList<>();
-    if (offline > 0) {
-      skipped.add(offline + " offline");
-    }
-    if (probablyOffline > 0) {
-      skipped.add(probablyOffline + " probably offline");
-    }
-    if (failed > 0) {
-      skipped.add(failed + " failed");
-    }
-    if (full > 0) {
-      skipped.add(full + " full (free below the reserve)");
-    }
-    m.append(skipped.isEmpty() ? " none" : " " + String.join(", ", skipped));
+        .append(" in the pool; skipped: ")
+        .append(skipped(offline, probablyOffline, failed, full));
     NamespaceStatus status = full > 0 && eligible + full >= wanted
         ? NamespaceStatus.NO_SPACE : NamespaceStatus.UNAVAILABLE;
     return new NamespaceException(status, path, m.toString());

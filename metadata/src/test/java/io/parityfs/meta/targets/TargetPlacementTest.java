@@ -111,18 +111,27 @@ class TargetPlacementTest extends RegistryFixture {
     for (int i = 0; i < 50; i++) {
       assertEquals(eligible, new HashSet<>(p.place(layout(3, "default")).targets()));
     }
+    // more wanted than eligible: the file is placed on the eligible ones, its stripe count
+    // lowered to match (a node down must not fail every create)
+    Layout fewer = p.place(layout(5, "default"), "/data/f");
+    assertEquals(eligible, new HashSet<>(fewer.targets()));
+    assertEquals(3, fewer.stripeCount());
+
+    // none eligible: the error names why each was skipped
+    r.markOffline(g0.id, "test");
+    r.markOffline(g1.id, "test");
+    r.markOffline(degraded.id, "test");
     NamespaceException e = assertThrows(NamespaceException.class,
         () -> p.place(layout(4, "default"), "/data/f"));
-    assertEquals(NamespaceStatus.NO_SPACE, e.status(), "with space on the full one it would fit");
-    assertEquals("NO_SPACE: /data/f: placement in pool 'default': 4 targets wanted,"
-        + " 3 eligible of 7 in the pool; skipped: 1 offline, 1 probably offline, 1 failed,"
+    assertEquals(NamespaceStatus.UNAVAILABLE, e.status(), "space alone would not do");
+    assertEquals("UNAVAILABLE: /data/f: placement in pool 'default': 4 targets wanted,"
+        + " 0 eligible of 7 in the pool; skipped: 4 offline, 1 probably offline, 1 failed,"
         + " 1 full (free below the reserve)", e.getMessage());
 
     // once the node stays away past the timeout it counts as offline
     clock.advance(TIMEOUT);
-    e = assertThrows(NamespaceException.class, () -> p.place(layout(5, "default")));
-    assertEquals(NamespaceStatus.UNAVAILABLE, e.status(), "space alone would not do");
-    assertTrue(e.getMessage().contains("skipped: 2 offline, 1 failed, 1 full"), e.getMessage());
+    e = assertThrows(NamespaceException.class, () -> p.place(layout(1, "default")));
+    assertTrue(e.getMessage().contains("skipped: 5 offline, 1 failed, 1 full"), e.getMessage());
   }
 
   @Test
@@ -132,11 +141,14 @@ class TargetPlacementTest extends RegistryFixture {
     cluster(1, 1, "ssd", 4 * TIB);
     TargetRegistry r = openRegistry();
     TargetPlacement p = placement(r, 4);
+    assertEquals(2, p.place(layout(3, "default")).stripeCount(), "the two with space");
+    TargetPlacement strict = new TargetPlacement(r, PlacementConfig.builder()
+        .reserveBytes(8 * TIB).seed(4).build());
     NamespaceException e = assertThrows(NamespaceException.class,
-        () -> p.place(layout(3, "default")));
-    assertEquals(NamespaceStatus.NO_SPACE, e.status());
-    assertTrue(e.getMessage().contains("3 targets wanted, 2 eligible of 4 in the pool; skipped:"
-        + " 2 full (free below the reserve)"), e.getMessage());
+        () -> strict.place(layout(3, "default")));
+    assertEquals(NamespaceStatus.NO_SPACE, e.status(), "every target below the reserve");
+    assertTrue(e.getMessage().contains("3 targets wanted, 0 eligible of 4 in the pool; skipped:"
+        + " 4 full (free below the reserve)"), e.getMessage());
 
     e = assertThrows(NamespaceException.class, () -> p.place(layout(1, "nvme")));
     assertEquals(NamespaceStatus.UNAVAILABLE, e.status());
