@@ -11,6 +11,8 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
@@ -173,6 +175,34 @@ class TargetFailureTest extends StripedClusterTest {
     }
     try (PfsInputStream in = client.open(path)) {
       assertArrayEquals(data, readAll(in));
+    }
+  }
+
+  /**
+   * While a node is down, a new file of a layout striped over all three targets is placed on
+   * the two that are up (its stripe count lowered), written and read back in full; before,
+   * every create failed.
+   */
+  @Test
+  void aFileCreatedWhileANodeIsDownIsPlacedOnTheOthers() throws Exception {
+    String victim = client.registry().targets().get(0).id();
+    stopNodeOf(victim);
+    Eventually.until("target " + victim + " not online", () -> client.registry()
+        .target(victim).orElseThrow().reachability() != Reachability.ONLINE);
+    byte[] data = random(5 * CHUNK + 99, 15);
+    String path = "/f/while-down";
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      out.write(data);
+    }
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(2, f.layout().stripeCount(), f.layout().toString());
+    assertFalse(f.layout().targets().contains(victim), f.layout().toString());
+    try (PfsInputStream in = client.open(path)) {
+      assertArrayEquals(data, readAll(in));
+    }
+    restart();
+    try (PfsInputStream in = client.open(path)) {
+      assertArrayEquals(data, readAll(in), "the same after the node's return");
     }
   }
 
