@@ -152,17 +152,18 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) and returns a stream writing it. */
   public PfsOutputStream create(String path, CreateOptions options) throws IOException {
-    refuseUnwritableLayout(path, options);
+    checkWritableLayout(path, options);
     FileStatus f = namespace.create(path, options.withLease(true));
     return new PfsOutputStream(this, f.path(), f, null);
   }
 
   /**
    * UNSUPPORTED, before anything changes, when a new file at {@code path} would get a layout
-   * this client cannot write: {@code options}' layout, else the default of its nearest existing
+   * this client cannot write ({@link #create} and {@link #createWriter} check it; a caller that
+   * creates the entry itself first, as the mount for another user, calls it): {@code options}' layout, else the default of its nearest existing
    * ancestor (missing parents inherit it).
    */
-  private void refuseUnwritableLayout(String path, CreateOptions options) throws IOException {
+  public void checkWritableLayout(String path, CreateOptions options) throws IOException {
     Layout layout = options.layout();
     String dir = path;
     while (layout == null && dir.lastIndexOf('/') > 0) {
@@ -244,7 +245,7 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) open for random-access writing. */
   public PfsFileWriter createWriter(String path, CreateOptions options) throws IOException {
-    refuseUnwritableLayout(path, options);
+    checkWritableLayout(path, options);
     FileStatus f = namespace.create(path, options.withLease(true));
     try {
       return new PfsFileWriter(this, f);

@@ -169,6 +169,10 @@ class PfsFuseOperationsTest {
         SharedMiniCluster.ROOT_LAYOUT.withAcross(Across.mirror(2))));
     assertEquals(-Errno.EOPNOTSUPP, ops.create(ROOT, d + "/f", 0644, 01, new long[1]));
     assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/f", new FileAttributes[1]));
+    // another user's create (the entry made for them first): refused before it is made
+    assertEquals(0, ops.chmod(ROOT, d, 0777));
+    assertEquals(-Errno.EOPNOTSUPP, ops.create(OTHER, d + "/g", 0644, 01, new long[1]));
+    assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/g", new FileAttributes[1]));
     client.namespace().create(d + "/empty", CreateOptions.file()); // no data: the entry only
     assertEquals(-Errno.EOPNOTSUPP, ops.open(ROOT, d + "/empty", 01, new long[1]));
     ByteBuffer layout = ByteBuffer.allocate(512);
