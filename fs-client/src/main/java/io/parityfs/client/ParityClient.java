@@ -159,28 +159,27 @@ public final class ParityClient implements Closeable {
 
   /**
    * UNSUPPORTED, before anything changes, when a new file at {@code path} would get a layout
-   * this client cannot write ({@link #create} and {@link #createWriter} check it; a caller that
-   * creates the entry itself first, as the mount for another user, calls it): {@code options}' layout, else the default of its nearest existing
-   * ancestor (missing parents inherit it).
+   * this client cannot write: {@code options}' layout, else the default of its nearest existing
+   * ancestor (missing parents inherit it). {@link #create} and {@link #createWriter} check it;
+   * a caller that makes the entry itself first (the mount, for another user) calls it.
    */
   public void checkWritableLayout(String path, CreateOptions options) throws IOException {
     Layout layout = options.layout();
-    String dir = path;
-    while (layout == null && dir.lastIndexOf('/') > 0) {
-      dir = dir.substring(0, dir.lastIndexOf('/'));
+    for (String dir = parentOf(path); layout == null && dir != null; dir = parentOf(dir)) {
       FileStatus ancestor = namespace.statusOrNull(dir);
       if (ancestor != null) {
         layout = ancestor.layout();
-        break;
       }
-    }
-    if (layout == null) {
-      FileStatus root = namespace.statusOrNull("/");
-      layout = root == null ? null : root.layout();
     }
     if (layout != null) {
       refuseUnwritable(layout, path);
     }
+  }
+
+  /** "/a/b" → "/a", "/a" → "/", "/" → null. */
+  private static String parentOf(String path) {
+    int slash = path.lastIndexOf('/');
+    return path.equals("/") || slash < 0 ? null : slash == 0 ? "/" : path.substring(0, slash);
   }
 
   /**
