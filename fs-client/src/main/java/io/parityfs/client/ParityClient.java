@@ -189,11 +189,11 @@ public final class ParityClient implements Closeable {
    */
   static void refuseUnwritable(Layout layout, String path) throws ClientException {
     if (!layout.across().isNone()) {
-      throw new ClientException(ClientStatus.UNSUPPORTED, path, path + ": its layout has "
-          + layout.across() + " across nodes, which this client cannot write yet (it would"
-          + " store each chunk once, unprotected across nodes; docs/across-nodes.md); write it"
-          + " under a directory without a policy across nodes (parityfs setstripe --across"
-          + " none)");
+      throw new ClientException(ClientStatus.UNSUPPORTED, path, "the layout of " + path
+          + " has " + layout.across() + " across nodes, which this client cannot write yet (it"
+          + " would store each chunk once, unprotected across nodes; docs/across-nodes.md);"
+          + " write it under a directory without a policy across nodes (parityfs setstripe"
+          + " --across none)");
     }
   }
 
