@@ -12,10 +12,11 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * Reads the {@link ManifestFormat} record back into an {@link ObjectManifest}, checking in this
- * order: length at least the fixed fields, magic, version, declared length against the slot count
- * and the actual length, CRC, reserved bytes, then every field's range (slot count against the
- * protection, slots distinct and in range). Stateless.
+ * Reads the {@link ManifestFormat} record, version 1 or 2, back into an {@link ObjectManifest},
+ * checking in this order: length at least the version field, magic, version, declared length
+ * against the version, the slot count and the actual length, CRC, reserved bytes, then every
+ * field's range (slot count against the protection, slots distinct and in range, tag fields not
+ * negative). A version-1 record has no tag: its manifest's is {@link VersionTag#NONE}. Stateless.
  */
 public final class ManifestDecoder {
   private ManifestDecoder() {}
@@ -28,7 +29,7 @@ public final class ManifestDecoder {
   public static ObjectManifest decode(byte[] bytes, Path file) throws ArrayException {
     if (bytes.length < OFF_RESERVED) {
       throw corrupt(file, "is truncated: " + bytes.length + " bytes, a manifest has at least "
-          + FIXED_LENGTH);
+          + fixedLength(VERSION_1));
     }
     if (!Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
       throw corrupt(file, "is not a ParityFS object manifest: magic is "
@@ -37,27 +38,29 @@ public final class ManifestDecoder {
     }
     ByteBuffer b = ByteBuffer.wrap(bytes);
     int version = Short.toUnsignedInt(b.getShort(OFF_VERSION));
-    if (version != VERSION) {
+    if (version != VERSION_1 && version != VERSION_2) {
       throw new ArrayException(ArrayError.UNSUPPORTED_VERSION, file,
           "object manifest " + file + " has format version " + version
-              + "; this ParityFS reads version " + VERSION
+              + "; this ParityFS reads versions " + VERSION_1 + " and " + VERSION_2
               + " (was it written by a newer release?)");
     }
     int declared = Short.toUnsignedInt(b.getShort(OFF_LENGTH));
-    if (declared < FIXED_LENGTH || declared > MAX_LENGTH) {
-      throw corrupt(file, "declares length " + declared + ", version 1 manifests have "
-          + FIXED_LENGTH + ".." + MAX_LENGTH);
+    int least = fixedLength(version);
+    int most = least + DrivePlacement.MAX_SLOTS;
+    if (declared < least || declared > most) {
+      throw corrupt(file, "declares length " + declared + ", version " + version
+          + " manifests have " + least + ".." + most);
     }
     if (bytes.length != declared) {
       throw corrupt(file, (bytes.length < declared ? "is truncated: " : "has trailing bytes: ")
           + bytes.length + " bytes, its header declares " + declared);
     }
     int n = Byte.toUnsignedInt(b.get(OFF_SLOT_COUNT));
-    if (ManifestFormat.length(n) != declared) {
+    if (ManifestFormat.length(version, n) != declared) {
       throw corrupt(file, "declares length " + declared + " but " + n + " slots, which take "
-          + ManifestFormat.length(n));
+          + ManifestFormat.length(version, n) + " in version " + version);
     }
-    int crcAt = OFF_SLOTS + n;
+    int crcAt = declared - 4;
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, crcAt);
     int expected = (int) crc.getValue();
@@ -76,6 +79,8 @@ public final class ManifestDecoder {
       slots.add(Byte.toUnsignedInt(b.get(OFF_SLOTS + i)));
     }
     try {
+      VersionTag tag = version == VERSION_1 ? VersionTag.NONE
+          : new VersionTag(b.getLong(tagOffset(n)), b.getLong(tagOffset(n) + 8));
       return new ObjectManifest(
           b.getLong(OFF_OBJECT_ID),
           b.getLong(OFF_OBJECT_VERSION),
@@ -83,7 +88,8 @@ public final class ManifestDecoder {
           ProtectionCode.get(b, OFF_PROTECTION),
           b.getInt(OFF_CELL_SIZE),
           slots,
-          Instant.ofEpochMilli(b.getLong(OFF_CREATED)));
+          Instant.ofEpochMilli(b.getLong(OFF_CREATED)),
+          tag);
     } catch (IllegalArgumentException e) {
       // The CRC matched, so the writer itself put an impossible value there.
       throw corrupt(file, "holds an impossible value: " + e.getMessage());

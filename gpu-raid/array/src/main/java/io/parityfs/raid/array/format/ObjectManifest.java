@@ -6,10 +6,10 @@ import java.util.List;
 
 /**
  * The manifest of one object version ({@link ManifestFormat}): which object and version, how
- * long, how it is protected and laid out, and which array slot holds each of its shards. Once it
- * is durable on enough drives of the placement the version exists; shards no manifest names are
- * garbage. Immutable; the constructor refuses impossible values ({@link
- * IllegalArgumentException} naming the value).
+ * long, how it is protected and laid out, which array slot holds each of its shards, and the
+ * caller's {@link VersionTag}. Once it is durable on enough drives of the placement the version
+ * exists; shards no manifest names are garbage. Immutable; the constructor refuses impossible
+ * values ({@link IllegalArgumentException} naming the value).
  *
  * @param objectId the object
  * @param version the object version, >= 0
@@ -19,6 +19,8 @@ import java.util.List;
  * @param slots the array slot of shard i at index i (k + m entries, or one per mirror copy);
  *     distinct, each in 0..63
  * @param created when the version was written, millisecond precision
+ * @param tag the caller's tag on the version ({@link VersionTag}), {@link VersionTag#NONE} when
+ *     it was written without one; not null
  */
 public record ObjectManifest(
     long objectId,
@@ -27,7 +29,8 @@ public record ObjectManifest(
     Protection protection,
     int cellSize,
     List<Integer> slots,
-    Instant created) {
+    Instant created,
+    VersionTag tag) {
 
   public ObjectManifest {
     if (version < 0) {
@@ -58,13 +61,34 @@ public record ObjectManifest(
       throw new IllegalArgumentException("created must not be null");
     }
     created = Instant.ofEpochMilli(created.toEpochMilli());
+    if (tag == null) {
+      throw new IllegalArgumentException("tag must not be null (VersionTag.NONE for none)");
+    }
   }
 
-  /** The manifest of a version laid out as {@code layout} with its shards on {@code slots}. */
+  /** A manifest without a tag ({@link VersionTag#NONE}). */
+  public ObjectManifest(long objectId, long version, long objectLength, Protection protection,
+      int cellSize, List<Integer> slots, Instant created) {
+    this(objectId, version, objectLength, protection, cellSize, slots, created, VersionTag.NONE);
+  }
+
+  /**
+   * The manifest of a version laid out as {@code layout} with its shards on {@code slots}, without
+   * a tag ({@link VersionTag#NONE}).
+   */
   public static ObjectManifest of(
       long objectId, long version, ObjectLayout layout, int[] slots, Instant created) {
+    return of(objectId, version, layout, slots, created, VersionTag.NONE);
+  }
+
+  /**
+   * The manifest of a version laid out as {@code layout} with its shards on {@code slots}, tagged
+   * {@code tag}.
+   */
+  public static ObjectManifest of(long objectId, long version, ObjectLayout layout, int[] slots,
+      Instant created, VersionTag tag) {
     return new ObjectManifest(objectId, version, layout.length(), layout.protection(),
-        layout.cellSize(), Arrays.stream(slots).boxed().toList(), created);
+        layout.cellSize(), Arrays.stream(slots).boxed().toList(), created, tag);
   }
 
   /** The object's layout. */

@@ -3,7 +3,7 @@ package io.parityfs.raid.array.format;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The on-disk shard file, format version 1: one shard (data, parity or mirror copy) of one
+ * The on-disk shard file, format version 1 or 2: one shard (data, parity or mirror copy) of one
  * object version. {@link ShardHeaderEncoder} and {@link ShardHeaderDecoder} write and read the
  * header, {@link CellChecksums} the CRC table, {@link ObjectLayout} says which object bytes the
  * cells hold.
@@ -21,12 +21,14 @@ import java.nio.charset.StandardCharsets;
  *   tableBlocks = ceil(cells * 4 / 4096); the file is 4096 + cells * cellSize + tableBlocks * 4096
  * </pre>
  *
- * <p>The header block, big-endian:
+ * <p>The header block, big-endian. Version 2 is version 1 with the version's {@link VersionTag}
+ * in the first 16 reserved bytes; the encoder writes version 1 when the tag is {@link
+ * VersionTag#NONE} (byte for byte what releases before the tag wrote), version 2 otherwise:
  *
  * <pre>
  * offset size field
  *      0    8 magic          "PFSSHARD" (50 46 53 53 48 41 52 44)
- *      8    2 version        1
+ *      8    2 version        1, or 2 with a tag
  *     10    2 length         4096, the whole header block including the CRC
  *     12    4 reserved       0
  *     16    8 object id
@@ -41,7 +43,13 @@ import java.nio.charset.StandardCharsets;
  *     65    1 k              data shards; for mirror: the copy count
  *     66    1 m              parity shards; for mirror: 0
  *     67    1 shard index    0..k-1 data, k..k+m-1 parity; for mirror: the copy
+ * version 1:
  *     68 4024 reserved       0
+ * version 2:
+ *     68    8 tag generation {@link VersionTag#generation()}, >= 0 as a signed long
+ *     76    8 tag sequence   {@link VersionTag#sequence()}, >= 0 as a signed long
+ *     84 4008 reserved       0
+ * both:
  *   4092    4 CRC32C         over bytes 0..4091
  * </pre>
  *
@@ -60,6 +68,18 @@ import java.nio.charset.StandardCharsets;
  * 0ff0  00 00 00 00 00 00 00 00  00 00 00 00 e7 91 f2 04  ................
  * </pre>
  *
+ * <p>The same header tagged (generation 7, sequence 1234) is version 2 (the golden file {@code
+ * shard-header-v2.bin}): bytes 8..9 are {@code 00 02}, the tag is at 68..83, the CRC changes:
+ *
+ * <pre>
+ * 0000  50 46 53 53 48 41 52 44  00 02 10 00 00 00 00 00  PFSSHARD........
+ *  ...   (as above)
+ * 0040  02 04 02 00 00 00 00 00  00 00 00 07 00 00 00 00  ................
+ * 0050  00 00 04 d2 00 00 00 00  00 00 00 00 00 00 00 00  ................
+ *  ...   (zeros)
+ * 0ff0  00 00 00 00 00 00 00 00  00 00 00 00 bd 34 0c d7  .............4..
+ * </pre>
+ *
  * <p>Why the CRC table follows the cells rather than the header: a streaming write does not know
  * the object's length until it ends, yet cell i's offset must be fixed from the start; with the
  * table at the end, cells are written as they arrive, then the table, then the header (it holds
@@ -69,8 +89,11 @@ import java.nio.charset.StandardCharsets;
  * small. A corrupt table entry makes a good cell look bad: the read reconstructs it from the other
  * shards and the repair rewrites the cell and its entry, so no wrong data is returned.
  *
- * <p>A reader refuses a header whose magic, version, length or CRC is wrong, whose reserved bytes
- * are not zero, or whose fields are impossible or disagree with each other.
+ * <p>The tag is in the header only so that a manifest rebuilt from the headers ({@code
+ * ManifestRecovery}) keeps it; the manifest's tag is the version's, and reads do not compare the
+ * two. A reader refuses a header whose magic, version, length or CRC is wrong, whose reserved
+ * bytes are not zero, or whose fields are impossible (a negative tag field among them) or disagree
+ * with each other.
  */
 public final class ShardFormat {
   private ShardFormat() {}
@@ -79,7 +102,10 @@ public final class ShardFormat {
   public static final int BLOCK = 4096;
 
   static final byte[] MAGIC = "PFSSHARD".getBytes(StandardCharsets.US_ASCII);
-  static final int VERSION = 1;
+  /** The format without a tag: what the encoder writes for {@link VersionTag#NONE}. */
+  static final int VERSION_1 = 1;
+  /** Version 1 with the tag in the first reserved bytes. */
+  static final int VERSION_2 = 2;
   public static final int HEADER_LENGTH = BLOCK;
   /** CRC table entries per table block. */
   public static final int ENTRIES_PER_BLOCK = BLOCK / 4;
@@ -97,7 +123,11 @@ public final class ShardFormat {
   static final int OFF_K = 65;
   static final int OFF_M = 66;
   static final int OFF_SHARD = 67;
+  /** Version 2: the tag's generation, then its sequence at {@code OFF_TAG + 8}. */
+  static final int OFF_TAG = 68;
+  /** Where the reserved bytes start in version 1; version 2's start after the tag. */
   static final int OFF_RESERVED = 68;
+  static final int OFF_RESERVED_V2 = OFF_TAG + 16;
   static final int OFF_CRC = HEADER_LENGTH - 4;
 
   /** File offset of cell {@code cell}. */

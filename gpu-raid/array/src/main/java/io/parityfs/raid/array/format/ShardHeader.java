@@ -7,7 +7,8 @@ import java.time.Instant;
  * how the object is protected and laid out, and how long it is. The cell count and data length
  * are implied by the rest ({@link ObjectLayout}) and stored anyway, so that a reader checks them
  * against each other; the constructor refuses values that disagree. Build one with {@link #of}.
- * Immutable.
+ * The header also carries the version's {@link VersionTag}, so that a manifest rebuilt from the
+ * headers keeps it. Immutable.
  *
  * @param objectId the object
  * @param objectVersion the object's version, >= 0
@@ -18,6 +19,7 @@ import java.time.Instant;
  * @param objectLength the object's logical length in bytes
  * @param dataLength bytes of this shard before its zero padding
  * @param created when the shard was written, millisecond precision
+ * @param tag the version's tag, as in its manifest; {@link VersionTag#NONE} for none; not null
  */
 public record ShardHeader(
     long objectId,
@@ -28,7 +30,8 @@ public record ShardHeader(
     int cellCount,
     long objectLength,
     long dataLength,
-    Instant created) {
+    Instant created,
+    VersionTag tag) {
 
   public ShardHeader {
     if (objectVersion < 0) {
@@ -60,11 +63,33 @@ public record ShardHeader(
               + protection + " and " + cellSize + "-byte cells");
     }
     created = Instant.ofEpochMilli(created.toEpochMilli());
+    if (tag == null) {
+      throw new IllegalArgumentException("tag must not be null (VersionTag.NONE for none)");
+    }
   }
 
-  /** The header of shard {@code shardIndex} of an object version laid out as {@code layout}. */
+  /** A header without a tag ({@link VersionTag#NONE}). */
+  public ShardHeader(long objectId, long objectVersion, int shardIndex, Protection protection,
+      int cellSize, int cellCount, long objectLength, long dataLength, Instant created) {
+    this(objectId, objectVersion, shardIndex, protection, cellSize, cellCount, objectLength,
+        dataLength, created, VersionTag.NONE);
+  }
+
+  /**
+   * The header of shard {@code shardIndex} of an untagged object version laid out as {@code
+   * layout}.
+   */
   public static ShardHeader of(
       long objectId, long objectVersion, int shardIndex, ObjectLayout layout, Instant created) {
+    return of(objectId, objectVersion, shardIndex, layout, created, VersionTag.NONE);
+  }
+
+  /**
+   * The header of shard {@code shardIndex} of an object version laid out as {@code layout} and
+   * tagged {@code tag}.
+   */
+  public static ShardHeader of(long objectId, long objectVersion, int shardIndex,
+      ObjectLayout layout, Instant created, VersionTag tag) {
     if (shardIndex < 0 || shardIndex >= layout.shards()) {
       throw new IllegalArgumentException(
           "shard index (" + shardIndex + ") must be in 0.." + (layout.shards() - 1) + " for "
@@ -72,7 +97,7 @@ public record ShardHeader(
     }
     return new ShardHeader(objectId, objectVersion, shardIndex, layout.protection(),
         layout.cellSize(), layout.stripes(), layout.length(), layout.shardDataLength(shardIndex),
-        created);
+        created, tag);
   }
 
   /** The object's layout. */

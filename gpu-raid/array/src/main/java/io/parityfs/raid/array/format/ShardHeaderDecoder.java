@@ -10,9 +10,10 @@ import java.time.Instant;
 import java.util.zip.CRC32C;
 
 /**
- * Reads a {@link ShardFormat} header block back into a {@link ShardHeader}, checking in this
- * order: length at least the fixed prefix, magic, version, declared and actual length, CRC,
- * reserved bytes, then every field's range and their agreement with each other. Stateless.
+ * Reads a {@link ShardFormat} header block, version 1 or 2, back into a {@link ShardHeader},
+ * checking in this order: length at least the fixed prefix, magic, version, declared and actual
+ * length, CRC, reserved bytes, then every field's range and their agreement with each other. A
+ * version-1 header has no tag: its header's is {@link VersionTag#NONE}. Stateless.
  */
 public final class ShardHeaderDecoder {
   private ShardHeaderDecoder() {}
@@ -36,18 +37,18 @@ public final class ShardHeaderDecoder {
       }
     }
     int version = Short.toUnsignedInt(b.getShort(OFF_VERSION));
-    if (version > VERSION) {
+    if (version > VERSION_2) {
       throw new ArrayException(ArrayError.UNSUPPORTED_VERSION, file,
-          "shard " + file + " has format version " + version + "; this ParityFS reads version "
-              + VERSION + " (was it written by a newer release?)");
+          "shard " + file + " has format version " + version + "; this ParityFS reads versions "
+              + VERSION_1 + " and " + VERSION_2 + " (was it written by a newer release?)");
     }
     if (version < 1) {
       throw corrupt(file, "has format version " + version + ", versions start at 1");
     }
     int declared = Short.toUnsignedInt(b.getShort(OFF_LENGTH));
     if (declared != HEADER_LENGTH) {
-      throw corrupt(file, "declares header length " + declared + ", version 1 headers have "
-          + HEADER_LENGTH);
+      throw corrupt(file, "declares header length " + declared + ", version " + version
+          + " headers have " + HEADER_LENGTH);
     }
     if (size != HEADER_LENGTH) {
       throw corrupt(file, (size < HEADER_LENGTH ? "is truncated: " : "has trailing bytes: ")
@@ -61,7 +62,7 @@ public final class ShardHeaderDecoder {
       throw corrupt(file, String.format(
           "header fails its checksum: stored CRC32C %08x, computed %08x", stored, expected));
     }
-    for (int i = OFF_RESERVED; i < OFF_CRC; i++) {
+    for (int i = version == VERSION_1 ? OFF_RESERVED : OFF_RESERVED_V2; i < OFF_CRC; i++) {
       if (b.get(i) != 0) {
         throw corrupt(file, "has a non-zero reserved header byte at offset " + i);
       }
@@ -72,6 +73,8 @@ public final class ShardHeaderDecoder {
       }
     }
     try {
+      VersionTag tag = version == VERSION_1 ? VersionTag.NONE
+          : new VersionTag(b.getLong(OFF_TAG), b.getLong(OFF_TAG + 8));
       return new ShardHeader(
           b.getLong(OFF_OBJECT_ID),
           b.getLong(OFF_OBJECT_VERSION),
@@ -81,7 +84,8 @@ public final class ShardHeaderDecoder {
           b.getInt(OFF_CELL_COUNT),
           b.getLong(OFF_OBJECT_LENGTH),
           b.getLong(OFF_DATA_LENGTH),
-          Instant.ofEpochMilli(b.getLong(OFF_CREATED)));
+          Instant.ofEpochMilli(b.getLong(OFF_CREATED)),
+          tag);
     } catch (IllegalArgumentException e) {
       // The CRC matched, so the writer itself put an impossible value there.
       throw corrupt(file, "holds an impossible value: " + e.getMessage());

@@ -7,8 +7,9 @@
  * io.parityfs.raid.array.format.DrivePlacement}), and the three on-disk encodings with their
  * values: drive labels ({@link io.parityfs.raid.array.format.DriveLabel}, {@code LabelFormat},
  * {@code LabelEncoder}, {@code LabelDecoder}), manifests ({@link
- * io.parityfs.raid.array.format.ObjectManifest}, {@code ManifestFormat}, {@code
- * ManifestEncoder}, {@code ManifestDecoder}) and shard files ({@link
+ * io.parityfs.raid.array.format.ObjectManifest} with the caller's {@link
+ * io.parityfs.raid.array.format.VersionTag}, {@code ManifestFormat}, {@code ManifestEncoder},
+ * {@code ManifestDecoder}) and shard files ({@link
  * io.parityfs.raid.array.format.ShardHeader}, {@code ShardFormat}, {@code ShardHeaderEncoder},
  * {@code ShardHeaderDecoder}, the per-cell CRCs of {@code CellChecksums}). The one error type
  * every layer throws lives here too ({@link io.parityfs.raid.array.format.ArrayException} with

@@ -54,8 +54,8 @@ final class ManifestRecovery {
    *       and at least k of them verify (every cell against its CRC).
    * </ul>
    *
-   * Then the manifest (the writer's own: the headers carry its length, geometry and creation
-   * time; placement gives the slots) is written again on every live drive of the placement and
+   * Then the manifest (the writer's own: the headers carry its length, geometry, creation time
+   * and tag; placement gives the slots) is written again on every live drive of the placement and
    * a WARNING names the object and version. Empty when it cannot be rebuilt.
    */
   Optional<ObjectManifest> recover(ObjectListing files) throws IOException {
@@ -122,7 +122,8 @@ final class ManifestRecovery {
       unrecoverable.put(id, version);
       return Optional.empty();
     }
-    ObjectManifest m = ObjectManifest.of(id, version, first.layout(), slots, first.created());
+    ObjectManifest m =
+        ObjectManifest.of(id, version, first.layout(), slots, first.created(), first.tag());
     int written = 0;
     for (int slot : slots) {
       Drive d = ctx.drive(slot);
@@ -143,7 +144,8 @@ final class ManifestRecovery {
   private static boolean sameVersion(ShardHeader a, ShardHeader b) {
     return a.objectId() == b.objectId() && a.objectVersion() == b.objectVersion()
         && a.protection().equals(b.protection()) && a.cellSize() == b.cellSize()
-        && a.objectLength() == b.objectLength() && a.created().equals(b.created());
+        && a.objectLength() == b.objectLength() && a.created().equals(b.created())
+        && a.tag().equals(b.tag());
   }
 
   /** Whether every cell of the shard {@code r} reads passes its CRC. */

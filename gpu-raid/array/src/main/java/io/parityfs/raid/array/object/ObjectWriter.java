@@ -9,6 +9,7 @@ import io.parityfs.raid.array.format.ObjectLayout;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.array.format.ShardHeader;
+import io.parityfs.raid.array.format.VersionTag;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -37,7 +38,8 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Commit.</b> Every shard is finished (CRC table, header, fsync) and published (rename,
  * directory fsync), all drives in parallel; then the manifest is written on every live drive of
  * the placement. The version is committed when the first manifest is durable. See "Write and
- * commit" in {@code docs/array.md}.
+ * commit" in {@code docs/array.md}. The manifest and the shard headers carry the {@link
+ * VersionTag} set with {@link #tag}, so the tag is committed atomically with the version.
  *
  * <p><b>Failures.</b> A drive failing ({@link ArrayError#DRIVE_IO}) drops its shard (the drive is
  * marked failed) and the write goes on degraded while at most m shards are dropped ({@link
@@ -63,20 +65,6 @@ public final class ObjectWriter implements Closeable {
     ABORTED
   }
 
-  /** One batch of stripes: per shard, the cells of those stripes back to back. */
-  private static final class Batch {
-    final ByteBuffer[] shards;
-    final ByteBuffer[][] data;
-    final ByteBuffer[][] parity;
-    CompletableFuture<?> done;
-
-    Batch(ByteBuffer[] shards, ByteBuffer[][] data, ByteBuffer[][] parity) {
-      this.shards = shards;
-      this.data = data;
-      this.parity = parity;
-    }
-  }
-
   private final StoreContext ctx;
   private final ManifestCatalog catalog;
   private final long objectId;
@@ -99,7 +87,7 @@ public final class ObjectWriter implements Closeable {
   private volatile Drive[] targets;
   private final boolean[] dropped;
   private final CompletableFuture<?>[] chains;
-  private final Batch[] batches;
+  private final StripeBatch[] batches;
   private int current;
   /** Bytes in the current batch. */
   private long filled;
@@ -107,6 +95,7 @@ public final class ObjectWriter implements Closeable {
   private int stripesWritten;
   private State state = State.OPEN;
   private Step beforeCommit;
+  private VersionTag tag = VersionTag.NONE;
 
   ObjectWriter(StoreContext ctx, ManifestCatalog catalog, long objectId, long version, int[] slots, boolean[] dropped,
       Runnable unlock) throws IOException {
@@ -153,9 +142,10 @@ public final class ObjectWriter implements Closeable {
       for (Drive d : t) {
         alignment = d == null ? alignment : Math.max(alignment, d.alignment());
       }
-      batches = new Batch[ctx.options().batchesInFlight()];
+      batches = new StripeBatch[ctx.options().batchesInFlight()];
       for (int b = 0; b < batches.length; b++) {
-        batches[b] = newBatch(alignment);
+        batches[b] = StripeBatch.allocate(ctx.buffers(), width, k, mirror, stripesPerBatch,
+            cellSize, alignment);
       }
       ok = true;
     } finally {
@@ -178,6 +168,23 @@ public final class ObjectWriter implements Closeable {
   /** Bytes written so far: the object's length if committed now. */
   public long length() {
     return length;
+  }
+
+  /**
+   * Sets the tag {@link #commit} commits with the version, in its manifest and shard headers
+   * ({@link VersionTag}); {@link VersionTag#NONE} until set, also for a rewrite ({@link
+   * ObjectStore#openRewrite}: the old version's tag is not carried over). Any number of times
+   * while the writer is open; the last one counts.
+   *
+   * @throws IllegalArgumentException when {@code tag} is null
+   * @throws IllegalStateException once the writer is committed or aborted
+   */
+  public void tag(VersionTag tag) {
+    if (tag == null) {
+      throw new IllegalArgumentException("tag must not be null (VersionTag.NONE for none)");
+    }
+    checkOpen();
+    this.tag = tag;
   }
 
   /**
@@ -259,7 +266,7 @@ public final class ObjectWriter implements Closeable {
       for (int i = 0; i < width; i++) {
         int shard = i;
         long dataLength = layout.shardDataLength(i);
-        chainStep(i, () -> temps[shard] = writers[shard].finish(length, dataLength));
+        chainStep(i, () -> temps[shard] = writers[shard].finish(length, dataLength, tag));
       }
       waitAll();
       for (int i = 0; i < width; i++) {
@@ -273,8 +280,8 @@ public final class ObjectWriter implements Closeable {
       }
       waitAll();
     });
-    ObjectManifest manifest =
-        ObjectManifest.of(objectId, version, ObjectLayout.of(ctx.config(), length), slots, created);
+    ObjectManifest manifest = ObjectManifest.of(objectId, version,
+        ObjectLayout.of(ctx.config(), length), slots, created, tag);
     state = State.COMMITTED;
     releaseBuffers();
     try {
@@ -366,36 +373,6 @@ public final class ObjectWriter implements Closeable {
     }
   }
 
-  private Batch newBatch(int alignment) {
-    int bytes = Math.multiplyExact(stripesPerBatch, cellSize);
-    int buffers = mirror ? 1 : width;
-    ByteBuffer[] shards = new ByteBuffer[buffers];
-    for (int i = 0; i < buffers; i++) {
-      // Pooled: allocating (and zeroing) direct buffers per object costs more than the encode.
-      shards[i] = alignment <= 4096 && ctx.buffers().bufferBytes() == bytes
-          ? ctx.buffers().take()
-          : ByteBuffer.allocateDirect(bytes + alignment).alignedSlice(alignment).limit(bytes)
-              .slice();
-    }
-    ByteBuffer[][] data = new ByteBuffer[stripesPerBatch][];
-    ByteBuffer[][] parity = new ByteBuffer[stripesPerBatch][];
-    if (!mirror) {
-      for (int s = 0; s < stripesPerBatch; s++) {
-        data[s] = new ByteBuffer[k];
-        parity[s] = new ByteBuffer[width - k];
-        for (int i = 0; i < width; i++) {
-          ByteBuffer cell = shards[i].slice(s * cellSize, cellSize);
-          if (i < k) {
-            data[s][i] = cell;
-          } else {
-            parity[s][i - k] = cell;
-          }
-        }
-      }
-    }
-    return new Batch(shards, data, parity);
-  }
-
   /** The free part of the current cell, at most {@code max} bytes. */
   private ByteBuffer cellWindow(long max) {
     return cellWindow(filled, max);
@@ -438,7 +415,7 @@ public final class ObjectWriter implements Closeable {
    * drive; then moves to the next batch, waiting for the drives to be done with it.
    */
   private void dispatch(int stripes) throws IOException {
-    Batch b = batches[current];
+    StripeBatch b = batches[current];
     if (!mirror && width > k) {
       ByteBuffer[][] data = stripes == stripesPerBatch ? b.data : Arrays.copyOf(b.data, stripes);
       ByteBuffer[][] parity =
@@ -459,7 +436,7 @@ public final class ObjectWriter implements Closeable {
     stripesWritten += stripes;
     filled = 0;
     current = (current + 1) % batches.length;
-    Batch next = batches[current];
+    StripeBatch next = batches[current];
     if (next.done != null) {
       DriveQueues.join(next.done);
       next.done = null;
@@ -548,11 +525,9 @@ public final class ObjectWriter implements Closeable {
     if (batches == null) {
       return;
     }
-    for (Batch b : batches) {
+    for (StripeBatch b : batches) {
       if (b != null) {
-        for (ByteBuffer buf : b.shards) {
-          ctx.buffers().give(buf);
-        }
+        b.release(ctx.buffers());
       }
     }
   }

@@ -6,6 +6,7 @@ import io.parityfs.raid.array.format.CellChecksums;
 import io.parityfs.raid.array.format.ShardFormat;
 import io.parityfs.raid.array.format.ShardHeader;
 import io.parityfs.raid.array.format.ShardHeaderEncoder;
+import io.parityfs.raid.array.format.VersionTag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -35,7 +36,8 @@ import java.util.Arrays;
  * <p><b>The header template.</b> The object's length is known only at the end of a streaming
  * write, so the writer takes a header for the right object, version, shard, protection, cell size
  * and creation time, and ignores its lengths (build it with length 0); {@link #finish} builds the
- * real header from the lengths it is given.
+ * real header from the lengths it is given, and the version's tag from the template or, for a
+ * writer that learns it only at the commit, from {@link #finish(long, long, VersionTag)}.
  *
  * <p><b>Buffers.</b> A cell buffer is read from its position to its limit, not moved, not kept.
  * Full cells are written from the caller's buffer, so an aligned direct buffer ({@link
@@ -185,18 +187,26 @@ public final class ShardWriter {
   /**
    * Writes the CRC table and the header for an object of {@code objectLength} bytes of which this
    * shard holds {@code dataLength}, fsyncs and closes the file; returns the temp name, for
-   * {@link #publish}.
+   * {@link #publish}. The header has the template's tag.
    *
    * @throws IllegalArgumentException when the lengths disagree with the layout or with the cells
    *     written (the writer stays open: abort it)
    * @throws ArrayException DRIVE_IO when a write or the fsync fails; the writer is then failed
    */
   public String finish(long objectLength, long dataLength) throws IOException {
+    return finish(objectLength, dataLength, template.tag());
+  }
+
+  /**
+   * {@link #finish(long, long)}, with the version's tag {@code tag} in the header instead of the
+   * template's.
+   */
+  public String finish(long objectLength, long dataLength, VersionTag tag) throws IOException {
     checkState(State.WRITING, "finish");
     ShardHeader header =
         new ShardHeader(template.objectId(), template.objectVersion(), template.shardIndex(),
             template.protection(), template.cellSize(), cells, objectLength, dataLength,
-            template.created());
+            template.created(), tag);
     if (dataLength > bytesGiven) {
       throw new IllegalArgumentException("data length (" + dataLength + ") of shard "
           + template.shardIndex() + " exceeds the " + bytesGiven + " bytes written");

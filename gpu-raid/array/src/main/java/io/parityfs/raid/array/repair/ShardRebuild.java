@@ -153,7 +153,8 @@ final class ShardRebuild {
           throw new Superseded(); // another task is writing this shard right now
         }
         try {
-          w = new ShardWriter(out, name, ShardHeader.of(id, version, target, layout, created));
+          w = new ShardWriter(out, name,
+              ShardHeader.of(id, version, target, layout, created, manifest.tag()));
         } catch (IOException | RuntimeException e) {
           ctx.releaseTemp(out, tempName);
           throw e;

@@ -134,8 +134,10 @@ public class ManifestFormatTest {
           String what = "byte " + i + " xor " + x;
           ArrayException e =
               assertThrows(ArrayException.class, () -> ManifestDecoder.decode(bad, FILE), what);
-          ArrayError want = i == 8 || i == 9 ? ArrayError.UNSUPPORTED_VERSION
-              : ArrayError.CORRUPT_MANIFEST;
+          // A version field naming another version that is read (1 <-> 2) is a corrupt record.
+          int version = ByteBuffer.wrap(bad).getShort(8);
+          ArrayError want = (i == 8 || i == 9) && version != 1 && version != 2
+              ? ArrayError.UNSUPPORTED_VERSION : ArrayError.CORRUPT_MANIFEST;
           assertEquals(want, e.error(), what + ": " + e.getMessage());
           assertTrue(e.getMessage().contains(FILE.toString()), e.getMessage());
           assertEquals(FILE, e.path());
@@ -189,10 +191,15 @@ public class ManifestFormatTest {
 
   @Test
   void aLaterVersionIsUnsupported() throws IOException {
-    byte[] b = resealed(goldenBytes(), 9, 2);
-    ArrayException e = assertThrows(ArrayException.class, () -> ManifestDecoder.decode(b, FILE));
-    assertEquals(ArrayError.UNSUPPORTED_VERSION, e.error());
-    assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+    for (int version : new int[] {0, 3, 0x100}) {
+      byte[] b = resealed(goldenBytes(), 9, version & 0xff);
+      b[8] = (byte) (version >> 8);
+      ArrayException e =
+          assertThrows(ArrayException.class, () -> ManifestDecoder.decode(b, FILE));
+      assertEquals(ArrayError.UNSUPPORTED_VERSION, e.error());
+      assertTrue(e.getMessage().contains("format version " + version + "; this ParityFS reads"
+          + " versions 1 and 2"), e.getMessage());
+    }
   }
 
   @Test

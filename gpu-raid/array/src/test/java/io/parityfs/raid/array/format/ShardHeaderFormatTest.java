@@ -139,12 +139,13 @@ class ShardHeaderFormatTest {
     assertEquals(ArrayError.CORRUPT_SHARD, magic.error());
     assertTrue(magic.getMessage().contains("'PFSLABEL'"), magic.getMessage());
 
-    byte[] v2 = goldenBytes();
-    v2[9] = 2;
+    byte[] v3 = goldenBytes();
+    v3[9] = 3;
     ArrayException version = assertThrows(ArrayException.class,
-        () -> ShardHeaderDecoder.decode(ByteBuffer.wrap(v2), FILE));
+        () -> ShardHeaderDecoder.decode(ByteBuffer.wrap(v3), FILE));
     assertEquals(ArrayError.UNSUPPORTED_VERSION, version.error());
-    assertTrue(version.getMessage().contains("version 2"), version.getMessage());
+    assertTrue(version.getMessage().contains("format version 3; this ParityFS reads versions 1"
+        + " and 2"), version.getMessage());
   }
 
   @Test
