@@ -161,6 +161,21 @@ public final class NodeClient implements Closeable {
    */
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, long generation, ByteBuffer... data) throws IOException {
+    return writeChunk(node, target, chunk, offset, mode, writeFlags, generation, 0L, data);
+  }
+
+  /**
+   * {@link #writeChunk(InetSocketAddress, TargetId, ChunkId, long, WriteMode, int, long,
+   * ByteBuffer...)} with a group tag: the new version is stored with (generation, {@code
+   * sequence}) when the sequence is not 0 (see {@link WriteRequest#sequence()}), and the returned
+   * stat carries it. A node that predates group tags refuses the write (INVALID_ARGUMENT).
+   */
+  public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      WriteMode mode, int writeFlags, long generation, long sequence, ByteBuffer... data)
+      throws IOException {
+    if (sequence < 0) {
+      throw new IllegalArgumentException("sequence (" + sequence + ") must be >= 0");
+    }
     long total = 0;
     for (ByteBuffer b : data) {
       total += b.remaining();
@@ -171,7 +186,7 @@ public final class NodeClient implements Closeable {
     for (int attempt = 1; ; attempt++) {
       try {
         return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
-            length, generation), new BuffersChannel(data), length);
+            length, generation, sequence), new BuffersChannel(data), length);
       } catch (NodeException e) {
         if (!idempotent || !shouldRetry(e, attempt)) {
           throw e;
@@ -190,7 +205,7 @@ public final class NodeClient implements Closeable {
    */
   public long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       long length, WritableByteChannel dst) throws IOException {
-    return readChunk(node, target, chunk, offset, length, dst, null);
+    return readChunk(node, target, chunk, offset, length, dst, null, null);
   }
 
   /**
@@ -199,9 +214,11 @@ public final class NodeClient implements Closeable {
    * whatever attempt succeeds); without it such a read fails.
    */
   private long readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
-      long length, WritableByteChannel dst, Runnable restart) throws IOException {
+      long length, WritableByteChannel dst, Runnable restart, ChunkStat[] stat)
+      throws IOException {
     Objects.requireNonNull(dst, "dst");
-    new ReadRequest(1, target, chunk, offset, length);
+    int flags = stat == null ? 0 : ReadRequest.WITH_STAT;
+    new ReadRequest(1, target, chunk, offset, length, flags);
     long delivered = 0;
     for (int attempt = 1; ; attempt++) {
       if (delivered > 0) {
@@ -221,15 +238,22 @@ public final class NodeClient implements Closeable {
         conn = acquire(node);
         call = new ReadCall(conn, config.readWindow());
         id = conn.register(call);
-        conn.send(id, new ReadRequest(id, target, chunk, offset + done, want));
+        conn.send(id, new ReadRequest(id, target, chunk, offset + done, want, flags));
         while (true) {
           DataFrame d = call.take(config.requestTimeout().toNanos() * 2);
           try {
+            if (stat != null && d.stat() != null) {
+              stat[0] = d.stat();
+            }
             int n = d.content().readableBytes();
             writeFully(dst, d.content().nioBuffer());
             delivered += n;
             call.consumed(n);
             if (d.isEnd()) {
+              if (stat != null && stat[0] == null) {
+                throw new NodeException(Status.PROTOCOL_VIOLATION, "reading " + chunk + " from "
+                    + node + ": asked for the chunk's stat, the answer carried none");
+              }
               return delivered;
             }
           } finally {
@@ -265,6 +289,24 @@ public final class NodeClient implements Closeable {
    */
   public int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       ByteBuffer dst) throws IOException {
+    return readChunk(node, target, chunk, offset, dst, null);
+  }
+
+  /**
+   * {@link #readChunk(InetSocketAddress, TargetId, ChunkId, long, ByteBuffer)}, returning the stat
+   * of the version the bytes were read from (with its group tag): a READ pins one version, and
+   * the node names it in the answer's first frame ({@link ReadRequest#WITH_STAT}). The bytes read
+   * are {@code dst}'s position's advance.
+   */
+  public ChunkStat readChunkWithStat(InetSocketAddress node, TargetId target, ChunkId chunk,
+      long offset, ByteBuffer dst) throws IOException {
+    ChunkStat[] stat = new ChunkStat[1];
+    readChunk(node, target, chunk, offset, dst, stat);
+    return stat[0];
+  }
+
+  private int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      ByteBuffer dst, ChunkStat[] stat) throws IOException {
     ByteBuffer view = dst.duplicate();
     int start = view.position();
     long n = readChunk(node, target, chunk, offset, dst.remaining(), new WritableByteChannel() {
@@ -285,7 +327,12 @@ public final class NodeClient implements Closeable {
 
       @Override
       public void close() {}
-    }, () -> view.position(start));
+    }, () -> {
+      view.position(start);
+      if (stat != null) {
+        stat[0] = null;
+      }
+    }, stat);
     dst.position(dst.position() + (int) n);
     return (int) n;
   }

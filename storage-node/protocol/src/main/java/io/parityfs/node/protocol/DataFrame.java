@@ -5,7 +5,8 @@ import io.netty.buffer.DefaultByteBufHolder;
 
 /**
  * A piece of a stream: the data of a WRITE (client to node) or of a READ answer (node to client).
- * No header; payload: at most {@link FrameFormat#MAX_DATA_PAYLOAD} bytes, possibly none. Every
+ * No header, except the first frame of the answer to a READ {@link ReadRequest#WITH_STAT}, whose
+ * header is the {@link ChunkStat} of the version read (32 or 48 bytes); payload: at most {@link FrameFormat#MAX_DATA_PAYLOAD} bytes, possibly none. Every
  * frame of a stream but the last carries MORE; the last carries END.
  *
  * <p>Reference counted: the holder of a DataFrame owns one reference to its content and must
@@ -16,13 +17,28 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
   private final long requestId;
   private final boolean response;
   private final boolean end;
+  private final ChunkStat stat;
 
   /**
    * @param content the data; this frame takes over the caller's reference
    * @param end whether this is the last frame of the stream
    */
   public DataFrame(long requestId, boolean response, boolean end, ByteBuf content) {
+    this(requestId, response, end, content, null);
+  }
+
+  /**
+   * A frame that carries a chunk stat: the first frame of a READ WITH_STAT answer.
+   *
+   * @param stat the stat of the version the answer is read from; null: none
+   */
+  public DataFrame(long requestId, boolean response, boolean end, ByteBuf content,
+      ChunkStat stat) {
     super(content);
+    if (stat != null && !response) {
+      content.release();
+      throw new IllegalArgumentException("only a READ answer's DATA frame carries a stat");
+    }
     if (content.readableBytes() > FrameFormat.MAX_DATA_PAYLOAD) {
       int n = content.readableBytes();
       content.release();
@@ -31,6 +47,12 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
     this.requestId = requestId;
     this.response = response;
     this.end = end;
+    this.stat = stat;
+  }
+
+  /** The stat of the version read, on the first frame of a READ WITH_STAT answer; else null. */
+  public ChunkStat stat() {
+    return stat;
   }
 
   @Override
@@ -55,7 +77,7 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
 
   @Override
   public DataFrame replace(ByteBuf content) {
-    return new DataFrame(requestId, response, end, content);
+    return new DataFrame(requestId, response, end, content, stat);
   }
 
   @Override
@@ -103,6 +125,7 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
         && requestId == other.requestId
         && response == other.response
         && end == other.end
+        && java.util.Objects.equals(stat, other.stat)
         && content().equals(other.content());
   }
 
@@ -114,6 +137,6 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
   @Override
   public String toString() {
     return "DataFrame[requestId=" + requestId + ", response=" + response + ", end=" + end
-        + ", bytes=" + content().readableBytes() + "]";
+        + ", bytes=" + content().readableBytes() + (stat == null ? "" : ", stat=" + stat) + "]";
   }
 }

@@ -49,11 +49,21 @@ final class HeaderCodec {
       out.writeLong(w.offset());
       out.writeLong(w.totalLength());
       out.writeLong(w.generation());
+      if (w.sequence() != 0) {
+        out.writeLong(w.sequence()); // the 54-byte form stays the tagless one
+      }
     } else if (m instanceof ReadRequest r) {
       writeTarget(out, r.target());
       writeChunk(out, r.chunk());
       out.writeLong(r.offset());
       out.writeLong(r.length());
+      if (r.flags() != 0) {
+        out.writeByte(r.flags()); // the 44-byte form stays the flagless one
+      }
+    } else if (m instanceof DataFrame d) {
+      if (d.stat() != null) {
+        writeStat(out, d.stat());
+      }
     } else if (m instanceof DeleteRequest d) {
       writeTarget(out, d.target());
       writeChunk(out, d.chunk());
@@ -155,6 +165,10 @@ final class HeaderCodec {
     out.writeLong(s.version());
     out.writeLong(s.createdMillis());
     out.writeLong(s.modifiedMillis());
+    if (s.tagged()) {
+      out.writeLong(s.generation());
+      out.writeLong(s.sequence());
+    }
   }
 
   // ---------------------------------------------------------------- decoding
@@ -213,12 +227,17 @@ final class HeaderCodec {
     if (!more && !end) {
       throw invalid("DATA: needs flag MORE or END");
     }
-    expect(Opcode.DATA, header, 0);
+    ChunkStat stat = null;
+    if (response && header.isReadable()) {
+      stat = readStat(Opcode.DATA, header); // the first frame of a READ WITH_STAT answer
+    } else {
+      expect(Opcode.DATA, header, 0);
+    }
     if (payload.readableBytes() > FrameFormat.MAX_DATA_PAYLOAD) {
       throw new MalformedFrameException(
           Status.FRAME_TOO_LARGE, "DATA: payload of " + payload.readableBytes() + " bytes > 1 MiB");
     }
-    return new DataFrame(requestId, response, end, payload.retainedSlice());
+    return new DataFrame(requestId, response, end, payload.retainedSlice(), stat);
   }
 
   private static Message decodeRequest(Opcode op, long id, ByteBuf h, ByteBuf payload)
@@ -234,10 +253,12 @@ final class HeaderCodec {
         expect(op, h, 0);
         return new NodeInfoRequest(id);
       case WRITE: {
-        boolean fenced = h.readableBytes() == 54; // 46: a client before fencing, generation 0
-        if (!fenced && h.readableBytes() != 46) {
-          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 54 (or 46"
-              + " without a generation)");
+        // 46: a client before fencing, generation 0; 54: no group tag, sequence 0
+        boolean fenced = h.readableBytes() >= 54;
+        boolean tagged = h.readableBytes() == 62;
+        if (h.readableBytes() != 46 && h.readableBytes() != 54 && !tagged) {
+          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 62, 54"
+              + " (without a group sequence) or 46 (without a generation)");
         }
         TargetId target = readTarget(h, false);
         ChunkId chunk = readChunk(h);
@@ -253,11 +274,27 @@ final class HeaderCodec {
         if (generation < 0) {
           throw invalid("WRITE: generation " + Long.toUnsignedString(generation) + " >= 2^63");
         }
-        return new WriteRequest(id, target, chunk, mode, writeFlags, offset, total, generation);
+        long sequence = tagged ? h.readLong() : 0;
+        if (sequence < 0) {
+          throw invalid("WRITE: sequence " + Long.toUnsignedString(sequence) + " >= 2^63");
+        }
+        return new WriteRequest(
+            id, target, chunk, mode, writeFlags, offset, total, generation, sequence);
       }
-      case READ:
-        expect(op, h, 44);
-        return new ReadRequest(id, readTarget(h, false), readChunk(h), h.readLong(), h.readLong());
+      case READ: {
+        if (h.readableBytes() != 44 && h.readableBytes() != 45) {
+          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 44 or 45");
+        }
+        TargetId target = readTarget(h, false);
+        ChunkId chunk = readChunk(h);
+        long offset = h.readLong();
+        long length = h.readLong();
+        int readFlags = h.isReadable() ? h.readUnsignedByte() : 0;
+        if ((readFlags & ~ReadRequest.KNOWN_FLAGS) != 0) {
+          throw invalid("READ: unknown flags " + readFlags);
+        }
+        return new ReadRequest(id, target, chunk, offset, length, readFlags);
+      }
       case DELETE: {
         boolean fenced = h.readableBytes() == 36; // 28: a client before fencing, generation 0
         if (!fenced && h.readableBytes() != 28) {
@@ -346,11 +383,9 @@ final class HeaderCodec {
         expect(op, h, 0);
         return new AckResponse(id, op);
       case WRITE:
-        expect(op, h, ChunkStat.WIRE_SIZE);
-        return new WriteResponse(id, readStat(h));
+        return new WriteResponse(id, readStat(op, h));
       case STAT:
-        expect(op, h, ChunkStat.WIRE_SIZE);
-        return new StatResponse(id, readStat(h));
+        return new StatResponse(id, readStat(op, h));
       case DELETE: {
         expect(op, h, 1);
         int existed = h.readUnsignedByte();
@@ -411,12 +446,25 @@ final class HeaderCodec {
     return new ChunkId(fileId, (int) index);
   }
 
-  private static ChunkStat readStat(ByteBuf h) throws MalformedFrameException {
+  /** A chunk stat, the whole of {@code h}: 32 bytes, or 48 with a group tag. */
+  private static ChunkStat readStat(Opcode op, ByteBuf h) throws MalformedFrameException {
+    boolean tagged = h.readableBytes() == ChunkStat.TAGGED_WIRE_SIZE;
+    if (!tagged) {
+      expect(op, h, ChunkStat.WIRE_SIZE);
+    }
     long length = h.readLong();
     if (length < 0) {
       throw invalid("negative chunk length " + length);
     }
-    return new ChunkStat(length, h.readLong(), h.readLong(), h.readLong());
+    long version = h.readLong();
+    long created = h.readLong();
+    long modified = h.readLong();
+    long generation = tagged ? h.readLong() : 0;
+    long sequence = tagged ? h.readLong() : 0;
+    if (tagged && (generation < 0 || sequence <= 0)) {
+      throw invalid(op + ": impossible group tag (" + generation + ", " + sequence + ")");
+    }
+    return new ChunkStat(length, version, created, modified, generation, sequence);
   }
 
   private static String strictUtf8(Opcode op, ByteBuf h) throws MalformedFrameException {

@@ -5,8 +5,10 @@ import java.util.Objects;
 /**
  * WRITE: opens a write stream. Header, 54 bytes: target (16), fileId u64, chunkIndex u32, mode u8
  * ({@link WriteMode#code()}), write flags u8 (bit0 {@link #SYNC}), offset i64, total length i64
- * (-1 when not known up front), writer generation u64. (A 46-byte header, without the
- * generation, from a client before fencing, is read as generation 0.) No payload; the frame carries MORE. The data follows in
+ * (-1 when not known up front), writer generation u64; 62 bytes with a group sequence u64 after
+ * it (sent only when the sequence is not 0). (A 46-byte header, without the generation, from a
+ * client before fencing, is read as generation 0; a 54-byte one as sequence 0.) No payload; the
+ * frame carries MORE. The data follows in
  * {@link DataFrame}s with the same request id, the last with END; the node answers with one
  * {@link WriteResponse} after the END, or with an {@link ErrorResponse} at any time (after which
  * it discards the request's remaining DATA frames). The new version becomes visible atomically at
@@ -18,6 +20,9 @@ import java.util.Objects;
  * @param generation the writer generation of the file (its lease epoch, from the namespace;
  *     &gt;= 0): the target refuses it with STALE_GENERATION when it has seen a higher one for the
  *     file, and remembers it (durably) when it is higher than any seen
+ * @param sequence the group sequence of the chunk (protection across nodes, docs/across-nodes.md
+ *     §3), &gt;= 0; not 0: the new version is stored with the tag (generation, sequence), which
+ *     the chunk stat of WRITE, STAT and READ WITH_STAT answers return; 0: no tag
  */
 public record WriteRequest(
     long requestId,
@@ -27,7 +32,8 @@ public record WriteRequest(
     int writeFlags,
     long offset,
     long totalLength,
-    long generation)
+    long generation,
+    long sequence)
     implements Request {
   /** Make the new version durable before answering. */
   public static final int SYNC = 1;
@@ -35,6 +41,15 @@ public record WriteRequest(
 
   public WriteRequest {
     check(target, chunk, mode, writeFlags, offset, totalLength, generation);
+    if (sequence < 0) {
+      throw new IllegalArgumentException("sequence (" + sequence + ") must be >= 0");
+    }
+  }
+
+  /** A write without a group tag (sequence 0). */
+  public WriteRequest(long requestId, TargetId target, ChunkId chunk, WriteMode mode,
+      int writeFlags, long offset, long totalLength, long generation) {
+    this(requestId, target, chunk, mode, writeFlags, offset, totalLength, generation, 0);
   }
 
   /**

@@ -173,6 +173,29 @@ class FrameDecoderHostileTest {
   }
 
   @Test
+  void badGroupTagsAndReadFlagsAreInvalidArguments() {
+    ByteBuffer write = RawFrame.targetAndChunk(34, 1, 1); // the 62-byte form, with a sequence
+    write.put((byte) WriteMode.REPLACE.code()).put((byte) 0).putLong(0).putLong(-1).putLong(7)
+        .putLong(-1); // sequence >= 2^63
+    assertInvalid(RawFrame.of(Opcode.WRITE, FrameFormat.FLAG_MORE, write.array()));
+    assertInvalid(RawFrame.of(Opcode.WRITE, FrameFormat.FLAG_MORE,
+        Arrays.copyOf(write.array(), 58))); // neither 46, 54 nor 62 bytes
+    ByteBuffer read = RawFrame.targetAndChunk(17, 1, 1);
+    read.putLong(0).putLong(-1).put((byte) 2); // an unknown READ flag
+    assertInvalid(RawFrame.of(Opcode.READ, 0, read.array()));
+    RawFrame dataWithHeader = RawFrame.of(Opcode.DATA, FrameFormat.FLAG_END, new byte[32]);
+    assertInvalid(dataWithHeader); // only a READ answer's frame carries a stat
+    ByteBuffer stat = ByteBuffer.allocate(ChunkStat.TAGGED_WIRE_SIZE);
+    stat.putLong(10).putLong(1).putLong(0).putLong(0).putLong(7).putLong(0); // tagged, sequence 0
+    RawFrame answer = RawFrame.of(Opcode.STAT, FrameFormat.FLAG_RESPONSE, stat.array());
+    FrameError e = onlyError(Role.CLIENT, answer.bytes());
+    assertError(e, Status.INVALID_ARGUMENT, false, answer.requestId);
+    answer = RawFrame.of(Opcode.STAT, FrameFormat.FLAG_RESPONSE, Arrays.copyOf(stat.array(), 40));
+    assertError(onlyError(Role.CLIENT, answer.bytes()), Status.INVALID_ARGUMENT, false,
+        answer.requestId);
+  }
+
+  @Test
   void dataFramesOverOneMebibyteAreRefused() {
     RawFrame f = RawFrame.of(Opcode.DATA, FrameFormat.FLAG_END, new byte[0]);
     f.payload = new byte[FrameFormat.MAX_DATA_PAYLOAD + 1];

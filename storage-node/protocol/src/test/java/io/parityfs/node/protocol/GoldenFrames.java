@@ -36,6 +36,19 @@ final class GoldenFrames {
         data(4, true, true, "or"),
         new ReadRequest(5, T, new ChunkId(42, 4), 0, -1),
         new ErrorResponse(5, Opcode.READ, Status.NOT_FOUND, "chunk 42:4 not found")));
+    // The group tag of protection across nodes (docs/across-nodes.md §3): WRITE with a sequence
+    // (62-byte header), tagged chunk stats (48 bytes), READ WITH_STAT (45) and its first frame.
+    ChunkStat tagged = new ChunkStat(10, 3, MS, MS, 7, 5);
+    files.put("tags.hex", List.of(
+        new WriteRequest(30, T, C, WriteMode.REPLACE, WriteRequest.SYNC, 0, 10, 7, 5),
+        data(30, false, true, "helloworld"),
+        new WriteResponse(30, tagged),
+        new ReadRequest(31, T, C, 0, -1, ReadRequest.WITH_STAT),
+        new DataFrame(31, true, false,
+            Unpooled.copiedBuffer("hello", StandardCharsets.US_ASCII), tagged),
+        data(31, true, true, "world"),
+        new StatRequest(32, T, C),
+        new StatResponse(32, tagged)));
     files.put("metadata.hex", List.of(
         new StatRequest(7, T, C),
         new StatResponse(7, new ChunkStat(10, 2, MS, MS + 1000)),

@@ -9,6 +9,7 @@ import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.format.VersionTag;
 import io.parityfs.raid.array.object.ObjectWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -133,6 +134,16 @@ public final class ChunkStore {
    */
   public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode, long generation)
       throws ChunkStoreException {
+    return openWrite(id, offset, mode, generation, 0);
+  }
+
+  /**
+   * {@link #openWrite(ChunkId, long, WriteMode, long)} with a group sequence: when it is not 0,
+   * the new version is stored with the group tag (generation, sequence), atomically with it (in
+   * its manifest), and {@link #stat} returns it (docs/across-nodes.md §3).
+   */
+  public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode, long generation,
+      long sequence) throws ChunkStoreException {
     long oid = id.objectId();
     ObjectWriter w = null;
     boolean ok = false;
@@ -156,6 +167,9 @@ public final class ChunkStore {
           w = openAppend(id, offset);
         }
         default -> throw new IllegalArgumentException("mode (" + mode + ") unknown");
+      }
+      if (sequence != 0) {
+        w.tag(new VersionTag(generation, sequence));
       }
       ok = true;
       return new ChunkWriter(this, id, w, generation);
@@ -368,7 +382,8 @@ public final class ChunkStore {
   }
 
   private static ChunkInfo info(ObjectManifest m) {
-    return new ChunkInfo(m.objectLength(), m.version(), m.created().toEpochMilli());
+    return new ChunkInfo(m.objectLength(), m.version(), m.created().toEpochMilli(),
+        m.tag().generation(), m.tag().sequence());
   }
 
   private static void requireOffset(ChunkId id, WriteMode mode, long offset, boolean ok,

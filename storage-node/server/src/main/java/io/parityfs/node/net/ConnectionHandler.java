@@ -405,7 +405,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
    */
   static ChunkStat stat(ChunkInfo i) {
     return new ChunkStat(i.length(), wireVersion(i.version()), i.createdMillis(),
-        i.createdMillis());
+        i.createdMillis(), i.tagGeneration(), i.tagSequence());
   }
 
   static long wireVersion(long arrayVersion) {
@@ -464,7 +464,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** A READ stream's next frame, from a worker. */
-  void emit(ReadStream s, ByteBuf data, boolean last) {
+  void emit(ReadStream s, ByteBuf data, boolean last, ChunkStat stat) {
     ctx.executor().execute(() -> {
       producing--;
       if (closed || !ctx.channel().isActive()) {
@@ -473,7 +473,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         return;
       }
       s.pending.bytesOut += data.readableBytes();
-      ctx.write(new DataFrame(s.pending.id, true, last, data));
+      ctx.write(new DataFrame(s.pending.id, true, last, data, stat));
       // A flush may drain the buffer and fire the writability event at once; scheduleRead
       // checks isWritable() itself afterwards, so no stream parks on a writable channel.
       ctx.flush();

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.parityfs.node.chunk.ChunkInfo;
 import io.parityfs.node.chunk.ChunkStore;
+import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.ErrorResponse;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.ReadRequest;
@@ -34,6 +35,8 @@ final class ReadStream implements Runnable {
   private long pos;
   private long end;
   private long version;
+  /** The stat the first frame carries (READ WITH_STAT), null once sent or when not asked. */
+  private ChunkStat stat;
 
   ReadStream(ReadRequest request, PendingRequest pending, ChunkStore store,
       ConnectionHandler connection, ByteBufAllocator alloc, int frameSize) {
@@ -59,6 +62,9 @@ final class ReadStream implements Runnable {
         }
         long length = info.get().length();
         version = info.get().version(); // every frame reads this version: no mixed bytes
+        if (request.withStat()) {
+          stat = ConnectionHandler.stat(info.get());
+        }
         pos = request.offset();
         long want = request.length() < 0 ? Long.MAX_VALUE : request.length();
         end = Math.min(length, pos + Math.min(want, Long.MAX_VALUE - pos));
@@ -79,7 +85,9 @@ final class ReadStream implements Runnable {
       boolean last = got < n || pos >= end;
       ByteBuf out = buf;
       buf = null;
-      connection.emit(this, out, last);
+      ChunkStat first = stat;
+      stat = null;
+      connection.emit(this, out, last, first);
     } catch (Exception e) {
       connection.readFailed(this, new ErrorResponse(request.requestId(), Opcode.READ,
           WireStatus.of(e), WireStatus.message(e)));
