@@ -1,5 +1,6 @@
 package io.parityfs.client;
 
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
@@ -15,6 +16,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One chunk's transfers. Chunk {@code i} of file {@code id} lives on {@code
@@ -37,15 +45,35 @@ import java.util.List;
  * writer a {@link FencedException}), naming the chunk and the target; the node's
  * {@link NodeException} is the cause.
  */
-final class ChunkIo implements ChunkService {
+final class ChunkIo implements ChunkService, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ChunkIo.class.getName());
 
   private final NodeClient nodes;
   private final TargetLocator locator;
+  private final Suspects suspects;
+  /** Sends the copies after the first of a mirrored chunk (the first goes in the caller's thread). */
+  private final ExecutorService copyWrites;
+  /**
+   * The group sequences of this client's writes across nodes: one counter for all, so that it
+   * grows with every write of a file by one writer generation (a generation is one writer's).
+   */
+  private final AtomicLong sequences = new AtomicLong();
 
-  ChunkIo(NodeClient nodes, TargetLocator locator) {
+  ChunkIo(NodeClient nodes, TargetLocator locator, Suspects suspects) {
     this.nodes = nodes;
     this.locator = locator;
+    this.suspects = suspects;
+    AtomicInteger n = new AtomicInteger();
+    this.copyWrites = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "pfs-copy-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  @Override
+  public void close() {
+    copyWrites.shutdownNow();
   }
 
   /** The chunk size of {@code layout} as a client buffer's size; FILE_TOO_LARGE when too large. */
@@ -58,11 +86,24 @@ final class ChunkIo implements ChunkService {
   }
 
   static String targetOf(Layout layout, long index) {
+    return copyTargets(layout, index).get(0);
+  }
+
+  /**
+   * The targets holding chunk {@code index}: its copies in copy order for {@code mirror:N}
+   * (docs/across-nodes.md §2), else its one target.
+   */
+  static List<String> copyTargets(Layout layout, long index) {
     if (layout.targets().size() < layout.stripeCount()) {
       throw new IllegalStateException("layout has " + layout.targets().size()
           + " targets for a stripe count of " + layout.stripeCount() + ": not placed");
     }
-    return layout.targets().get((int) (index % layout.stripeCount()));
+    ChunkMap map = ChunkMap.of(layout);
+    List<String> out = new ArrayList<>(map.copies());
+    for (int c = 0; c < map.copies(); c++) {
+      out.add(layout.targets().get(map.copyPosition(index, c)));
+    }
+    return out;
   }
 
   /**
@@ -75,9 +116,64 @@ final class ChunkIo implements ChunkService {
    */
   void write(long fileId, long generation, Layout layout, int index, ByteBuffer data)
       throws IOException {
+    long sequence = layout.across().isNone() ? 0 : sequences.incrementAndGet();
+    write(fileId, generation, sequence, layout, index, data);
+  }
+
+  /**
+   * {@link #write(long, long, Layout, int, ByteBuffer)} with the group tag (generation, {@code
+   * sequence}; 0: none). For {@code mirror:N} every copy is stored, in parallel, and the write
+   * returns when all are: an acknowledged chunk is on N nodes. A copy that fails fails the
+   * write (the others may hold the new version; the file's committed length does not move, so
+   * readers never see it).
+   */
+  void write(long fileId, long generation, long sequence, Layout layout, int index,
+      ByteBuffer data) throws IOException {
+    List<String> copies = copyTargets(layout, index);
+    if (copies.size() == 1) {
+      writeCopy(copies.get(0), fileId, generation, sequence, index, data);
+      return;
+    }
+    List<CompletableFuture<Void>> others = new ArrayList<>();
+    for (String target : copies.subList(1, copies.size())) {
+      others.add(CompletableFuture.runAsync(() -> {
+        try {
+          writeCopy(target, fileId, generation, sequence, index, data);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, copyWrites));
+    }
+    IOException failed = null;
+    try {
+      writeCopy(copies.get(0), fileId, generation, sequence, index, data);
+    } catch (IOException e) {
+      failed = e;
+    }
+    for (CompletableFuture<Void> f : others) {
+      try {
+        f.join();
+      } catch (CompletionException | CancellationException e) {
+        IOException cause = e.getCause() instanceof IOException io ? io
+            : new ClientException(ClientStatus.IO_ERROR, null, "writing a copy of chunk "
+                + index + " of file " + fileId + ": " + e, e);
+        if (failed == null) {
+          failed = cause;
+        } else {
+          failed.addSuppressed(cause);
+        }
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  private void writeCopy(String target, long fileId, long generation, long sequence, int index,
+      ByteBuffer data) throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
-    onTarget(targetOf(layout, index), at -> nodes.writeChunk(at.node(), at.wireId(), chunk, 0,
-        WriteMode.REPLACE, 0, generation, data), (at, e) -> {
+    onTarget(target, at -> nodes.writeChunk(at.node(), at.wireId(), chunk, 0,
+        WriteMode.REPLACE, 0, generation, sequence, data), (at, e) -> {
           if (e.status() == Status.STALE_GENERATION) {
             return new FencedException(chunk, at.targetId(), "writing chunk " + index
                 + " of file " + fileId + " to target " + at.targetId() + ": this writer"
@@ -91,19 +187,68 @@ final class ChunkIo implements ChunkService {
         });
   }
 
-  /** Deletes chunk {@code index} of the file as writer {@code generation} (fenced as a write). */
+  /**
+   * Deletes chunk {@code index} of the file as writer {@code generation} (fenced as a write),
+   * every copy of it.
+   */
   void delete(long fileId, long generation, Layout layout, int index) throws IOException {
-    delete(targetOf(layout, index), fileId, index, generation);
+    for (String target : copyTargets(layout, index)) {
+      delete(target, fileId, index, generation);
+    }
   }
 
   /**
-   * Reads into {@code dst} (up to its remaining bytes) from {@code offset} of the chunk.
+   * Reads into {@code dst} (up to its remaining bytes) from {@code offset} of the chunk. For
+   * {@code mirror:N}, from the first copy that answers: copies on targets the registry knows to
+   * be offline, or whose node failed a transfer in the last seconds ({@link Suspects}), are
+   * tried last, so a reader does not wait a timeout per chunk on a node known to be down.
    *
    * @return the bytes read: fewer only at the end of the chunk
    */
   int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst) throws IOException {
+    List<String> copies = copyTargets(layout, index);
+    if (copies.size() == 1) {
+      return readCopy(copies.get(0), fileId, index, offset, dst);
+    }
+    IOException failed = null;
+    for (String target : suspects.healthyFirst(copies, locator)) {
+      ByteBuffer into = dst.duplicate();
+      try {
+        int n = readCopy(target, fileId, index, offset, into);
+        dst.position(into.position());
+        return n;
+      } catch (ClientException e) {
+        if (!servedElsewhere(e)) {
+          throw e;
+        }
+        suspects.failed(target);
+        if (failed == null) {
+          failed = e;
+        } else {
+          failed.addSuppressed(e);
+        }
+        LOG.log(System.Logger.Level.INFO, "chunk {0} of file {1}: copy on target {2} failed"
+            + " ({3}); reading another copy", index, fileId, target, e.getMessage());
+      }
+    }
+    throw failed;
+  }
+
+  /**
+   * Whether a failed read of one copy may succeed on another: the node is gone or slow, or its
+   * copy is missing or lost; not a caller mistake (INVALID_ARGUMENT) or a closed client.
+   */
+  private static boolean servedElsewhere(ClientException e) {
+    return switch (e.status()) {
+      case UNAVAILABLE, DATA_LOST, IO_ERROR, TARGET_NOT_FOUND -> true;
+      default -> false;
+    };
+  }
+
+  private int readCopy(String target, long fileId, int index, long offset, ByteBuffer dst)
+      throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
-    return onTarget(targetOf(layout, index), at -> nodes.readChunk(at.node(), at.wireId(),
+    return onTarget(target, at -> nodes.readChunk(at.node(), at.wireId(),
         chunk, offset, dst), (at, e) -> {
           if (e.status() == Status.NOT_FOUND) {
             return ClientException.of(e, chunk, at.targetId(), "chunk " + index + " of file "

@@ -5,6 +5,7 @@ import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.targets.PlacementConfig;
 import io.parityfs.meta.targets.TargetRegistryConfig;
 import io.parityfs.node.client.NodeClientConfig;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -23,11 +24,13 @@ import java.util.Objects;
  *     default 32 MiB (0: no read-ahead)
  * @param readRequestBytes bytes asked of a node per read request; default 4 MiB
  * @param transferThreads threads moving chunk data for all streams of the client; default 32
+ * @param suspectWindow how long a target whose transfer failed is tried last by readers that
+ *     have another source for its chunks (mirror copies); default 10 s (docs/across-nodes.md §4)
  */
 public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespace,
     TargetRegistryConfig registry, PlacementConfig placement, NodeClientConfig nodes,
     long writeBufferBytes, int writesPerTarget, long readAheadBytes, int readRequestBytes,
-    int transferThreads) {
+    int transferThreads, Duration suspectWindow) {
 
   public ClientConfig {
     Objects.requireNonNull(zooKeeper, "zooKeeper");
@@ -54,6 +57,11 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
       throw new IllegalArgumentException("transferThreads (" + transferThreads
           + ") must be in [1, 1024]");
     }
+    Objects.requireNonNull(suspectWindow, "suspectWindow");
+    if (suspectWindow.isNegative() || suspectWindow.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("suspectWindow (" + suspectWindow
+          + ") must be in [0, 1 h]");
+    }
   }
 
   public static Builder builder(ZooKeeperSettings zooKeeper) {
@@ -71,6 +79,7 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
     b.readAheadBytes = readAheadBytes;
     b.readRequestBytes = readRequestBytes;
     b.transferThreads = transferThreads;
+    b.suspectWindow = suspectWindow;
     return b;
   }
 
@@ -86,6 +95,7 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
     private long readAheadBytes = 32L << 20;
     private int readRequestBytes = 4 << 20;
     private int transferThreads = 32;
+    private Duration suspectWindow = Duration.ofSeconds(10);
 
     private Builder(ZooKeeperSettings zooKeeper) {
       this.zooKeeper = zooKeeper;
@@ -141,9 +151,14 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
       return this;
     }
 
+    public Builder suspectWindow(Duration v) {
+      suspectWindow = v;
+      return this;
+    }
+
     public ClientConfig build() {
       return new ClientConfig(zooKeeper, namespace, registry, placement, nodes, writeBufferBytes,
-          writesPerTarget, readAheadBytes, readRequestBytes, transferThreads);
+          writesPerTarget, readAheadBytes, readRequestBytes, transferThreads, suspectWindow);
     }
   }
 }

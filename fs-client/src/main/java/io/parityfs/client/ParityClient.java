@@ -53,7 +53,8 @@ public final class ParityClient implements Closeable {
     TargetPlacement placement = new TargetPlacement(registry, config.placement());
     this.namespace = base.as(caller).withPlacement(placement);
     this.nodes = NodeClient.create(config.nodes());
-    this.chunks = new ChunkIo(nodes, new TargetLocator(registry));
+    this.chunks = new ChunkIo(nodes, new TargetLocator(registry),
+        new Suspects(config.suspectWindow().toNanos(), System::nanoTime));
     this.probe = new ChunkLengthProbe(chunks, 1000);
     AtomicInteger n = new AtomicInteger();
     this.transfers = Executors.newFixedThreadPool(config.transferThreads(), r -> {
@@ -183,12 +184,12 @@ public final class ParityClient implements Closeable {
   }
 
   /**
-   * UNSUPPORTED when {@code layout} has a protection across nodes: its data path (mirror copies,
-   * parity chunks) is not built yet (docs/across-nodes.md), and writing such a file with each
-   * chunk stored once would promise protection it does not have.
+   * UNSUPPORTED when {@code layout} has erasure coding across nodes: its data path (parity
+   * chunks) is not built yet (docs/across-nodes.md), and writing such a file with each chunk
+   * stored once would promise protection it does not have. Mirrors are written.
    */
   static void refuseUnwritable(Layout layout, String path) throws ClientException {
-    if (!layout.across().isNone()) {
+    if (layout.across().isErasureCoded()) {
       throw new ClientException(ClientStatus.UNSUPPORTED, path, "the layout of " + path
           + " has " + layout.across() + " across nodes, which this client cannot write yet (it"
           + " would store each chunk once, unprotected across nodes; docs/across-nodes.md);"
@@ -321,6 +322,7 @@ public final class ParityClient implements Closeable {
       return;
     }
     transfers.shutdownNow();
+    chunks.close();
     nodes.close();
     registry.close();
     base.close();

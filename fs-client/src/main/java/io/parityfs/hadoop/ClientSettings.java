@@ -111,6 +111,7 @@ final class ClientSettings {
         .readAheadBytes(PfsConfigKeys.READ_AHEAD.get(conf))
         .readRequestBytes((int) requestSize)
         .transferThreads(PfsConfigKeys.TRANSFER_THREADS.get(conf))
+        .suspectWindow(PfsConfigKeys.SUSPECT_WINDOW.get(conf))
         .build();
   }
 

@@ -162,6 +162,9 @@ public final class PfsConfigKeys {
       "bytes asked of a storage node per read request, 4 KiB..64 MiB");
   public static final Key<Integer> TRANSFER_THREADS = integer("transfer.threads", 32,
       "threads moving chunk data for all streams of one FileSystem instance");
+  public static final Key<Duration> SUSPECT_WINDOW = duration("across.suspect-window",
+      Duration.ofSeconds(10), "how long a storage target whose transfer failed is read last "
+          + "where another source exists (mirror copies), 0..1 h");
 
   // ---------------------------------------------------------------- what Hadoop is told
 
@@ -177,7 +180,7 @@ public final class PfsConfigKeys {
       ZOOKEEPER_DIGEST_FILE, ZOOKEEPER_SESSION_TIMEOUT, ZOOKEEPER_CONNECTION_TIMEOUT,
       NAMESPACE_ROOT, PERMISSIONS_ENABLED, PERMISSIONS_SUPERUSER, PERMISSIONS_SUPERGROUP,
       ENTRY_CACHE_SIZE, LIST_PAGE_SIZE, WRITE_BUFFER_SIZE, WRITE_UPLOADS_PER_TARGET, READ_AHEAD,
-      READ_REQUEST_SIZE, TRANSFER_THREADS, BLOCK_SIZE, CHECKSUM_ALGORITHM);
+      READ_REQUEST_SIZE, TRANSFER_THREADS, SUSPECT_WINDOW, BLOCK_SIZE, CHECKSUM_ALGORITHM);
 
   /** Every per-cluster key. */
   public static final List<ClusterKey> CLUSTER_KEYS = List.of(CLUSTER_ZOOKEEPER, CLUSTER_CHROOT,

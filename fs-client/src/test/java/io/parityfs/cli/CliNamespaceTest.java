@@ -310,8 +310,8 @@ class CliNamespaceTest {
 
   /**
    * {@code setstripe --across}: checked against the nodes the pool's targets are on, shown by
-   * getstripe, placed on distinct nodes; writes under it are refused (UNSUPPORTED, exit 1) until
-   * its data path is built, before anything is created.
+   * getstripe, placed on distinct nodes; mirror files are written, and writes under ec are
+   * refused (UNSUPPORTED, exit 1) until its data path is built, before anything is created.
    */
   @Test
   void setStripeAcrossNodes() throws Exception {
@@ -343,10 +343,18 @@ class CliNamespaceTest {
     assertNotEquals(nodeOf.get(f.get("targets").get(0).asText()),
         nodeOf.get(f.get("targets").get(1).asText()));
 
+    // mirror:2 is written (two copies); ec is refused, before anything is created
     Path src = local.resolve("across.bin");
-    Files.write(src, new byte[1000]);
+    byte[] bytes = new byte[1000];
+    new java.util.Random(17).nextBytes(bytes);
+    Files.write(src, bytes);
+    cli.ok("put", src.toString(), dir + "/m");
+    Path back = local.resolve("across.back");
+    cli.ok("get", dir + "/m", back.toString());
+    assertArrayEquals(bytes, Files.readAllBytes(back));
+    cli.ok("setstripe", "--across", "ec:1+1", dir);
     r = cli.fails(1, "put", src.toString(), dir + "/f");
-    assertTrue(r.err().contains("mirror:2 across nodes, which this client cannot write yet"),
+    assertTrue(r.err().contains("ec:1+1 across nodes, which this client cannot write yet"),
         r.err());
     cli.fails(3, "stat", dir + "/f");
     cli.ok("setstripe", "--across", "none", dir);

@@ -159,14 +159,15 @@ class PfsFuseOperationsTest {
   }
 
   /**
-   * Under a directory with protection across nodes, whose data path is not built yet, a create
-   * or an open for writing is EOPNOTSUPP and makes nothing; the layout xattr names the policy.
+   * Under a directory with erasure coding across nodes, whose data path is not built yet, a
+   * create or an open for writing is EOPNOTSUPP and makes nothing; the layout xattr names the
+   * policy.
    */
   @Test
   void writesUnderAPolicyAcrossNodesAreNotSupportedYet() throws Exception {
     String d = BASE + "/across";
     client.namespace().mkdirs(d, CreateOptions.directory().withLayout(
-        SharedMiniCluster.ROOT_LAYOUT.withAcross(Across.mirror(2))));
+        SharedMiniCluster.ROOT_LAYOUT.withAcross(Across.ec(1, 1))));
     assertEquals(-Errno.EOPNOTSUPP, ops.create(ROOT, d + "/f", 0644, 01, new long[1]));
     assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/f", new FileAttributes[1]));
     // another user's create (the entry made for them first): refused before it is made
@@ -178,7 +179,7 @@ class PfsFuseOperationsTest {
     ByteBuffer layout = ByteBuffer.allocate(512);
     int n = ops.getxattr(ROOT, d + "/empty", PfsFuseOperations.LAYOUT_XATTR, layout);
     String text = new String(layout.array(), 0, n, StandardCharsets.UTF_8);
-    assertTrue(text.contains(" across=mirror:2 "), text);
+    assertTrue(text.contains(" across=ec:1+1 "), text);
   }
 
   @Test

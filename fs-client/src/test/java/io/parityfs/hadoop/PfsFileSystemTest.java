@@ -192,7 +192,7 @@ class PfsFileSystemTest {
    * before any entry is made.
    */
   @Test
-  void protectionAcrossNodesShowsInTheStatusAndItsWritesAreRefused() throws IOException {
+  void protectionAcrossNodesShowsInTheStatusMirrorsAreWrittenEcRefused() throws IOException {
     PfsFileSystem pfs = (PfsFileSystem) fs;
     Layout two = new Layout(64 << 10, 2, List.of(), "raid6:4+2");
     pfs.client().namespace().mkdirs("/fst/ec", io.parityfs.meta.CreateOptions.directory()
@@ -215,9 +215,20 @@ class PfsFileSystemTest {
     assertTrue(refused.getMessage().contains("ec:1+1 across nodes, which this client cannot"
         + " write yet"), refused.getMessage());
     assertFalse(fs.exists(new Path("/fst/ec/f")), "nothing created");
-    assertThrows(IOException.class, () -> fs.append(new Path("/fst/mirror/empty")).close());
-    assertThrows(IOException.class, () -> fs.create(new Path("/fst/mirror/a/b"), true).close());
-    assertFalse(fs.exists(new Path("/fst/mirror/a")), "no parent made either");
+    assertThrows(IOException.class, () -> fs.create(new Path("/fst/ec/a/b"), true).close());
+    assertFalse(fs.exists(new Path("/fst/ec/a")), "no parent made either");
+
+    // mirror:2 is written: two copies, read back through Hadoop
+    byte[] data = random(CHUNK + 333, 9);
+    try (FSDataOutputStream out = fs.create(new Path("/fst/mirror/f"), true)) {
+      out.write(data);
+    }
+    try (FSDataInputStream in = fs.open(new Path("/fst/mirror/f"))) {
+      byte[] back = new byte[data.length];
+      in.readFully(0, back);
+      assertArrayEquals(data, back);
+    }
+    assertEquals(2, fs.getFileStatus(new Path("/fst/mirror/f")).getReplication());
   }
 
   @Test
