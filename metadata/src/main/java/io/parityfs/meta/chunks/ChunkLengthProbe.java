@@ -1,12 +1,18 @@
 package io.parityfs.meta.chunks;
 
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.LengthProbe;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Lease recovery's answer from the targets: the length of the file's <b>stored prefix</b>,
@@ -16,6 +22,12 @@ import java.util.Map;
  * stored: the end of the last chunk present would then cover a missing chunk, and the recovered
  * length would promise bytes that no target holds. Any target that cannot answer fails the
  * whole answer, so a briefly absent target never shortens a file.
+ *
+ * <p>Across nodes (docs/across-nodes.md §5): a mirrored chunk counts only when every copy is
+ * listed, at the shortest copy's length, and ec parity chunks are not data. An ec file's last
+ * group keeps whatever members its last round stored; where the writer died between its data and
+ * its parity, the group is not decodable until it is stored again (its re-protection is to
+ * build), but every byte of the prefix is read from its data chunks.
  *
  * <p>Chunks past the prefix are not the file's, but a later writer's prefix would bring them
  * back (stale bytes with valid CRCs: audit D4), so {@link #fence} deletes them, after fencing
@@ -41,7 +53,8 @@ public final class ChunkLengthProbe implements LengthProbe {
    * DELETE at the new generation of the first chunk index at or past {@code end} that lives
    * there (absent or stale, past the end either way) raises the target's fence for the file;
    * then a fresh listing, which no older writer can change any more, gives the prefix, and
-   * every chunk at or past {@code end} is deleted at the new generation.
+   * every chunk at or past {@code end} is deleted at the new generation, on every target that
+   * lists it (each copy of a mirror), with the parity of every ec group wholly past the end.
    */
   @Override
   public long fence(FileStatus file, long end) throws IOException {
@@ -51,50 +64,69 @@ public final class ChunkLengthProbe implements LengthProbe {
     int stripe = layout.stripeCount();
     for (int s = 0; s < stripe && s < layout.targets().size(); s++) {
       long index = first + Math.floorMod(s - first, (long) stripe);
-      if (index <= MAX_INDEX) {
+      if (index < ChunkMap.of(layout).maxDataChunks()) {
         chunks.delete(layout.targets().get(s), file.id(), (int) index, file.generation());
       }
     }
-    Map<Integer, Long> stored = stored(file);
-    for (int index : stored.keySet()) {
-      if (index >= first) {
-        chunks.delete(layout.targets().get(index % stripe), file.id(), index,
-            file.generation());
+    Listing stored = stored(file);
+    ChunkMap map = ChunkMap.of(layout);
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    for (Map.Entry<Integer, Set<String>> e : stored.where().entrySet()) {
+      int index = e.getKey();
+      boolean past = map.isParity(index)
+          ? (long) (index - ChunkMap.PARITY_BASE) / m * k >= first // its group's first chunk
+          : index >= first;
+      if (past) {
+        for (String target : e.getValue()) {
+          chunks.delete(target, file.id(), index, file.generation());
+        }
       }
     }
-    stored.keySet().removeIf(index -> index >= first);
+    stored.lengths().keySet().removeIf(index -> index >= first);
     return prefix(layout, stored);
   }
 
-  /** The largest chunk index (2^24 - 1). */
-  private static final long MAX_INDEX = (1L << 24) - 1;
+  /** What the targets list: each data chunk's length (per copy), and who holds each chunk. */
+  private record Listing(Map<Integer, List<Long>> lengths, Map<Integer, Set<String>> where) {}
 
-  private Map<Integer, Long> stored(FileStatus file) throws IOException {
+  private Listing stored(FileStatus file) throws IOException {
     Layout layout = file.layout();
-    Map<Integer, Long> stored = new HashMap<>();
+    ChunkMap map = ChunkMap.of(layout);
+    Map<Integer, List<Long>> lengths = new HashMap<>();
+    Map<Integer, Set<String>> where = new TreeMap<>();
     for (String target : new LinkedHashSet<>(layout.targets())) {
       long cursor = 0;
       do {
         ChunkPage page = chunks.list(target, file.id(), cursor, pageSize);
         for (StoredChunk c : page.chunks()) {
           if (c.fileId() == file.id()) {
-            stored.merge(c.index(), c.length(), Math::max);
+            where.computeIfAbsent(c.index(), i -> new LinkedHashSet<>()).add(target);
+            if (!map.isParity(c.index())) {
+              lengths.computeIfAbsent(c.index(), i -> new ArrayList<>()).add(c.length());
+            }
           }
         }
         cursor = page.nextCursor();
       } while (cursor != ChunkService.END);
     }
-    return stored;
+    return new Listing(lengths, where);
   }
 
-  private static long prefix(Layout layout, Map<Integer, Long> stored) {
+  /**
+   * The stored prefix. A chunk of a {@code mirror:N} file counts only when all N copies are
+   * listed, with the shortest copy's length: what every copy holds. Parity chunks are not data.
+   */
+  private static long prefix(Layout layout, Listing stored) {
     long chunkSize = layout.chunkSize();
+    int copies = ChunkMap.of(layout).copies();
     long end = 0;
     for (int i = 0; ; i++) {
-      Long len = stored.get(i);
-      if (len == null) {
+      List<Long> lens = stored.lengths().get(i);
+      if (lens == null || lens.size() < copies) {
         return end;
       }
+      long len = Collections.min(lens);
       end = i * chunkSize + Math.min(len, chunkSize);
       if (len < chunkSize) {
         return end;

@@ -3,6 +3,8 @@ package io.parityfs.meta.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.parityfs.meta.Across;
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.FileType;
 import io.parityfs.meta.Layout;
@@ -28,6 +30,13 @@ class ChunkLengthProbeTest {
   static final class Targets implements ChunkService {
     final Map<String, List<StoredChunk>> chunks = new HashMap<>();
     String down;
+
+    /** Chunk {@code index} on target {@code target} (a mirror copy, a parity chunk). */
+    Targets on(String target, int index, long length) {
+      chunks.computeIfAbsent(target, t -> new ArrayList<>())
+          .add(new StoredChunk(FILE.id(), index, length, 0));
+      return this;
+    }
 
     Targets with(int index, long length) {
       chunks.computeIfAbsent(LAYOUT.targets().get(index % 3), t -> new ArrayList<>())
@@ -113,6 +122,51 @@ class ChunkLengthProbeTest {
   void stopsAtAShortChunkBeforeTheEnd() throws IOException {
     // an hflushed partial chunk 1 whose full rewrite did not land, chunk 2 stored
     assertEquals(5734, probe(new Targets().with(0, 4096).with(1, 1638).with(2, 4096)));
+  }
+
+  static FileStatus file(Layout layout, long generation) {
+    return new FileStatus("/f", 7, FileType.FILE, 0, 1, 0, 0, "u", "g", 0644, layout, "w",
+        generation);
+  }
+
+  /**
+   * mirror:2: a chunk counts only when both copies are stored, at the shorter copy's length;
+   * fencing deletes every copy past the end, on both targets.
+   */
+  @Test
+  void aMirroredChunkCountsWhenEveryCopyHoldsIt() throws IOException {
+    Layout mirrored = LAYOUT.withAcross(Across.mirror(2));
+    // chunk 0 on a and b; chunk 1 on b and c, its copy on c shorter (a rewrite that failed)
+    Targets t = new Targets().on("a", 0, 4096).on("b", 0, 4096).on("b", 1, 4096)
+        .on("c", 1, 1000).on("c", 2, 4096); // chunk 2's copy on a never written
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    assertEquals(4096 + 1000, probe.length(file(mirrored, 1)));
+    t.on("a", 2, 4096);
+    assertEquals(4096 + 1000, probe.length(file(mirrored, 1)), "chunk 1 is short: the end");
+    assertEquals(4096, probe.fence(file(mirrored, 4), 4096));
+    assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("a"));
+    assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("b"));
+    assertEquals(List.of(), t.chunks.get("c"), "both copies of chunks 1 and 2 are gone");
+  }
+
+  /**
+   * ec:2+1: parity chunks are not data, whatever their index; fencing keeps the parity of the
+   * groups the file still has and deletes that of the groups wholly past the end.
+   */
+  @Test
+  void ecParityIsNotDataAndGoesWithItsGroup() throws IOException {
+    Layout coded = LAYOUT.withAcross(Across.ec(2, 1));
+    int parity0 = ChunkMap.PARITY_BASE; // group 0's parity, on c
+    int parity1 = ChunkMap.PARITY_BASE + 1; // group 1's, on a
+    Targets t = new Targets().on("a", 0, 4096).on("b", 1, 4096).on("c", parity0, 4096)
+        .on("c", 2, 4096).on("a", 3, 300).on("b", parity1, 4096);
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    assertEquals(3 * 4096 + 300, probe.length(file(coded, 1)));
+    assertEquals(2 * 4096, probe.fence(file(coded, 6), 2 * 4096));
+    assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("a"));
+    assertEquals(List.of(new StoredChunk(7, 1, 4096, 0)), t.chunks.get("b"));
+    assertEquals(List.of(new StoredChunk(7, parity0, 4096, 0)), t.chunks.get("c"),
+        "group 0's parity stays; group 1's data and parity are gone");
   }
 
   @Test
