@@ -1,21 +1,29 @@
 package io.parityfs.client;
 
+import io.parityfs.client.across.GroupCodec;
+import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.chunks.StoredChunk;
+import io.parityfs.meta.targets.Reachability;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeException;
 import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.ListEntry;
 import io.parityfs.node.protocol.ListResponse;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -58,6 +66,9 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * grows with every write of a file by one writer generation (a generation is one writer's).
    */
   private final AtomicLong sequences = new AtomicLong();
+  /** The parity codecs of ec layouts, made on first use (the GPU one where this client has it). */
+  private final ConcurrentHashMap<Across, GroupCodec> groupCodecs = new ConcurrentHashMap<>();
+  private volatile ParityCodecFactory codecs;
 
   ChunkIo(NodeClient nodes, TargetLocator locator, Suspects suspects) {
     this.nodes = nodes;
@@ -74,6 +85,30 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   @Override
   public void close() {
     copyWrites.shutdownNow();
+    ParityCodecFactory f = codecs;
+    if (f != null) {
+      f.close();
+    }
+  }
+
+  /** The next group sequence of this client's writes (docs/across-nodes.md §3). */
+  long nextSequence() {
+    return sequences.incrementAndGet();
+  }
+
+  /**
+   * The parity code of an ec:K+M layout, on the codec the factory chooses ({@code auto}: the
+   * GPU when this client has one and it is faster, else the CPU), made on first use.
+   */
+  GroupCodec groupCodec(Across across) {
+    return groupCodecs.computeIfAbsent(across, a -> {
+      synchronized (groupCodecs) {
+        if (codecs == null) {
+          codecs = ParityCodecFactory.builder().backend(CodecBackend.AUTO).build();
+        }
+      }
+      return new GroupCodec(a, codecs.codec(GroupCodec.geometry(a)));
+    });
   }
 
   /** The chunk size of {@code layout} as a client buffer's size; FILE_TOO_LARGE when too large. */
@@ -131,14 +166,14 @@ final class ChunkIo implements ChunkService, AutoCloseable {
       ByteBuffer data) throws IOException {
     List<String> copies = copyTargets(layout, index);
     if (copies.size() == 1) {
-      writeCopy(copies.get(0), fileId, generation, sequence, index, data);
+      writeMember(copies.get(0), fileId, generation, sequence, index, data);
       return;
     }
     List<CompletableFuture<Void>> others = new ArrayList<>();
     for (String target : copies.subList(1, copies.size())) {
       others.add(CompletableFuture.runAsync(() -> {
         try {
-          writeCopy(target, fileId, generation, sequence, index, data);
+          writeMember(target, fileId, generation, sequence, index, data);
         } catch (IOException e) {
           throw new CompletionException(e);
         }
@@ -146,7 +181,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     }
     IOException failed = null;
     try {
-      writeCopy(copies.get(0), fileId, generation, sequence, index, data);
+      writeMember(copies.get(0), fileId, generation, sequence, index, data);
     } catch (IOException e) {
       failed = e;
     }
@@ -169,7 +204,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     }
   }
 
-  private void writeCopy(String target, long fileId, long generation, long sequence, int index,
+  void writeMember(String target, long fileId, long generation, long sequence, int index,
       ByteBuffer data) throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     onTarget(target, at -> nodes.writeChunk(at.node(), at.wireId(), chunk, 0,
@@ -207,6 +242,9 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    */
   int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst) throws IOException {
     List<String> copies = copyTargets(layout, index);
+    if (layout.across().isErasureCoded()) {
+      return readCoded(fileId, layout, index, offset, dst, copies.get(0));
+    }
     if (copies.size() == 1) {
       return readCopy(copies.get(0), fileId, index, offset, dst);
     }
@@ -235,10 +273,84 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /**
+   * A data chunk of an ec:K+M file: from its target when that is healthy and answers, else
+   * decoded from K other members of its group ({@link GroupReads}).
+   */
+  private int readCoded(long fileId, Layout layout, int index, long offset, ByteBuffer dst,
+      String target) throws IOException {
+    boolean healthy = !suspects.suspect(target) && online(target);
+    ClientException direct = null;
+    if (healthy) {
+      try {
+        return readDirect(target, fileId, index, offset, dst);
+      } catch (ClientException e) {
+        if (!servedElsewhere(e)) {
+          throw e;
+        }
+        suspects.failed(target);
+        direct = e;
+      }
+    }
+    try {
+      return new GroupReads(this, suspects).read(fileId, layout, index, offset, dst);
+    } catch (IOException e) {
+      if (!healthy) {
+        try {
+          return readDirect(target, fileId, index, offset, dst); // the registry may lag
+        } catch (ClientException again) {
+          direct = again;
+        }
+      }
+      if (direct != null) {
+        e.addSuppressed(direct);
+      }
+      throw e;
+    }
+  }
+
+  /** {@link #readCopy} that leaves {@code dst} as it was when it fails. */
+  private int readDirect(String target, long fileId, int index, long offset, ByteBuffer dst)
+      throws IOException {
+    ByteBuffer into = dst.duplicate();
+    int n = readCopy(target, fileId, index, offset, into);
+    dst.position(into.position());
+    return n;
+  }
+
+  boolean online(String target) {
+    try {
+      return locator.locate(target).info().reachability() == Reachability.ONLINE;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Reads chunk {@code index} on {@code target} whole into {@code dst} and returns the stat of
+   * the version read (its group tag); empty when the target answers that it has no such chunk.
+   * Other failures are {@link ClientException}s, as {@link #read}'s.
+   */
+  Optional<ChunkStat> readMember(String target, long fileId, int index, ByteBuffer dst)
+      throws IOException {
+    ChunkId chunk = new ChunkId(fileId, index);
+    try {
+      return Optional.of(onTarget(target, at -> nodes.readChunkWithStat(at.node(), at.wireId(),
+          chunk, 0, dst), (at, e) -> ClientException.of(e, chunk, at.targetId(), "reading"
+              + " member " + index + " of file " + fileId + " from target " + at.targetId()
+              + " on " + at.node() + ": " + e.getMessage())));
+    } catch (ClientException e) {
+      if (e.getCause() instanceof NodeException ne && ne.status() == Status.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Whether a failed read of one copy may succeed on another: the node is gone or slow, or its
    * copy is missing or lost; not a caller mistake (INVALID_ARGUMENT) or a closed client.
    */
-  private static boolean servedElsewhere(ClientException e) {
+  static boolean servedElsewhere(ClientException e) {
     return switch (e.status()) {
       case UNAVAILABLE, DATA_LOST, IO_ERROR, TARGET_NOT_FOUND -> true;
       default -> false;

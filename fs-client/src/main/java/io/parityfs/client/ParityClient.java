@@ -153,7 +153,7 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) and returns a stream writing it. */
   public PfsOutputStream create(String path, CreateOptions options) throws IOException {
-    checkWritableLayout(path, options);
+    checkWritableLayout(path, options, false);
     FileStatus f = namespace.create(path, options.withLease(true));
     return new PfsOutputStream(this, f.path(), f, null);
   }
@@ -162,9 +162,19 @@ public final class ParityClient implements Closeable {
    * UNSUPPORTED, before anything changes, when a new file at {@code path} would get a layout
    * this client cannot write: {@code options}' layout, else the default of its nearest existing
    * ancestor (missing parents inherit it). {@link #create} and {@link #createWriter} check it;
-   * a caller that makes the entry itself first (the mount, for another user) calls it.
+   * a caller that makes the entry itself first (the mount, for another user) calls it. This
+   * form is for a random-access writer ({@link PfsFileWriter}, the mount's).
    */
   public void checkWritableLayout(String path, CreateOptions options) throws IOException {
+    checkWritableLayout(path, options, true);
+  }
+
+  /**
+   * {@link #checkWritableLayout(String, CreateOptions)} for a sequential writer ({@code
+   * randomAccess} false: {@link PfsOutputStream}) or a random-access one.
+   */
+  public void checkWritableLayout(String path, CreateOptions options, boolean randomAccess)
+      throws IOException {
     Layout layout = options.layout();
     for (String dir = parentOf(path); layout == null && dir != null; dir = parentOf(dir)) {
       FileStatus ancestor = namespace.statusOrNull(dir);
@@ -173,7 +183,7 @@ public final class ParityClient implements Closeable {
       }
     }
     if (layout != null) {
-      refuseUnwritable(layout, path);
+      refuseUnwritable(layout, path, randomAccess);
     }
   }
 
@@ -184,17 +194,19 @@ public final class ParityClient implements Closeable {
   }
 
   /**
-   * UNSUPPORTED when {@code layout} has erasure coding across nodes: its data path (parity
-   * chunks) is not built yet (docs/across-nodes.md), and writing such a file with each chunk
-   * stored once would promise protection it does not have. Mirrors are written.
+   * UNSUPPORTED when a random-access writer ({@code randomAccess}: {@link PfsFileWriter}, the
+   * mount's) would write a file with erasure coding across nodes: rewriting a chunk group in
+   * place safely is not built yet (docs/across-nodes.md §3). Sequential writers (create, append:
+   * {@link PfsOutputStream}, Hadoop, the CLI) write ec files; mirrors are written by both.
    */
-  static void refuseUnwritable(Layout layout, String path) throws ClientException {
-    if (layout.across().isErasureCoded()) {
+  static void refuseUnwritable(Layout layout, String path, boolean randomAccess)
+      throws ClientException {
+    if (randomAccess && layout.across().isErasureCoded()) {
       throw new ClientException(ClientStatus.UNSUPPORTED, path, "the layout of " + path
-          + " has " + layout.across() + " across nodes, which this client cannot write yet (it"
-          + " would store each chunk once, unprotected across nodes; docs/across-nodes.md);"
-          + " write it under a directory without a policy across nodes (parityfs setstripe"
-          + " --across none)");
+          + " has " + layout.across() + " across nodes, which this client cannot write in"
+          + " place yet (random writes, truncate: docs/across-nodes.md §3); write it"
+          + " sequentially (Hadoop, parityfs put) or under a directory with mirror:N or none"
+          + " across nodes (parityfs setstripe --across)");
     }
   }
 
@@ -203,7 +215,7 @@ public final class ParityClient implements Closeable {
    * back first, since every chunk write replaces the whole chunk.
    */
   public PfsOutputStream append(String path) throws IOException {
-    refuseUnwritable(namespace.getStatus(path).layout(), path);
+    refuseUnwritable(namespace.getStatus(path).layout(), path, false);
     FileStatus f = namespace.append(path);
     try {
       fence(f);
@@ -232,7 +244,7 @@ public final class ParityClient implements Closeable {
    * overwrite, write past the end, truncate. See {@link PfsFileWriter}.
    */
   public PfsFileWriter openWriter(String path) throws IOException {
-    refuseUnwritable(namespace.getStatus(path).layout(), path);
+    refuseUnwritable(namespace.getStatus(path).layout(), path, true);
     FileStatus f = namespace.append(path);
     try {
       fence(f);
@@ -245,7 +257,7 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) open for random-access writing. */
   public PfsFileWriter createWriter(String path, CreateOptions options) throws IOException {
-    checkWritableLayout(path, options);
+    checkWritableLayout(path, options, true);
     FileStatus f = namespace.create(path, options.withLease(true));
     try {
       return new PfsFileWriter(this, f);

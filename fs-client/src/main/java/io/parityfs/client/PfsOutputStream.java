@@ -49,6 +49,8 @@ public final class PfsOutputStream extends OutputStream {
   private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
   private final List<CompletableFuture<Void>> inflight = new ArrayList<>();
   private final ExecutorService transfers;
+  /** The chunk groups of an ec:K+M layout across nodes; null for other layouts. */
+  private final GroupWriter groups;
   private ByteBuffer cur;
   private int curIndex;
   private long pos;
@@ -66,15 +68,25 @@ public final class PfsOutputStream extends OutputStream {
     this.chunkSize = ChunkIo.bufferSize(layout, path);
     ClientConfig c = client.config();
     int count = (int) Math.max(2, Math.min(1024, c.writeBufferBytes() / chunkSize));
+    this.transfers = client.transfers();
+    this.groups = layout.across().isErasureCoded()
+        ? new GroupWriter(client.chunks(), transfers, file) : null;
+    if (groups != null) {
+      // the open group, and at least one full group storing while the next fills
+      int k = groups.groupChunks();
+      count = Math.max(2 * k, (count + k - 1) / k * k);
+    }
     this.buffers = new Semaphore(count);
     this.perTarget = new Semaphore[layout.stripeCount()];
     for (int i = 0; i < perTarget.length; i++) {
       perTarget[i] = new Semaphore(c.writesPerTarget());
     }
-    this.transfers = client.transfers();
     this.pos = file.length();
     this.committed = file.length();
     this.curIndex = (int) (pos / chunkSize);
+    if (groups != null) {
+      resumeGroup();
+    }
     if (tail != null && tail.hasRemaining()) {
       acquireBuffer();
       cur.put(tail);
@@ -117,7 +129,7 @@ public final class PfsOutputStream extends OutputStream {
       if (!cur.hasRemaining()) {
         ByteBuffer full = cur;
         cur = null;
-        upload(curIndex++, full, true);
+        chunkFull(curIndex++, full);
       }
     }
   }
@@ -138,7 +150,7 @@ public final class PfsOutputStream extends OutputStream {
       if (!cur.hasRemaining()) {
         ByteBuffer full = cur;
         cur = null;
-        upload(curIndex++, full, true);
+        chunkFull(curIndex++, full);
       }
     }
   }
@@ -146,7 +158,9 @@ public final class PfsOutputStream extends OutputStream {
   /** Stores everything written so far and makes it visible to readers. */
   public void hflush() throws IOException {
     checkOpen();
-    if (cur != null && cur.position() > 0) {
+    if (groups != null) {
+      track(groups.flush(curIndex, cur));
+    } else if (cur != null && cur.position() > 0) {
       upload(curIndex, cur, false);
     }
     awaitUploads();
@@ -175,7 +189,9 @@ public final class PfsOutputStream extends OutputStream {
       return;
     }
     try {
-      if (failure == null && cur != null && cur.position() > 0) {
+      if (failure == null && groups != null) {
+        track(groups.flush(curIndex, cur));
+      } else if (failure == null && cur != null && cur.position() > 0) {
         ByteBuffer last = cur;
         cur = null;
         upload(curIndex, last, true);
@@ -225,6 +241,53 @@ public final class PfsOutputStream extends OutputStream {
       free.push(b);
     }
     buffers.release();
+  }
+
+  /** A chunk is full: stored now, or (ec) held in its group until the group is. */
+  private void chunkFull(int index, ByteBuffer full) throws IOException {
+    if (groups == null) {
+      upload(index, full, true);
+    } else {
+      track(groups.full(index, full, this::recycle));
+    }
+  }
+
+  /**
+   * An ec file opened for append at a length inside a group: the group's full chunks before
+   * the tail are read back into buffers of this stream, since its next round stores them all
+   * again under one tag.
+   */
+  private void resumeGroup() throws IOException {
+    int k = groups.groupChunks();
+    int first = curIndex / k * k;
+    for (int index = first; index < curIndex; index++) {
+      acquireBuffer();
+      ByteBuffer b = cur;
+      cur = null;
+      while (b.hasRemaining()) {
+        int n = client.chunks().read(file.id(), layout, index, b.position(), b);
+        if (n <= 0) {
+          recycle(b);
+          throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
+              + " is shorter than the file's length says");
+        }
+      }
+      track(groups.full(index, b, this::recycle));
+    }
+  }
+
+  /** Follows a round of {@link #groups} (null: none started) as an upload of this stream. */
+  private void track(CompletableFuture<Void> round) {
+    if (round == null) {
+      return;
+    }
+    CompletableFuture<Void> f = round.whenComplete((v, e) -> {
+      if (e != null) {
+        fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+      }
+    });
+    harvestDone();
+    inflight.add(f);
   }
 
   /**

@@ -310,8 +310,7 @@ class CliNamespaceTest {
 
   /**
    * {@code setstripe --across}: checked against the nodes the pool's targets are on, shown by
-   * getstripe, placed on distinct nodes; mirror files are written, and writes under ec are
-   * refused (UNSUPPORTED, exit 1) until its data path is built, before anything is created.
+   * getstripe, placed on distinct nodes; mirror and ec files are written and read back.
    */
   @Test
   void setStripeAcrossNodes() throws Exception {
@@ -343,7 +342,7 @@ class CliNamespaceTest {
     assertNotEquals(nodeOf.get(f.get("targets").get(0).asText()),
         nodeOf.get(f.get("targets").get(1).asText()));
 
-    // mirror:2 is written (two copies); ec is refused, before anything is created
+    // mirror:2 is written (two copies), ec:1+1 too (a data and a parity chunk per group)
     Path src = local.resolve("across.bin");
     byte[] bytes = new byte[1000];
     new java.util.Random(17).nextBytes(bytes);
@@ -353,10 +352,11 @@ class CliNamespaceTest {
     cli.ok("get", dir + "/m", back.toString());
     assertArrayEquals(bytes, Files.readAllBytes(back));
     cli.ok("setstripe", "--across", "ec:1+1", dir);
-    r = cli.fails(1, "put", src.toString(), dir + "/f");
-    assertTrue(r.err().contains("ec:1+1 across nodes, which this client cannot write yet"),
-        r.err());
-    cli.fails(3, "stat", dir + "/f");
+    cli.ok("put", src.toString(), dir + "/e"); // a sequential writer: data and parity
+    cli.ok("get", "-f", dir + "/e", back.toString());
+    assertArrayEquals(bytes, Files.readAllBytes(back));
+    assertEquals("ec:1+1", cli.ok("getstripe", "--json", dir + "/e").json().get("across")
+        .asText());
     cli.ok("setstripe", "--across", "none", dir);
     cli.ok("put", src.toString(), dir + "/f");
     assertEquals("none", cli.ok("getstripe", "--json", dir + "/f").json().get("across")

@@ -159,9 +159,9 @@ class PfsFuseOperationsTest {
   }
 
   /**
-   * Under a directory with erasure coding across nodes, whose data path is not built yet, a
-   * create or an open for writing is EOPNOTSUPP and makes nothing; the layout xattr names the
-   * policy.
+   * Under a directory with erasure coding across nodes, which the mount's random-access writer
+   * cannot rewrite in place yet, a create or an open for writing is EOPNOTSUPP and makes
+   * nothing; the layout xattr names the policy.
    */
   @Test
   void writesUnderAPolicyAcrossNodesAreNotSupportedYet() throws Exception {

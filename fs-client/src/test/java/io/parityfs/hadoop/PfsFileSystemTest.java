@@ -192,7 +192,7 @@ class PfsFileSystemTest {
    * before any entry is made.
    */
   @Test
-  void protectionAcrossNodesShowsInTheStatusMirrorsAreWrittenEcRefused() throws IOException {
+  void protectionAcrossNodesShowsInTheStatusAndBothAreWritten() throws IOException {
     PfsFileSystem pfs = (PfsFileSystem) fs;
     Layout two = new Layout(64 << 10, 2, List.of(), "raid6:4+2");
     pfs.client().namespace().mkdirs("/fst/ec", io.parityfs.meta.CreateOptions.directory()
@@ -210,25 +210,22 @@ class PfsFileSystemTest {
     assertFalse(mirror.isErasureCoded());
     assertFalse(fs.getFileStatus(new Path("/fst")).isErasureCoded());
 
-    IOException refused = assertThrows(IOException.class,
-        () -> fs.create(new Path("/fst/ec/f"), true).close());
-    assertTrue(refused.getMessage().contains("ec:1+1 across nodes, which this client cannot"
-        + " write yet"), refused.getMessage());
-    assertFalse(fs.exists(new Path("/fst/ec/f")), "nothing created");
-    assertThrows(IOException.class, () -> fs.create(new Path("/fst/ec/a/b"), true).close());
-    assertFalse(fs.exists(new Path("/fst/ec/a")), "no parent made either");
-
-    // mirror:2 is written: two copies, read back through Hadoop
-    byte[] data = random(CHUNK + 333, 9);
-    try (FSDataOutputStream out = fs.create(new Path("/fst/mirror/f"), true)) {
-      out.write(data);
-    }
-    try (FSDataInputStream in = fs.open(new Path("/fst/mirror/f"))) {
-      byte[] back = new byte[data.length];
-      in.readFully(0, back);
-      assertArrayEquals(data, back);
+    // both are written by Hadoop's (sequential) streams and read back
+    for (String dir : new String[] {"/fst/ec", "/fst/mirror"}) {
+      byte[] data = random(3 * CHUNK + 333, dir.length());
+      try (FSDataOutputStream out = fs.create(new Path(dir + "/f"), true)) {
+        out.write(data, 0, CHUNK + 1);
+        out.hflush();
+        out.write(data, CHUNK + 1, data.length - CHUNK - 1);
+      }
+      try (FSDataInputStream in = fs.open(new Path(dir + "/f"))) {
+        byte[] back = new byte[data.length];
+        in.readFully(0, back);
+        assertArrayEquals(data, back, dir);
+      }
     }
     assertEquals(2, fs.getFileStatus(new Path("/fst/mirror/f")).getReplication());
+    assertTrue(fs.getFileStatus(new Path("/fst/ec/f")).isErasureCoded());
   }
 
   @Test

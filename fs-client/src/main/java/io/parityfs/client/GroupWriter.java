@@ -1,0 +1,155 @@
+package io.parityfs.client;
+
+import io.parityfs.client.across.GroupCodec;
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
+
+/**
+ * The chunk groups of a sequential {@code ec:K+M} writer ({@link PfsOutputStream};
+ * docs/across-nodes.md §3). The data chunks of the open group stay in the stream's buffers until
+ * the group is full or the stream is flushed; then one <em>round</em> stores every data chunk
+ * the group holds and its M parity chunks, computed by the client's codec, in parallel, all with
+ * one group tag ({@link GroupReads#sequence}). A flush of a partial group stores its present
+ * chunks (the partial last one included) and parity; when the group grows, the next round
+ * stores them all again under a new tag, so that every member a reader combines comes from one
+ * round.
+ *
+ * <p>The stream acknowledges an hflush or close only when every round since the last commit is
+ * stored on all K+M targets; a member that cannot be stored fails the round and the stream
+ * (until repair records exist, docs/across-nodes.md §3). Used by the stream's writer thread only.
+ */
+final class GroupWriter {
+  private final ChunkIo chunks;
+  private final ExecutorService transfers;
+  private final FileStatus file;
+  private final Layout layout;
+  private final ChunkMap map;
+  private final GroupCodec codec;
+  private final int k;
+  private final int m;
+  /** The open group's data chunks stored or filled so far, index j at j. */
+  private final ByteBuffer[] open;
+  private long group = -1;
+  private int full;
+
+  GroupWriter(ChunkIo chunks, ExecutorService transfers, FileStatus file) {
+    this.chunks = chunks;
+    this.transfers = transfers;
+    this.file = file;
+    this.layout = file.layout();
+    this.map = ChunkMap.of(layout);
+    this.codec = chunks.groupCodec(layout.across());
+    this.k = layout.across().data();
+    this.m = layout.across().parity();
+    this.open = new ByteBuffer[k];
+  }
+
+  /** The data chunks of a group: what a stream must be able to hold at once, at least. */
+  int groupChunks() {
+    return k;
+  }
+
+  /**
+   * Takes the full chunk {@code index} (its bytes up to the position; the buffer is held until
+   * its group is stored). When it completes its group, the round is started and returned, and
+   * {@code recycle} gets the group's buffers back once it ends; otherwise null.
+   */
+  CompletableFuture<Void> full(int index, ByteBuffer buf, Consumer<ByteBuffer> recycle) {
+    place(index);
+    open[full++] = buf;
+    if (full < k) {
+      return null;
+    }
+    ByteBuffer[] held = open.clone();
+    CompletableFuture<Void> round = store(group, data(held, k, null));
+    java.util.Arrays.fill(open, null);
+    full = 0;
+    group = -1;
+    return round.whenComplete((v, e) -> {
+      for (ByteBuffer b : held) {
+        recycle.accept(b);
+      }
+    });
+  }
+
+  /**
+   * Stores the open group as it is: its full chunks and {@code partial} (chunk {@code index},
+   * its bytes up to the position; not held), with parity. Null when the group holds nothing.
+   */
+  CompletableFuture<Void> flush(int index, ByteBuffer partial) {
+    boolean hasPartial = partial != null && partial.position() > 0;
+    if (full == 0 && !hasPartial) {
+      return null;
+    }
+    if (hasPartial) {
+      place(index);
+    }
+    return store(group, data(open, full, hasPartial ? partial : null));
+  }
+
+  /** The open group is chunk {@code index}'s; a chunk of another group while one is open is a bug. */
+  private void place(int index) {
+    long g = map.group(index);
+    if (group < 0) {
+      group = g;
+    }
+    if (g != group || index - g * k != full) {
+      throw new IllegalStateException("chunk " + index + " is not the next of open group "
+          + group + " (" + full + " chunks)");
+    }
+  }
+
+  /** The first {@code count} buffers as read views, then {@code partial}'s, then nulls. */
+  private ByteBuffer[] data(ByteBuffer[] bufs, int count, ByteBuffer partial) {
+    ByteBuffer[] out = new ByteBuffer[k];
+    for (int j = 0; j < count; j++) {
+      out[j] = bufs[j].duplicate().flip();
+    }
+    if (partial != null) {
+      out[count] = partial.duplicate().flip();
+    }
+    return out;
+  }
+
+  /** One round: the present data chunks at once, the parity once computed; one tag for all. */
+  private CompletableFuture<Void> store(long g, ByteBuffer[] data) {
+    int present = 0;
+    while (present < k && data[present] != null) {
+      present++;
+    }
+    long sequence = GroupReads.sequence(chunks.nextSequence(), present);
+    List<CompletableFuture<Void>> parts = new ArrayList<>(present + m);
+    for (int j = 0; j < present; j++) {
+      ByteBuffer member = data[j];
+      int j0 = j;
+      parts.add(CompletableFuture.runAsync(() -> put(g, j0, sequence, member), transfers));
+    }
+    CompletableFuture<ByteBuffer[]> parity =
+        CompletableFuture.supplyAsync(() -> codec.encode(data), transfers);
+    for (int p = 0; p < m; p++) {
+      int member = k + p;
+      parts.add(parity.thenAcceptAsync(par -> put(g, member, sequence, par[member - k]),
+          transfers));
+    }
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+  }
+
+  private void put(long g, int member, long sequence, ByteBuffer bytes) {
+    String target = layout.targets().get(map.memberPosition(g, member));
+    try {
+      chunks.writeMember(target, file.id(), file.generation(), sequence,
+          map.memberIndex(g, member), bytes);
+    } catch (IOException e) {
+      throw new CompletionException(e);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package io.parityfs.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.meta.Across;
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.TargetId;
+import io.parityfs.node.protocol.WriteMode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code ec:2+1} across nodes on three RAID-6 nodes (docs/across-nodes.md §3–4): each group of
+ * two data chunks gets a parity chunk, the three on three nodes, all with one group tag per
+ * round; a reader decodes a chunk whose node is down from the other two; hflush of a partial
+ * group and append resume a group; and a writer that died between a group's data and its parity
+ * never makes a degraded reader combine members of two rounds: it reads the committed bytes or
+ * fails DATA_LOST, never other bytes. Content is keyed by the writer generation.
+ */
+class ErasureCodedTest extends StripedClusterTest {
+  static final Layout CODED = STRIPED.withAcross(Across.ec(2, 1));
+
+  private int stopped = -1;
+
+  @BeforeAll
+  static void makeDirectories() throws Exception {
+    client.namespace().mkdirs("/e", CreateOptions.directory().withLayout(CODED));
+  }
+
+  @AfterEach
+  void restartStopped() throws Exception {
+    if (stopped >= 0) {
+      restart();
+    }
+  }
+
+  private void restart() throws Exception {
+    cluster.restartNode(stopped);
+    stopped = -1;
+    cluster.awaitTargets(3);
+  }
+
+  private void stopNodeOf(String targetId) throws IOException {
+    String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
+    for (int i = 0; i < cluster.nodes().size(); i++) {
+      if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
+        cluster.stopNode(i);
+        stopped = i;
+        return;
+      }
+    }
+    throw new IllegalStateException("no node " + nodeId + " serves target " + targetId);
+  }
+
+  private static byte[] content(int n, FileStatus f, long seed) {
+    return random(n, seed * 1_000_003L + f.generation());
+  }
+
+  private static String memberTarget(FileStatus f, long group, int member) {
+    ChunkMap map = ChunkMap.of(f.layout());
+    return f.layout().targets().get(map.memberPosition(group, member));
+  }
+
+  /** The stat of a member, read from its target directly. */
+  private static ChunkStat memberStat(FileStatus f, long group, int member) throws IOException {
+    String target = memberTarget(f, group, member);
+    TargetInfo t = client.registry().target(target).orElseThrow();
+    return client.nodes().stat(t.socketAddress(), TargetId.of(target),
+        new ChunkId(f.id(), ChunkMap.of(f.layout()).memberIndex(group, member)));
+  }
+
+  private static byte[] readWhole(String path) throws IOException {
+    try (PfsInputStream in = client.open(path)) {
+      return readAll(in);
+    }
+  }
+
+  @Test
+  void groupsAreStoredWithOneTagAndEveryNodeCanBeLost() throws Exception {
+    String path = "/e/ckpt";
+    byte[] data;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      data = content(6 * CHUNK + 4321, out.file(), 1);
+      out.write(data, 0, 3 * CHUNK + 10);
+      out.hflush(); // group 1 partial: chunk 2 full, chunk 3 with 10 bytes
+      out.write(data, 3 * CHUNK + 10, data.length - 3 * CHUNK - 10);
+    }
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(data.length, f.length());
+    assertTrue(client.open(path).file().layout().across().isErasureCoded());
+    for (long g = 0; g < 4; g++) {
+      Set<String> nodes = new HashSet<>();
+      ChunkStat first = null;
+      int members = g == 3 ? 1 : 2; // chunk 6 alone in the last group
+      for (int j : g == 3 ? new int[] {0, 2} : new int[] {0, 1, 2}) {
+        nodes.add(client.registry().target(memberTarget(f, g, j)).orElseThrow().nodeId());
+        ChunkStat s = memberStat(f, g, j);
+        assertTrue(s.tagged(), "member " + j + " of group " + g + ": " + s);
+        if (first == null) {
+          first = s;
+        }
+        assertEquals(first.sequence(), s.sequence(), "group " + g + " is one round");
+        assertEquals(f.generation(), s.generation());
+        assertEquals(members, GroupReads.count(s.sequence()), "data chunks in the round");
+      }
+      assertEquals(g == 3 ? 2 : 3, nodes.size(), "group " + g + " on distinct nodes");
+    }
+    assertArrayEquals(data, readWhole(path), "healthy");
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(data, readWhole(path), "with target " + victim + "'s node down");
+      try (PfsInputStream in = client.open(path, 0)) {
+        byte[] part = new byte[CHUNK + 2000];
+        in.readFully(5 * CHUNK - 1000, ByteBuffer.wrap(part));
+        assertArrayEquals(Arrays.copyOfRange(data, 5 * CHUNK - 1000, 6 * CHUNK + 1000), part,
+            "a positional read across chunks 4, 5 and 6, target " + victim + " down");
+      }
+      restart();
+    }
+  }
+
+  @Test
+  void appendResumesTheOpenGroup() throws Exception {
+    String path = "/e/appended";
+    byte[] first;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      first = content(2 * CHUNK + 777, out.file(), 2); // group 1 holds 777 bytes of chunk 2
+      out.write(first);
+    }
+    byte[] second;
+    try (PfsOutputStream out = client.append(path)) {
+      second = content(CHUNK + 5, out.file(), 3); // fills chunk 2, starts chunk 4 (group 2)
+      out.write(second);
+    }
+    byte[] all = Arrays.copyOf(first, first.length + second.length);
+    System.arraycopy(second, 0, all, first.length, second.length);
+    assertArrayEquals(all, readWhole(path));
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(f.generation(), memberStat(f, 1, 0).generation(), "group 1 rewritten whole");
+    assertEquals(memberStat(f, 1, 0).sequence(), memberStat(f, 1, 2).sequence());
+    stopNodeOf(memberTarget(f, 1, 0)); // chunk 2: decoded from chunk 3 and the parity
+    assertArrayEquals(all, readWhole(path));
+  }
+
+  /**
+   * A writer that died between a group's data and its parity: chunk 1 of group 0 was stored
+   * again under a newer round (other bytes), its parity was not. Chunk 1's node down: chunk 1 is
+   * decoded from chunk 0 and the parity of the committed round. Chunk 0's node down instead: the
+   * only members left are of two rounds, so the read fails DATA_LOST; it never combines them.
+   */
+  @Test
+  void aWriterDeadBetweenDataAndParityNeverMixesRounds() throws Exception {
+    String path = "/e/torn";
+    byte[] data;
+    FileStatus f;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      data = content(2 * CHUNK, out.file(), 4);
+      out.write(data);
+      f = out.file();
+    }
+    ChunkStat committed = memberStat(f, 0, 1);
+    // the torn round: chunk 1 alone, newer sequence, other bytes
+    String target1 = memberTarget(f, 0, 1);
+    TargetInfo t1 = client.registry().target(target1).orElseThrow();
+    byte[] newer = content(CHUNK, f, 5);
+    client.nodes().writeChunk(t1.socketAddress(), TargetId.of(target1), new ChunkId(f.id(), 1),
+        0, WriteMode.REPLACE, 0, f.generation(),
+        GroupReads.sequence((committed.sequence() >>> GroupReads.COUNT_BITS) + 1, 2),
+        ByteBuffer.wrap(newer));
+
+    stopNodeOf(target1);
+    try (PfsInputStream in = client.open(path, 0)) {
+      byte[] chunk1 = new byte[CHUNK];
+      in.readFully(CHUNK, ByteBuffer.wrap(chunk1));
+      assertArrayEquals(Arrays.copyOfRange(data, CHUNK, 2 * CHUNK), chunk1,
+          "chunk 1 decoded from the committed round, not the torn one");
+    }
+    restart();
+
+    stopNodeOf(memberTarget(f, 0, 0));
+    try (PfsInputStream in = client.open(path, 0)) {
+      IOException e = assertThrows(IOException.class,
+          () -> in.readFully(0, ByteBuffer.allocate(CHUNK)));
+      assertEquals(ClientStatus.DATA_LOST, ClientStatus.of(e), e.toString());
+      assertTrue(e.getMessage().contains("no 2 members of one tag"), e.getMessage());
+    }
+  }
+
+  @Test
+  void randomAccessWritersAreRefusedBeforeAnythingIsMade() throws Exception {
+    ClientException e = assertThrows(ClientException.class,
+        () -> client.createWriter("/e/random", CreateOptions.file()));
+    assertEquals(ClientStatus.UNSUPPORTED, e.status());
+    assertTrue(e.getMessage().contains("cannot write in place yet"), e.getMessage());
+    assertThrows(IOException.class, () -> client.namespace().getStatus("/e/random"));
+  }
+}
