@@ -59,8 +59,12 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   private final NodeClient nodes;
   private final TargetLocator locator;
   private final Suspects suspects;
-  /** Sends the copies after the first of a mirrored chunk (the first goes in the caller's thread). */
-  private final ExecutorService copyWrites;
+  /**
+   * Runs the transfers a caller fans out and waits for: the copies after the first of a
+   * mirrored chunk (the first goes in the caller's thread), the member reads of a degraded ec
+   * read. Its own pool, so a transfer thread that waits for them never waits on itself.
+   */
+  private final ExecutorService fanOut;
   /**
    * The group sequences of this client's writes across nodes: one counter for all, so that it
    * grows with every write of a file by one writer generation (a generation is one writer's).
@@ -75,7 +79,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     this.locator = locator;
     this.suspects = suspects;
     AtomicInteger n = new AtomicInteger();
-    this.copyWrites = Executors.newCachedThreadPool(r -> {
+    this.fanOut = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "pfs-copy-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
@@ -84,7 +88,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
 
   @Override
   public void close() {
-    copyWrites.shutdownNow();
+    fanOut.shutdownNow();
     ParityCodecFactory f = codecs;
     if (f != null) {
       f.close();
@@ -177,7 +181,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
         } catch (IOException e) {
           throw new CompletionException(e);
         }
-      }, copyWrites));
+      }, fanOut));
     }
     IOException failed = null;
     try {
@@ -317,6 +321,11 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     return n;
   }
 
+  /** The pool for transfers a caller fans out and waits for (see {@link #fanOut}). */
+  ExecutorService fanOut() {
+    return fanOut;
+  }
+
   boolean online(String target) {
     try {
       return locator.locate(target).info().reachability() == Reachability.ONLINE;
@@ -326,16 +335,16 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /**
-   * Reads chunk {@code index} on {@code target} whole into {@code dst} and returns the stat of
-   * the version read (its group tag); empty when the target answers that it has no such chunk.
+   * Reads chunk {@code index} on {@code target} from {@code offset} into {@code dst} (up to its
+   * remaining bytes; fewer at the end of the chunk) and returns the stat of the version read (its group tag); empty when the target answers that it has no such chunk.
    * Other failures are {@link ClientException}s, as {@link #read}'s.
    */
-  Optional<ChunkStat> readMember(String target, long fileId, int index, ByteBuffer dst)
-      throws IOException {
+  Optional<ChunkStat> readMember(String target, long fileId, int index, long offset,
+      ByteBuffer dst) throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     try {
       return Optional.of(onTarget(target, at -> nodes.readChunkWithStat(at.node(), at.wireId(),
-          chunk, 0, dst), (at, e) -> ClientException.of(e, chunk, at.targetId(), "reading"
+          chunk, offset, dst), (at, e) -> ClientException.of(e, chunk, at.targetId(), "reading"
               + " member " + index + " of file " + fileId + " from target " + at.targetId()
               + " on " + at.node() + ": " + e.getMessage())));
     } catch (ClientException e) {

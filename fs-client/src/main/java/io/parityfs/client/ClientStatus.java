@@ -84,12 +84,6 @@ public enum ClientStatus {
   DATA_LOST,
   /** A malformed argument: the caller's, or a request a node found malformed. */
   INVALID_ARGUMENT,
-  /**
-   * The file's layout asks for what this client cannot do, so it refuses rather than store the
-   * file with less protection than its layout promises (a policy across nodes whose data path
-   * it lacks).
-   */
-  UNSUPPORTED,
   /** The calling thread was interrupted. */
   INTERRUPTED,
   /** Any other failure: a drive a node could not hide, a node's internal error, local I/O. */

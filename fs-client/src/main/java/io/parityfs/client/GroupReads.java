@@ -1,6 +1,5 @@
 package io.parityfs.client;
 
-import io.parityfs.client.across.GroupCodec;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.Layout;
@@ -12,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * A degraded read of one data chunk of an {@code ec:K+M} file (docs/across-nodes.md §4): its
@@ -58,11 +59,16 @@ final class GroupReads {
   /** A group tag: the writer generation and the sequence of one round. */
   private record Tag(long generation, long sequence) {}
 
+  /** One member read: its bytes from the offset asked and the tag of its version. */
+  private record Member(int j, ByteBuffer bytes, Tag tag, String failure) {}
+
   /**
-   * Decodes data chunk {@code index} and reads into {@code dst} (up to its remaining bytes) from
-   * {@code offset} of it.
+   * Decodes the bytes of data chunk {@code index} from {@code offset} into {@code dst} (up to
+   * its remaining bytes). The code works byte position by byte position, so only the same range
+   * of K other members is read, the first K that are not known down in parallel, more only
+   * where those do not give K of one tag.
    *
-   * @return the bytes read: fewer only at the end of the decoded chunk
+   * @return the bytes read: fewer only where every member read ends before them
    * @throws ClientException DATA_LOST when no tag has K members that can be read, naming the
    *     group, the tags found and the members that could not be read
    */
@@ -74,44 +80,50 @@ final class GroupReads {
     int n = across.width();
     long group = map.group(index);
     int wanted = (int) (index - group * k);
-    int chunkSize = ChunkIo.bufferSize(layout, null);
-    ByteBuffer[] bytes = new ByteBuffer[n];
-    Tag[] tags = new Tag[n];
+    int len = dst.remaining();
     List<String> unread = new ArrayList<>();
-    Map<Tag, Integer> counts = new LinkedHashMap<>();
-    for (int j : order(wanted, k, n)) {
+    List<Integer> candidates = new ArrayList<>();
+    for (int j = 0; j < n; j++) {
+      if (j == wanted) {
+        continue;
+      }
       String target = layout.targets().get(map.memberPosition(group, j));
-      int memberIndex = map.memberIndex(group, j);
       if (suspects.suspect(target) || !io.online(target)) {
         unread.add("member " + j + " (target " + target + " is down)");
-        continue;
+      } else {
+        candidates.add(j); // data members first (by number), then parity
       }
-      ByteBuffer buf = ByteBuffer.allocate(chunkSize);
-      try {
-        Optional<ChunkStat> stat = io.readMember(target, fileId, memberIndex, buf);
-        if (stat.isEmpty()) {
-          unread.add("member " + j + " (missing on target " + target + ")");
+    }
+    Member[] got = new Member[n];
+    Map<Tag, Integer> counts = new LinkedHashMap<>();
+    int next = 0;
+    while (next < candidates.size()) {
+      int batch = Math.max(1, k - (int) java.util.Arrays.stream(got).filter(
+          g -> g != null && g.tag() != null).count());
+      List<CompletableFuture<Member>> reads = new ArrayList<>();
+      for (int i = 0; i < batch && next < candidates.size(); i++) {
+        int j = candidates.get(next++);
+        reads.add(CompletableFuture.supplyAsync(
+            () -> readOne(layout, map, fileId, group, j, offset, len), io.fanOut()));
+      }
+      for (CompletableFuture<Member> f : reads) {
+        Member r = join(f);
+        got[r.j()] = r;
+        if (r.tag() == null) {
+          unread.add("member " + r.j() + " (" + r.failure() + ")");
           continue;
         }
-        buf.flip();
-        bytes[j] = buf;
-        tags[j] = new Tag(stat.get().generation(), stat.get().sequence());
-      } catch (ClientException e) {
-        if (!ChunkIo.servedElsewhere(e)) {
-          throw e;
+        int c = count(r.tag().sequence());
+        if (r.j() < k && r.j() >= c || c == 0 || c > k || wanted >= c) {
+          continue; // a round that does not hold this member or the wanted one: not usable
         }
-        suspects.failed(target);
-        unread.add("member " + j + " (" + e.getMessage() + ")");
-        continue;
+        counts.merge(r.tag(), 1, Integer::sum);
       }
-      Tag t = tags[j];
-      int c = count(t.sequence());
-      if (j < k && j >= c || c == 0 || c > k || wanted >= c) {
-        continue; // a round that does not hold this member or the wanted one: not usable
-      }
-      int have = counts.merge(t, 1, Integer::sum);
-      if (have + (k - c) >= k) {
-        return decode(across, layout, bytes, tags, t, c, wanted, offset, dst, io);
+      for (Map.Entry<Tag, Integer> e : counts.entrySet()) {
+        int c = count(e.getKey().sequence());
+        if (e.getValue() + (k - c) >= k) {
+          return decode(across, got, e.getKey(), c, wanted, len, dst);
+        }
       }
     }
     throw new ClientException(ClientStatus.DATA_LOST, null, "chunk " + index + " of file "
@@ -120,45 +132,67 @@ final class GroupReads {
         + describe(counts) + "; not read: " + String.join(", ", unread) + ")");
   }
 
-  /** The other members, data chunks first (the healthy path's neighbours), then parity. */
-  private static int[] order(int wanted, int k, int n) {
-    int[] out = new int[n - 1];
-    int i = 0;
-    for (int j = 0; j < n; j++) {
-      if (j != wanted) {
-        out[i++] = j;
+  /** Member {@code j}'s bytes from {@code offset}, or why it could not be read. */
+  private Member readOne(Layout layout, ChunkMap map, long fileId, long group, int j,
+      long offset, int len) {
+    String target = layout.targets().get(map.memberPosition(group, j));
+    ByteBuffer buf = ByteBuffer.allocate(len);
+    try {
+      Optional<ChunkStat> stat = io.readMember(target, fileId, map.memberIndex(group, j),
+          offset, buf);
+      if (stat.isEmpty()) {
+        return new Member(j, null, null, "missing on target " + target);
       }
+      buf.flip();
+      return new Member(j, buf, new Tag(stat.get().generation(), stat.get().sequence()), null);
+    } catch (ClientException e) {
+      if (ChunkIo.servedElsewhere(e)) {
+        suspects.failed(target);
+        return new Member(j, null, null, e.getMessage());
+      }
+      throw new CompletionException(e);
+    } catch (IOException e) {
+      throw new CompletionException(e);
     }
-    return out;
   }
 
-  private static int decode(Across across, Layout layout, ByteBuffer[] bytes, Tag[] tags, Tag t,
-      int c, int wanted, long offset, ByteBuffer dst, ChunkIo io) {
+  private static Member join(CompletableFuture<Member> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The wanted member's bytes from the members of tag {@code t}, every one the same range: the
+   * data chunks past the round's end are zeros, a member shorter than the range is zero-padded.
+   */
+  private int decode(Across across, Member[] got, Tag t, int c, int wanted, int len,
+      ByteBuffer dst) {
     int k = across.data();
     ByteBuffer[] members = new ByteBuffer[across.width()];
+    int longest = 0;
     for (int j = 0; j < members.length; j++) {
       if (j < k && j >= c) {
         members[j] = ByteBuffer.allocate(0); // past the end of the file in this round
-      } else if (bytes[j] != null && t.equals(tags[j])) {
-        members[j] = bytes[j];
+      } else if (got[j] != null && t.equals(got[j].tag())) {
+        members[j] = got[j].bytes();
+        longest = Math.max(longest, members[j].remaining());
       }
     }
-    int groupLength = 0;
-    for (int j = 0; j < members.length; j++) {
-      if (j != wanted && members[j] != null) {
-        groupLength = Math.max(groupLength, members[j].remaining());
-      }
+    if (longest == 0) {
+      return 0; // the range is past the end of every member of the round
     }
-    GroupCodec codec = io.groupCodec(across);
-    ByteBuffer out = codec.reconstruct(members, wanted, groupLength);
-    if (offset >= out.remaining()) {
-      return 0;
-    }
-    out.position((int) offset);
-    int len = Math.min(out.remaining(), dst.remaining());
-    out.limit(out.position() + len);
+    members[wanted] = null;
+    ByteBuffer out = io.groupCodec(across).reconstruct(members, wanted, longest);
+    int n = Math.min(out.remaining(), len);
+    out.limit(out.position() + n);
     dst.put(out);
-    return len;
+    return n;
   }
 
   private static String describe(Map<Tag, Integer> counts) {

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  *
  * <p>The stream acknowledges an hflush or close only when every round since the last commit is
  * stored on all K+M targets; a member that cannot be stored fails the round and the stream
- * (until repair records exist, docs/across-nodes.md §3). Used by the stream's writer thread only.
+ * (until repair records exist, docs/across-nodes.md §3). Used by one writer thread at a time.
  */
 final class GroupWriter {
   private final ChunkIo chunks;
@@ -120,8 +120,13 @@ final class GroupWriter {
     return out;
   }
 
-  /** One round: the present data chunks at once, the parity once computed; one tag for all. */
-  private CompletableFuture<Void> store(long g, ByteBuffer[] data) {
+  /**
+   * One round of group {@code g}: the present data chunks at once, the parity once computed;
+   * one tag for all. {@code data} has K entries, the present chunks first (their remaining
+   * bytes, not consumed), nulls past the end of the file. Also what a random-access writer
+   * ({@link PfsFileWriter}) stores a changed group with.
+   */
+  CompletableFuture<Void> store(long g, ByteBuffer[] data) {
     int present = 0;
     while (present < k && data[present] != null) {
       present++;

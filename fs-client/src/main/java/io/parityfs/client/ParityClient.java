@@ -153,69 +153,16 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) and returns a stream writing it. */
   public PfsOutputStream create(String path, CreateOptions options) throws IOException {
-    checkWritableLayout(path, options, false);
     FileStatus f = namespace.create(path, options.withLease(true));
     return new PfsOutputStream(this, f.path(), f, null);
   }
 
-  /**
-   * UNSUPPORTED, before anything changes, when a new file at {@code path} would get a layout
-   * this client cannot write: {@code options}' layout, else the default of its nearest existing
-   * ancestor (missing parents inherit it). {@link #create} and {@link #createWriter} check it;
-   * a caller that makes the entry itself first (the mount, for another user) calls it. This
-   * form is for a random-access writer ({@link PfsFileWriter}, the mount's).
-   */
-  public void checkWritableLayout(String path, CreateOptions options) throws IOException {
-    checkWritableLayout(path, options, true);
-  }
-
-  /**
-   * {@link #checkWritableLayout(String, CreateOptions)} for a sequential writer ({@code
-   * randomAccess} false: {@link PfsOutputStream}) or a random-access one.
-   */
-  public void checkWritableLayout(String path, CreateOptions options, boolean randomAccess)
-      throws IOException {
-    Layout layout = options.layout();
-    for (String dir = parentOf(path); layout == null && dir != null; dir = parentOf(dir)) {
-      FileStatus ancestor = namespace.statusOrNull(dir);
-      if (ancestor != null) {
-        layout = ancestor.layout();
-      }
-    }
-    if (layout != null) {
-      refuseUnwritable(layout, path, randomAccess);
-    }
-  }
-
-  /** "/a/b" → "/a", "/a" → "/", "/" → null. */
-  private static String parentOf(String path) {
-    int slash = path.lastIndexOf('/');
-    return path.equals("/") || slash < 0 ? null : slash == 0 ? "/" : path.substring(0, slash);
-  }
-
-  /**
-   * UNSUPPORTED when a random-access writer ({@code randomAccess}: {@link PfsFileWriter}, the
-   * mount's) would write a file with erasure coding across nodes: rewriting a chunk group in
-   * place safely is not built yet (docs/across-nodes.md §3). Sequential writers (create, append:
-   * {@link PfsOutputStream}, Hadoop, the CLI) write ec files; mirrors are written by both.
-   */
-  static void refuseUnwritable(Layout layout, String path, boolean randomAccess)
-      throws ClientException {
-    if (randomAccess && layout.across().isErasureCoded()) {
-      throw new ClientException(ClientStatus.UNSUPPORTED, path, "the layout of " + path
-          + " has " + layout.across() + " across nodes, which this client cannot write in"
-          + " place yet (random writes, truncate: docs/across-nodes.md §3); write it"
-          + " sequentially (Hadoop, parityfs put) or under a directory with mirror:N or none"
-          + " across nodes (parityfs setstripe --across)");
-    }
-  }
 
   /**
    * Opens an existing file for appending (takes its lease). The partial last chunk is read
    * back first, since every chunk write replaces the whole chunk.
    */
   public PfsOutputStream append(String path) throws IOException {
-    refuseUnwritable(namespace.getStatus(path).layout(), path, false);
     FileStatus f = namespace.append(path);
     try {
       fence(f);
@@ -244,7 +191,6 @@ public final class ParityClient implements Closeable {
    * overwrite, write past the end, truncate. See {@link PfsFileWriter}.
    */
   public PfsFileWriter openWriter(String path) throws IOException {
-    refuseUnwritable(namespace.getStatus(path).layout(), path, true);
     FileStatus f = namespace.append(path);
     try {
       fence(f);
@@ -257,7 +203,6 @@ public final class ParityClient implements Closeable {
 
   /** Creates a file (see {@link Namespace#create}) open for random-access writing. */
   public PfsFileWriter createWriter(String path, CreateOptions options) throws IOException {
-    checkWritableLayout(path, options, true);
     FileStatus f = namespace.create(path, options.withLease(true));
     try {
       return new PfsFileWriter(this, f);

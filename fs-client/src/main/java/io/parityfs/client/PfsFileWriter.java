@@ -1,5 +1,6 @@
 package io.parityfs.client;
 
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.targets.TargetInfo;
@@ -74,6 +75,9 @@ public final class PfsFileWriter implements Closeable {
   private long keptMtime = -1;
   private volatile Throwable failure;
   private boolean closed;
+  /** The rounds of an ec:K+M layout across nodes; null for other layouts. */
+  private final GroupWriter groups;
+  private final ChunkMap map;
 
   /** A chunk's buffer (always chunk-sized) and how many of its bytes are the file's. */
   private static final class Chunk {
@@ -95,6 +99,9 @@ public final class PfsFileWriter implements Closeable {
         client.config().writeBufferBytes() / chunkSize));
     this.length = file.length();
     this.committed = file.length();
+    this.map = ChunkMap.of(layout);
+    this.groups = layout.across().isErasureCoded()
+        ? new GroupWriter(client.chunks(), client.transfers(), file) : null;
   }
 
   /** The file as opened (its id, layout, length at open). */
@@ -198,7 +205,9 @@ public final class PfsFileWriter implements Closeable {
     int cut = chunkIndex(newLength);
     int inChunk = (int) (newLength - (long) cut * chunkSize);
     if ((long) cut * chunkSize < oldStored) {
-      if (inChunk > 0) {
+      if (groups != null) {
+        truncateGroup(cut, inChunk);
+      } else if (inChunk > 0) {
         ByteBuffer kept = ByteBuffer.allocate(inChunk);
         readStored(cut, 0, kept);
         kept.flip();
@@ -215,6 +224,11 @@ public final class PfsFileWriter implements Closeable {
     try {
       for (long i = cut + 1; i <= lastOld; i++) {
         deleteChunk((int) i);
+      }
+      if (groups != null && lastOld >= 0) {
+        // the cut's group is gone when the cut is its first chunk's start; else it was stored
+        boolean groupGone = inChunk == 0 && cut % groupSize() == 0;
+        deleteParity(groupGone ? map.group(cut) : map.group(cut) + 1, map.group(lastOld));
       }
     } catch (IOException | RuntimeException e) {
       // a chunk past the new end is left: fail the writer, so that close does not close the
@@ -424,6 +438,10 @@ public final class PfsFileWriter implements Closeable {
    * many as the buffer budget are in flight (so at most twice writeBufferBytes are held).
    */
   private void store(int index, Chunk c) throws IOException {
+    if (groups != null) {
+      storeGroup(index, c);
+      return;
+    }
     awaitStoring(index);
     while (storing.size() >= maxBuffers) {
       awaitStoring(storing.keySet().iterator().next());
@@ -469,7 +487,7 @@ public final class PfsFileWriter implements Closeable {
   }
 
   private void awaitStoring(int index) throws IOException {
-    CompletableFuture<Void> f = storing.remove(index);
+    CompletableFuture<Void> f = storing.remove(storeKey(index));
     if (f == null) {
       return;
     }
@@ -486,5 +504,117 @@ public final class PfsFileWriter implements Closeable {
 
   private void deleteChunk(int index) throws IOException {
     client.chunks().delete(file.id(), file.generation(), layout, index);
+  }
+
+  // ------------------------------------------------------------------ ec:K+M groups
+
+  /** Data chunks per group (ec), else 1. */
+  private int groupSize() {
+    return groups == null ? 1 : layout.across().data();
+  }
+
+  /** Where a chunk's store is followed in {@link #storing}: its group's first chunk for ec. */
+  private int storeKey(int index) {
+    return groups == null ? index : (int) (map.group(index) * groupSize());
+  }
+
+  /**
+   * Stores the group of chunk {@code index} (whose buffer {@code c} was just taken out of the
+   * dirty ones) in one round: every data chunk it holds, its changed buffers and the stored
+   * bytes of the others, with its parity (docs/across-nodes.md §3).
+   */
+  private void storeGroup(int index, Chunk c) throws IOException {
+    int k = groupSize();
+    int first = storeKey(index);
+    awaitStoring(first);
+    while (storing.size() >= maxBuffers) {
+      awaitStoring(storing.keySet().iterator().next());
+    }
+    ByteBuffer[] data = new ByteBuffer[k];
+    List<ByteBuffer> recycle = new ArrayList<>();
+    for (int j = 0; j < k; j++) {
+      int i = first + j;
+      Chunk d = i == index ? c : dirty.remove(i);
+      if (d != null) {
+        data[j] = d.buf.duplicate().position(0).limit(d.valid);
+        recycle.add(d.buf);
+        storedSinceCommit.put(i, d.valid);
+      } else {
+        int stored = storedLength(i);
+        if (stored > 0) {
+          ByteBuffer b = ByteBuffer.allocate(stored);
+          readStored(i, 0, b);
+          data[j] = b.flip();
+        }
+      }
+    }
+    storeRound(first, data, recycle);
+  }
+
+  /**
+   * Truncate inside an ec group: one round of the group cut at chunk {@code cut} (its first
+   * {@code inChunk} bytes kept; the chunks after it gone), or, when nothing of the group is
+   * left, nothing: the caller deletes its chunks and parity.
+   */
+  private void truncateGroup(int cut, int inChunk) throws IOException {
+    int k = groupSize();
+    int first = storeKey(cut);
+    ByteBuffer[] data = new ByteBuffer[k];
+    for (int i = first; i < cut; i++) {
+      ByteBuffer b = ByteBuffer.allocate(storedLength(i));
+      readStored(i, 0, b);
+      data[i - first] = b.flip();
+    }
+    if (inChunk > 0) {
+      ByteBuffer kept = ByteBuffer.allocate(inChunk);
+      readStored(cut, 0, kept);
+      data[cut - first] = kept.flip();
+    } else {
+      deleteChunk(cut);
+    }
+    if (data[0] != null) {
+      storeRound(first, data, List.of());
+      awaitStoring(first);
+    }
+  }
+
+  /** Stores one round of the group starting at chunk {@code first}, followed in storing. */
+  private void storeRound(int first, ByteBuffer[] data, List<ByteBuffer> recycle)
+      throws IOException {
+    for (int j = 1; j < data.length; j++) {
+      if (data[j] != null && data[j - 1] == null) {
+        throw new IllegalStateException(path + ": chunk " + (first + j) + " is stored but"
+            + " chunk " + (first + j - 1) + " before it is not (a hole)");
+      }
+    }
+    CompletableFuture<Void> f;
+    try {
+      f = groups.store(map.group(first), data);
+    } catch (RuntimeException e) {
+      throw new ClientException(ClientStatus.IO_ERROR, path, "cannot schedule a store of " + path
+          + ": " + e, e);
+    }
+    f.whenComplete((v, e) -> {
+      if (e != null && failure == null) {
+        failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      }
+      for (ByteBuffer b : recycle) {
+        if (free.size() < maxBuffers) {
+          free.push(b);
+        }
+      }
+    });
+    storing.put(first, f);
+  }
+
+  /** Deletes the parity chunks of groups {@code from} to {@code to} (past the new end). */
+  private void deleteParity(long from, long to) throws IOException {
+    int k = groupSize();
+    for (long g = from; g <= to; g++) {
+      for (int p = k; p < map.members(); p++) {
+        String target = layout.targets().get(map.memberPosition(g, p));
+        client.chunks().delete(target, file.id(), map.memberIndex(g, p), file.generation());
+      }
+    }
   }
 }

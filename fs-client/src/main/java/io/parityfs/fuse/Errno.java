@@ -56,7 +56,6 @@ public final class Errno {
       case PERMISSION_DENIED -> EACCES;
       case LEASE_CONFLICT -> EBUSY;
       case INTERRUPTED -> EINTR;
-      case UNSUPPORTED -> EOPNOTSUPP;
       case UNAVAILABLE, CORRUPT, LEASE_EXPIRED, DATA_LOST, FENCED, ILLEGAL_STATE,
           TARGET_NOT_FOUND, IO_ERROR -> EIO;
     };

@@ -263,7 +263,6 @@ public final class PfsFuseOperations implements AutoCloseable {
             && mine.groups().equals(theirs.groups()))) {
           return client.createWriter(path, options); // one multi: entry and lease
         }
-        client.checkWritableLayout(path, options); // before the entry exists
         ns(who).create(path, options.withLease(false)); // owned by the requester
         return client.openWriter(path);
       }, fh);

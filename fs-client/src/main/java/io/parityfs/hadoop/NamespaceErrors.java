@@ -112,7 +112,7 @@ final class NamespaceErrors {
       case NO_SPACE -> new ClusterStorageCapacityExceededException(msg);
       case INVALID_RENAME, TOO_LARGE, FILE_TOO_LARGE, CONFLICT, ILLEGAL_STATE, UNAVAILABLE,
           TARGET_NOT_FOUND, CORRUPT, LEASE_EXPIRED, FENCED, DATA_LOST, INVALID_ARGUMENT,
-          INTERRUPTED, UNSUPPORTED, IO_ERROR -> e instanceof NamespaceException ? new IOException(msg) : null;
+          INTERRUPTED, IO_ERROR -> e instanceof NamespaceException ? new IOException(msg) : null;
     };
     if (h == null) {
       return e;

@@ -201,12 +201,43 @@ class ErasureCodedTest extends StripedClusterTest {
     }
   }
 
+  /**
+   * A random-access writer (the mount's) rewrites whole groups in rounds: an overwrite across a
+   * group boundary, a truncate inside a group and one to a group's start; every byte reads back
+   * healthy and with each node down, and the parity of the groups past the end is gone.
+   */
   @Test
-  void randomAccessWritersAreRefusedBeforeAnythingIsMade() throws Exception {
-    ClientException e = assertThrows(ClientException.class,
-        () -> client.createWriter("/e/random", CreateOptions.file()));
-    assertEquals(ClientStatus.UNSUPPORTED, e.status());
-    assertTrue(e.getMessage().contains("cannot write in place yet"), e.getMessage());
-    assertThrows(IOException.class, () -> client.namespace().getStatus("/e/random"));
+  void randomWritesAndTruncateRewriteWholeGroups() throws Exception {
+    String path = "/e/random";
+    byte[] want;
+    FileStatus f;
+    try (PfsFileWriter w = client.createWriter(path, CreateOptions.file())) {
+      f = w.file();
+      byte[] base = content(7 * CHUNK + 500, f, 6); // groups 0..3
+      w.write(0, base, 0, base.length);
+      w.flush();
+      byte[] patch = content(CHUNK, f, 7);
+      w.write(2 * CHUNK - CHUNK / 2, patch, 0, patch.length); // chunks 1 and 2: groups 0 and 1
+      System.arraycopy(patch, 0, base, 2 * CHUNK - CHUNK / 2, patch.length);
+      w.flush();
+      w.truncate(5 * CHUNK + 123); // inside chunk 5: group 2 keeps chunk 4 and a bit of 5
+      w.truncate(4 * CHUNK); // group 2's start: group 2 is gone
+      want = Arrays.copyOf(base, 4 * CHUNK);
+    }
+    assertArrayEquals(want, readWhole(path));
+    for (long g = 0; g < 2; g++) {
+      assertEquals(memberStat(f, g, 0).sequence(), memberStat(f, g, 2).sequence(),
+          "group " + g + "'s data and parity are of one round");
+    }
+    for (long g = 2; g < 4; g++) {
+      long group = g;
+      IOException gone = assertThrows(IOException.class, () -> memberStat(f, group, 2));
+      assertTrue(gone.getMessage().contains("NOT_FOUND"), gone.getMessage());
+    }
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(want, readWhole(path), "with target " + victim + "'s node down");
+      restart();
+    }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsFileWriter;
+import io.parityfs.client.PfsInputStream;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -159,27 +160,48 @@ class PfsFuseOperationsTest {
   }
 
   /**
-   * Under a directory with erasure coding across nodes, which the mount's random-access writer
-   * cannot rewrite in place yet, a create or an open for writing is EOPNOTSUPP and makes
-   * nothing; the layout xattr names the policy.
+   * Under a directory with erasure coding across nodes (ec:1+1 on the two nodes: a parity chunk
+   * per data chunk), the mount writes randomly, truncates and reads back like anywhere else, for
+   * the mount's user and another; the layout xattr names the policy.
    */
   @Test
-  void writesUnderAPolicyAcrossNodesAreNotSupportedYet() throws Exception {
+  void randomWritesUnderErasureCodingAcrossNodes() throws Exception {
     String d = BASE + "/across";
     client.namespace().mkdirs(d, CreateOptions.directory().withLayout(
         SharedMiniCluster.ROOT_LAYOUT.withAcross(Across.ec(1, 1))));
-    assertEquals(-Errno.EOPNOTSUPP, ops.create(ROOT, d + "/f", 0644, 01, new long[1]));
-    assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/f", new FileAttributes[1]));
-    // another user's create (the entry made for them first): refused before it is made
+    String p = d + "/f";
+    byte[] expect = random(700_000, 11); // three 256 KiB chunks: three groups
+    long fh = create(p);
+    assertEquals(expect.length, ops.write(p, fh, 0, ByteBuffer.wrap(expect)));
+    assertEquals(0, ops.flush(p, fh));
+    byte[] patch = random(300_000, 12); // over chunks 0 and 1, both stored already
+    assertEquals(patch.length, ops.write(p, fh, 200_000, ByteBuffer.wrap(patch)));
+    System.arraycopy(patch, 0, expect, 200_000, patch.length);
+    assertEquals(0, ops.ftruncate(ROOT, p, fh, 600_000)); // inside chunk 2
+    assertEquals(0, ops.release(p, fh));
+    byte[] want = Arrays.copyOf(expect, 600_000);
+    long reader = open(p, 0);
+    assertArrayEquals(want, readAll(p, reader, want.length));
+    assertEquals(0, ops.release(p, reader));
+    try (PfsInputStream in = client.open(p)) {
+      assertArrayEquals(want, in.readAllBytes(), "through the client too");
+    }
+    // another user's create: the entry made for them first, then written as for anyone
     assertEquals(0, ops.chmod(ROOT, d, 0777));
-    assertEquals(-Errno.EOPNOTSUPP, ops.create(OTHER, d + "/g", 0644, 01, new long[1]));
-    assertEquals(-Errno.ENOENT, ops.getattr(ROOT, d + "/g", new FileAttributes[1]));
-    client.namespace().create(d + "/empty", CreateOptions.file()); // no data: the entry only
-    assertEquals(-Errno.EOPNOTSUPP, ops.open(ROOT, d + "/empty", 01, new long[1]));
+    long other = createAs(OTHER, d + "/g");
+    assertEquals(5, ops.write(d + "/g", other, 0, ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5})));
+    assertEquals(0, ops.release(d + "/g", other));
+    assertEquals(5, stat(d + "/g").size());
     ByteBuffer layout = ByteBuffer.allocate(512);
-    int n = ops.getxattr(ROOT, d + "/empty", PfsFuseOperations.LAYOUT_XATTR, layout);
+    int n = ops.getxattr(ROOT, p, PfsFuseOperations.LAYOUT_XATTR, layout);
     String text = new String(layout.array(), 0, n, StandardCharsets.UTF_8);
     assertTrue(text.contains(" across=ec:1+1 "), text);
+  }
+
+  static long createAs(Requester who, String path) {
+    long[] fh = new long[1];
+    assertEquals(0, ops.create(who, path, 0644, 01, fh), path);
+    return fh[0];
   }
 
   @Test
