@@ -11,6 +11,7 @@ import io.parityfs.client.workload.BenchResult;
 import io.parityfs.client.workload.CheckpointWorkload;
 import io.parityfs.client.workload.PhaseResult;
 import io.parityfs.client.workload.Progress;
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.TargetId;
@@ -27,6 +28,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,15 +39,17 @@ import picocli.CommandLine;
 /**
  * {@code parityfs demo}: the quickstart. Starts the local cluster (creating it the first time),
  * writes a checkpoint with parallel writers and restores it, fails a drive, restores degraded,
- * replaces the drive and rebuilds it, restores once more, and prints what it measured. Every
+ * replaces the drive and rebuilds it, restores once more, kills a storage node during a last
+ * restore and brings it back, and prints what it measured. Every
  * restore compares every byte. Each admin step runs the {@code parityfs} command a user would
  * type, printed before its output.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {"The quickstart: start the local cluster (./.parityfs; created the first"
         + " time), write a checkpoint with parallel writers and restore it, fail a drive and"
-        + " restore degraded, replace the drive and watch the rebuild, restore again (every"
-        + " byte verified each time), and print a throughput summary. The cluster stays up.",
+        + " restore degraded, replace the drive and watch the rebuild, restore again, kill a"
+        + " storage node during a last restore and bring it back (every byte verified each"
+        + " time), and print a throughput summary. The cluster stays up.",
         "Exits 0 when every step held, 1 when one failed (its error says which)."})
 public final class DemoCommand implements Callable<Integer> {
   /** The slot the demo fails: any slot would do; RAID-6 survives two. */
@@ -90,7 +95,7 @@ public final class DemoCommand implements Callable<Integer> {
       return Main.fail(spec, ExitStatus.USAGE, e.getMessage());
     }
     try {
-      heading("1/6", "the local cluster");
+      heading("1/7", "the local cluster");
       LocalCluster cluster = LocalCommand.startCluster(dir, LocalCluster.Shape.defaults(),
           Duration.ofMinutes(3), out);
       try (ParityClient client = cluster.client(Caller.of("root"))) {
@@ -129,7 +134,7 @@ public final class DemoCommand implements Callable<Integer> {
     client.namespace().mkdirs("/demo");
 
     try {
-      heading("2/6", String.format(Locale.ROOT, "a checkpoint: %d writers each write a %s"
+      heading("2/7", String.format(Locale.ROOT, "a checkpoint: %d writers each write a %s"
           + " shard to %s at once, durable at close; then the restore", writers,
           Sizes.human(bytesPerWriter), ckpt));
       BenchResult first = CheckpointWorkload.run(client, options, progress());
@@ -141,15 +146,15 @@ public final class DemoCommand implements Callable<Integer> {
           .min(Comparator.comparing(TargetInfo::id)).orElseThrow(
               () -> new IOException("the registry lists no target"));
       String slotPath = drivePath(client, target, FAILED_SLOT);
-      heading("3/6", "drive slot " + FAILED_SLOT + " of target " + target.id()
+      heading("3/7", "drive slot " + FAILED_SLOT + " of target " + target.id()
           + " fails (" + slotPath + ")");
       cli(cluster, "fail-drive", target.id(), Integer.toString(FAILED_SLOT));
 
-      heading("4/6", "the restore while the drive is gone: its cells are rebuilt from parity"
+      heading("4/7", "the restore while the drive is gone: its cells are rebuilt from parity"
           + " on every read");
       record("restore (a drive failed: degraded)", restore(client, options));
 
-      heading("5/6", "a new, empty drive goes into the slot (its folder emptied, as when a disk"
+      heading("5/7", "a new, empty drive goes into the slot (its folder emptied, as when a disk"
           + " is swapped in the same bay); the rebuild");
       emptyFolder(Path.of(slotPath));
       long t0 = System.nanoTime();
@@ -159,9 +164,11 @@ public final class DemoCommand implements Callable<Integer> {
       summary.add(new String[] {"drive replaced and rebuilt",
           String.format(Locale.ROOT, "%.1f s", rebuildSeconds)});
 
-      heading("6/6", "the restore after the rebuild, and the targets");
+      heading("6/7", "the restore after the rebuild, and the targets");
       record("restore (after the rebuild)", restore(client, options));
       cli(cluster, "targets");
+
+      nodeLoss(cluster, client, options, ckpt);
     } finally {
       // also when a step failed: a rerun must not find the disk filled by the last one
       if (!keep) {
@@ -173,6 +180,58 @@ public final class DemoCommand implements Callable<Integer> {
         }
       }
     }
+  }
+
+  /**
+   * Step 7: a storage node is killed (SIGKILL) a quarter into a restore; the restore goes on
+   * from the other nodes (the mirror copies, or the chunks decoded from the rest of their
+   * groups) and every byte is compared; the node is started again and its targets come back.
+   */
+  private void nodeLoss(LocalCluster cluster, ParityClient client,
+      CheckpointWorkload.Options options, String ckpt) throws IOException {
+    Across across = client.namespace().getStatus(ckpt).layout().across();
+    if (across.isNone() || cluster.shape().nodes() < 2) {
+      heading("7/7", "a storage node lost during the restore: skipped, the checkpoint has no"
+          + " protection across nodes (a cluster made before it was the default: parityfs"
+          + " setstripe --across ec:2+1 / gives new files one)");
+      return;
+    }
+    int victim = cluster.shape().nodes() - 1;
+    heading("7/7", "storage node " + cluster.nodeName(victim) + " is killed (SIGKILL) during"
+        + " the restore: the checkpoint is " + across + " across nodes, so its chunks there"
+        + " come from the other nodes; then the node comes back");
+    AtomicBoolean killed = new AtomicBoolean();
+    AtomicReference<IOException> killFailed = new AtomicReference<>();
+    Progress shown = progress();
+    Progress withKill = snap -> {
+      shown.update(snap);
+      if (snap.bytesDone() * 4 >= snap.bytesTotal() && !killed.getAndSet(true)) {
+        Thread t = new Thread(() -> {
+          try {
+            cluster.killNode(victim);
+          } catch (IOException e) {
+            killFailed.set(e);
+          }
+        }, "demo-kill");
+        t.setDaemon(true);
+        t.start();
+      }
+    };
+    PhaseResult r = CheckpointWorkload.run(client, options.toBuilder().restoreOnly(true).build(),
+        withKill).phase("read");
+    if (killFailed.get() != null) {
+      throw killFailed.get();
+    }
+    if (!killed.get()) {
+      throw new IOException("the restore ended before the node could be killed");
+    }
+    out.println("  " + cluster.nodeName(victim) + " was killed a quarter into the restore;"
+        + " every byte was still read and compared");
+    record("restore (a storage node killed)", r);
+    out.println("$ parityfs local start   # brings the killed node back");
+    cluster.start(Duration.ofMinutes(3), m -> out.println("  " + m));
+    out.println("  nothing was written while it was down, so it has nothing to catch up");
+    cli(cluster, "targets");
   }
 
   private PhaseResult restore(ParityClient client, CheckpointWorkload.Options options)

@@ -3,6 +3,7 @@ package io.parityfs.integration;
 import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.integration.ProcessSupervisor.Lock;
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
@@ -293,8 +294,9 @@ public final class LocalCluster {
 
   /**
    * At the first start: the root's default layout (still the namespace's built-in one) becomes
-   * one that stripes files over every node's target (at most {@link Layout#DEFAULT}'s count) with
-   * the nodes' geometry; every file inherits it. A layout set by hand is left alone.
+   * one that stripes files over every node's target (at most {@link Layout#DEFAULT}'s count, at
+   * least the policy's width) with the nodes' geometry inside each node and {@link
+   * #defaultAcross} across them; every file inherits it. A layout set by hand is left alone.
    */
   private void setRootLayout(Consumer<String> progress) throws IOException {
     try (ParityClient c = client(Caller.of("root"))) {
@@ -309,12 +311,33 @@ public final class LocalCluster {
         progress.accept("default layout of / left as it is: no target in pool '" + d.pool() + "'");
         return;
       }
-      Layout l = new Layout(d.chunkSize(), (int) Math.min(d.stripeCount(), inPool), List.of(),
-          shape().geometry(), d.across(), d.pool());
+      long nodes = c.registry().targets().stream().filter(t -> d.pool().equals(t.pool()))
+          .map(TargetInfo::nodeId).distinct().count();
+      Across across = defaultAcross((int) nodes);
+      int stripe = (int) Math.max(across.width(), Math.min(d.stripeCount(), inPool));
+      Layout l = new Layout(d.chunkSize(), stripe, List.of(), shape().geometry(), across,
+          d.pool());
       c.namespace().setLayout("/", l);
       progress.accept("default layout of /: " + l.stripeCount() + " targets, "
-          + (l.chunkSize() >> 20) + " MiB chunks, " + l.protection());
+          + (l.chunkSize() >> 20) + " MiB chunks, " + l.protection() + " inside each node, "
+          + across + " across nodes");
     }
+  }
+
+  /**
+   * The protection across nodes a new local cluster of {@code nodes} storage nodes gives its
+   * root (docs/across-nodes.md §6): {@code ec:4+1} from 5 nodes on (1.25x across nodes), {@code
+   * ec:(n-1)+1} with 3 or 4 (the default 3 nodes: {@code ec:2+1}, 1.5x), {@code mirror:2} with
+   * 2, none with 1. Each survives one node lost; {@code parityfs setstripe --across} changes it.
+   */
+  public static Across defaultAcross(int nodes) {
+    if (nodes >= 5) {
+      return Across.ec(4, 1);
+    }
+    if (nodes >= 3) {
+      return Across.ec(nodes - 1, 1);
+    }
+    return nodes == 2 ? Across.mirror(2) : Across.NONE;
   }
 
   /**
