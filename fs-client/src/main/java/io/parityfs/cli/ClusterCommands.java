@@ -1,6 +1,8 @@
 package io.parityfs.cli;
 
 import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Across;
+import io.parityfs.meta.Layout;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.SpaceTotal;
 import io.parityfs.meta.targets.TargetInfo;
@@ -30,14 +32,15 @@ final class ClusterCommands {
 
   /** {@code df [-h]}. */
   @Command(name = "df", description = "Capacity and free space per pool, from the target"
-      + " registry.")
+      + " registry: raw (the drives), the size after the protection inside each node, and what"
+      + " new files under / can hold with its protection across nodes.")
   static final class Df extends CliCommand {
     @Option(names = "-h", description = "sizes in KiB, MiB, ...")
     boolean human;
 
     @Override
-    void run(Session s) throws CliException {
-      Map<String, long[]> pools = new TreeMap<>(); // targets, online, capacity, free
+    void run(Session s) throws CliException, IOException {
+      Map<String, long[]> pools = new TreeMap<>(); // targets, online, capacity, free, raw
       Map<String, List<TargetInfo>> members = new TreeMap<>();
       List<TargetInfo> all = s.client().registry().targets();
       for (TargetInfo t : all) {
@@ -45,32 +48,64 @@ final class ClusterCommands {
       }
       members.forEach((pool, targets) -> pools.put(pool, counts(targets)));
       long[] total = counts(all);
+      Layout root = s.client().namespace().getStatus("/").layout();
+      Across across = root.across();
+      long[] rootPool = pools.getOrDefault(root.pool(), new long[5]);
+      long usable = (long) (rootPool[3] / across.mediaFactor());
       if (s.json()) {
         List<Object> list = new ArrayList<>();
         pools.forEach((name, a) -> list.add(json(name, a)));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("pools", list);
         m.put("total", json(null, total));
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("pool", root.pool());
+        r.put("protection", root.protection());
+        r.put("across", across.toString());
+        r.put("acrossMediaFactor", across.mediaFactor());
+        r.put("usableBytes", usable);
+        m.put("root", r);
         s.printJson(m);
         return;
       }
-      Table t = new Table("lrrrrrr");
-      t.row("POOL", "TARGETS", "ONLINE", "SIZE", "USED", "AVAILABLE", "USE%");
+      Table t = new Table("lrrrrrrr");
+      t.row("POOL", "TARGETS", "ONLINE", "RAW", "SIZE", "USED", "AVAILABLE", "USE%");
       pools.forEach((name, a) -> row(t, name, a));
       row(t, "total", total);
       t.print(s.out());
+      s.out().printf(Locale.ROOT, "RAW: the drives; SIZE, USED, AVAILABLE: after the protection"
+          + " inside each node.%nNew files under / (%s inside, %s across nodes, pool %s): %s of"
+          + " data fit in the available space (%.2fx across nodes).%n", root.protection(),
+          across, root.pool(), Sizes.of(usable, human), across.mediaFactor());
     }
 
-    /** Targets, online targets, capacity and free space, a file system shared counted once. */
+    /**
+     * Targets, online targets, capacity and free space (a file system shared counted once), and
+     * the raw bytes behind the capacity: each target's protection inside its node weighted by
+     * its own capacity estimate.
+     */
     private static long[] counts(List<TargetInfo> targets) {
       SpaceTotal space = SpaceTotal.of(targets);
       long online = targets.stream().filter(t -> t.reachability() == Reachability.ONLINE).count();
-      return new long[] {targets.size(), online, space.capacityBytes(), space.freeBytes()};
+      double weighted = 0;
+      double weights = 0;
+      for (TargetInfo t : targets) {
+        try {
+          weighted += t.capacityBytes() * Layout.insideMediaFactor(t.protection());
+          weights += t.capacityBytes();
+        } catch (IllegalArgumentException e) {
+          // a scheme a newer node reports: counted at its capacity
+          weighted += t.capacityBytes();
+          weights += t.capacityBytes();
+        }
+      }
+      long raw = weights == 0 ? 0 : (long) (space.capacityBytes() * (weighted / weights));
+      return new long[] {targets.size(), online, space.capacityBytes(), space.freeBytes(), raw};
     }
 
     private void row(Table t, String name, long[] a) {
       long used = Math.max(0, a[2] - a[3]);
-      t.row(name, a[0], a[1], Sizes.of(a[2], human), Sizes.of(used, human),
+      t.row(name, a[0], a[1], Sizes.of(a[4], human), Sizes.of(a[2], human), Sizes.of(used, human),
           Sizes.of(a[3], human), a[2] == 0 ? "-" : String.format(Locale.ROOT, "%.0f%%",
               100.0 * used / a[2]));
     }
@@ -82,6 +117,7 @@ final class ClusterCommands {
       }
       m.put("targets", a[0]);
       m.put("online", a[1]);
+      m.put("rawBytes", a[4]);
       m.put("capacityBytes", a[2]);
       m.put("usedBytes", Math.max(0, a[2] - a[3]));
       m.put("freeBytes", a[3]);

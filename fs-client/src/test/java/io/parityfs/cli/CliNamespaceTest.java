@@ -408,8 +408,18 @@ class CliNamespaceTest {
     }
     assertEquals(largest, df.get("total").get("capacityBytes").asLong(), df.toString());
     assertEquals(largest, df.get("pools").get(0).get("capacityBytes").asLong(), df.toString());
+    // raid6:4+2 inside: the drives hold 1.5 bytes per byte of size
+    long size = df.get("total").get("capacityBytes").asLong();
+    assertEquals(size * 1.5, df.get("total").get("rawBytes").asLong(), 2.0, df.toString());
+    JsonNode root = df.get("root");
+    assertEquals(root.get("across").asText(), cli.ok("getstripe", "--json", "/").json()
+        .get("across").asText());
+    double factor = root.get("acrossMediaFactor").asDouble();
+    assertEquals((long) (df.get("pools").get(0).get("freeBytes").asLong() / factor),
+        root.get("usableBytes").asLong(), df.toString());
     String dfText = cli.ok("df", "-h").out();
-    assertTrue(dfText.startsWith("POOL") && dfText.contains("total"), dfText);
+    assertTrue(dfText.startsWith("POOL") && dfText.contains("total") && dfText.contains("RAW")
+        && dfText.contains("New files under / ("), dfText);
 
     JsonNode nodes = cli.ok("nodes", "--json").json();
     assertEquals(2, nodes.size());

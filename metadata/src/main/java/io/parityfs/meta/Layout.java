@@ -111,6 +111,29 @@ public record Layout(long chunkSize, int stripeCount, List<String> targets, Stri
   }
 
   /**
+   * Bytes on the drives per byte stored by a target of node-level protection {@code
+   * protection} ({@code raid6:4+2}: 1.5; {@code mirror:3}: 3; {@code none}: 1).
+   *
+   * @throws IllegalArgumentException for a scheme this class does not accept
+   */
+  public static double insideMediaFactor(String protection) {
+    if (protection == null || !PROTECTION.matcher(protection).matches()) {
+      throw new IllegalArgumentException("protection (" + protection + ") must be none, raid5:K+1,"
+          + " raid6:K+2, rs:K+M or mirror:N");
+    }
+    if (protection.equals("none")) {
+      return 1;
+    }
+    String shape = protection.substring(protection.indexOf(':') + 1);
+    if (protection.startsWith("mirror:")) {
+      return Integer.parseInt(shape);
+    }
+    int plus = shape.indexOf('+');
+    int k = Integer.parseInt(shape.substring(0, plus));
+    return (k + Integer.parseInt(shape.substring(plus + 1))) / (double) k;
+  }
+
+  /**
    * Whether {@code pool} is a valid pool name: 1..64 of {@code A-Z a-z 0-9 _ . -} ({@link
    * PoolNames#isValid}).
    */
