@@ -20,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,36 +34,9 @@ import org.junit.jupiter.api.Test;
 class ErasureCodedTest extends StripedClusterTest {
   static final Layout CODED = STRIPED.withAcross(Across.ec(2, 1));
 
-  private int stopped = -1;
-
   @BeforeAll
   static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/e", CreateOptions.directory().withLayout(CODED));
-  }
-
-  @AfterEach
-  void restartStopped() throws Exception {
-    if (stopped >= 0) {
-      restart();
-    }
-  }
-
-  private void restart() throws Exception {
-    cluster.restartNode(stopped);
-    stopped = -1;
-    cluster.awaitTargets(3);
-  }
-
-  private void stopNodeOf(String targetId) throws IOException {
-    String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
-        cluster.stopNode(i);
-        stopped = i;
-        return;
-      }
-    }
-    throw new IllegalStateException("no node " + nodeId + " serves target " + targetId);
   }
 
   private static byte[] content(int n, FileStatus f, long seed) {

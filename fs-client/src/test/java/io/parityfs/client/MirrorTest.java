@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -35,32 +34,9 @@ import org.junit.jupiter.api.Test;
 class MirrorTest extends StripedClusterTest {
   static final Layout MIRRORED = STRIPED.withAcross(Across.mirror(2));
 
-  private int stopped = -1;
-
   @BeforeAll
   static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/m", CreateOptions.directory().withLayout(MIRRORED));
-  }
-
-  @AfterEach
-  void restartStopped() throws Exception {
-    if (stopped >= 0) {
-      cluster.restartNode(stopped);
-      stopped = -1;
-      cluster.awaitTargets(3);
-    }
-  }
-
-  private void stopNodeOf(String targetId) throws IOException {
-    String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
-        cluster.stopNode(i);
-        stopped = i;
-        return;
-      }
-    }
-    throw new IllegalStateException("no node " + nodeId + " serves target " + targetId);
   }
 
   /** The bytes of copy {@code copy} of chunk {@code index}, read from its target directly. */

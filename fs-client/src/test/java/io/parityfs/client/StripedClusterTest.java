@@ -9,12 +9,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A live cluster of three RAID-6 4+2 nodes per test class, a root client, and the layout the
- * data-path tests stripe their files with: 1 MiB chunks over all three targets.
+ * data-path tests stripe their files with: 1 MiB chunks over all three targets. A test may stop
+ * the node of a target ({@link #stopNodeOf}); it is started again after the test.
  */
 abstract class StripedClusterTest {
   static final int CHUNK = 1 << 20;
@@ -29,6 +31,37 @@ abstract class StripedClusterTest {
   static void startCluster() throws Exception {
     cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
     client = cluster.client(Caller.of("root"));
+  }
+
+  /** The node a test stopped, -1 for none. */
+  private int stopped = -1;
+
+  /** Every test leaves the three nodes running. */
+  @AfterEach
+  void restartStopped() throws Exception {
+    if (stopped >= 0) {
+      restart();
+    }
+  }
+
+  /** Stops the node serving {@code targetId} (one at a time). */
+  void stopNodeOf(String targetId) throws IOException {
+    String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
+    for (int i = 0; i < cluster.nodes().size(); i++) {
+      if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
+        cluster.stopNode(i);
+        stopped = i;
+        return;
+      }
+    }
+    throw new IllegalStateException("no node " + nodeId + " serves target " + targetId);
+  }
+
+  /** Starts the stopped node again and waits until the three targets are online. */
+  void restart() throws Exception {
+    cluster.restartNode(stopped);
+    stopped = -1;
+    cluster.awaitTargets(3);
   }
 
   @AfterAll

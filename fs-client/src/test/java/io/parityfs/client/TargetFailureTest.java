@@ -15,7 +15,6 @@ import io.parityfs.meta.targets.Reachability;
 import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.util.Arrays;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,37 +28,9 @@ import org.junit.jupiter.api.Test;
  */
 class TargetFailureTest extends StripedClusterTest {
 
-  private int stopped = -1;
-
   @BeforeAll
   static void makeDirectories() throws Exception {
     client.namespace().mkdirs("/f", CreateOptions.directory().withLayout(STRIPED));
-  }
-
-  /** Every test leaves the three nodes running. */
-  @AfterEach
-  void restartStopped() throws Exception {
-    if (stopped >= 0) {
-      restart();
-    }
-  }
-
-  private void stopNodeOf(String targetId) throws IOException {
-    String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
-        cluster.stopNode(i);
-        stopped = i;
-        return;
-      }
-    }
-    throw new IllegalStateException("no node " + nodeId + " serves target " + targetId);
-  }
-
-  private void restart() throws Exception {
-    cluster.restartNode(stopped);
-    stopped = -1;
-    cluster.awaitTargets(3);
   }
 
   /**
