@@ -108,7 +108,7 @@ final class RegistryModel {
       long gone = goneSince.getOrDefault(nodeId, openedMillis);
       entries.put(id, new RegistrySnapshot.Entry(id, nodeId, address, name, pool, protection,
           capacity, free, consistency, updated, o != null, markReason, gone,
-          last == null ? Map.of() : fileSystems(last)));
+          last == null ? Map.of() : fileSystems(last), n == null ? "" : n.domain()));
     }
     long highest = 0;
     for (TargetRecord r : targets.values()) {

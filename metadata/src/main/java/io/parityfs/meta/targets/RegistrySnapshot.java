@@ -29,11 +29,12 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
    * @param goneSinceMillis when it was last seen online (registry clock; for a node never seen,
    *     when the registry opened); unused while online
    * @param fileSystems see {@link TargetInfo#fileSystems()}
+   * @param domain see {@link TargetInfo#domain()}
    */
   record Entry(String id, String nodeId, String address, String name, String pool,
       String protection, long capacityBytes, long freeBytes, Consistency consistency,
       long updatedMillis, boolean online, String markReason, long goneSinceMillis,
-      Map<String, Integer> fileSystems) {
+      Map<String, Integer> fileSystems, String domain) {
 
     TargetInfo at(long nowMillis, Duration offlineTimeout) {
       Reachability r;
@@ -48,7 +49,7 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
       }
       return new TargetInfo(id, nodeId, address, name, pool, protection, capacityBytes,
           freeBytes, r, consistency, Instant.ofEpochMilli(updatedMillis),
-          markReason == null ? "" : markReason, fileSystems);
+          markReason == null ? "" : markReason, fileSystems, domain);
     }
   }
 

@@ -28,14 +28,35 @@ import java.util.Map;
  * @param fileSystems the file systems its capacity is counted from, by id (the same for every
  *     node of a machine), with how many of its live data drives each holds, as last reported by
  *     its node; empty when the node did not say (an older node): see {@link SpaceTotal}
+ * @param domain its node's failure domain ({@code node.domain} in its node record), "" for
+ *     none
  */
 public record TargetInfo(String id, String nodeId, String address, String name, String pool,
     String protection, long capacityBytes, long freeBytes, Reachability reachability,
     Consistency consistency, Instant updated, String offlineReason,
-    Map<String, Integer> fileSystems) {
+    Map<String, Integer> fileSystems, String domain) {
 
   public TargetInfo {
     fileSystems = fileSystems == null ? Map.of() : Map.copyOf(fileSystems);
+    domain = domain == null ? "" : domain;
+  }
+
+  /** A target whose node names no failure domain. */
+  public TargetInfo(String id, String nodeId, String address, String name, String pool,
+      String protection, long capacityBytes, long freeBytes, Reachability reachability,
+      Consistency consistency, Instant updated, String offlineReason,
+      Map<String, Integer> fileSystems) {
+    this(id, nodeId, address, name, pool, protection, capacityBytes, freeBytes, reachability,
+        consistency, updated, offlineReason, fileSystems, "");
+  }
+
+  /**
+   * What placement across nodes keeps apart (docs/across-nodes.md §2): the node's failure
+   * domain where it names one, else the node itself (a node without a label is a domain of its
+   * own). Two targets of one node always share it.
+   */
+  public String failureDomain() {
+    return domain.isEmpty() ? "node " + nodeId : "domain " + domain;
   }
 
   /** A target whose file systems are not known (counted in full by {@link SpaceTotal}). */

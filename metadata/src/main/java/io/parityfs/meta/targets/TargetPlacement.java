@@ -100,15 +100,15 @@ public final class TargetPlacement implements LayoutPlacer {
       throw new IllegalArgumentException("layout names a target twice: " + requested.targets());
     }
     List<String> chosen = new ArrayList<>(requested.stripeCount());
-    List<String> chosenNodes = new ArrayList<>(requested.stripeCount());
+    List<String> chosenDomains = new ArrayList<>(requested.stripeCount());
     Map<String, Integer> nodeUses = new HashMap<>();
     for (String id : requested.targets()) {
       TargetInfo t = checkNamed(id, byId.get(id), path);
       chosen.add(id);
-      chosenNodes.add(t.nodeId());
+      chosenDomains.add(t.failureDomain());
       nodeUses.merge(t.nodeId(), 1, Integer::sum);
     }
-    checkNamedWindows(requested, chosenNodes);
+    checkNamedWindows(requested, chosenDomains);
     int wanted = requested.stripeCount() - chosen.size();
     if (wanted == 0) {
       return requested;
@@ -154,21 +154,21 @@ public final class TargetPlacement implements LayoutPlacer {
 
     int width = requested.across().width();
     if (width > 1) {
-      Set<String> nodes = new HashSet<>(chosenNodes);
-      eligible.forEach(t -> nodes.add(t.nodeId()));
+      Set<String> nodes = new HashSet<>(chosenDomains);
+      eligible.forEach(t -> nodes.add(t.failureDomain()));
       if (nodes.size() < width) {
         throw acrossUnavailable(requested, path, eligible, inPool);
       }
     }
     RandomGenerator random = seeded != null ? seeded : ThreadLocalRandom.current();
     for (int i = 0; i < wanted; i++) {
-      Set<String> taken = windowNodes(chosenNodes, chosen.size(), width,
+      Set<String> taken = windowNodes(chosenDomains, chosen.size(), width,
           requested.stripeCount());
       List<TargetInfo> allowed = eligible;
       if (!taken.isEmpty()) {
         allowed = new ArrayList<>();
         for (TargetInfo t : eligible) {
-          if (!taken.contains(t.nodeId())) {
+          if (!taken.contains(t.failureDomain())) {
             allowed.add(t);
           }
         }
@@ -179,7 +179,7 @@ public final class TargetPlacement implements LayoutPlacer {
       TargetInfo pick = draw(allowed, protection, nodeUses, random);
       eligible.remove(pick);
       chosen.add(pick.id());
-      chosenNodes.add(pick.nodeId());
+      chosenDomains.add(pick.failureDomain());
       nodeUses.merge(pick.nodeId(), 1, Integer::sum);
     }
     return requested.withTargets(chosen);
@@ -230,19 +230,20 @@ public final class TargetPlacement implements LayoutPlacer {
       Map<String, TargetInfo> byId = new HashMap<>();
       all.forEach(t -> byId.put(t.id(), t));
       List<String> namedNodes = new ArrayList<>();
-      layout.targets().forEach(id -> namedNodes.add(byId.get(id).nodeId()));
+      layout.targets().forEach(id -> namedNodes.add(byId.get(id).failureDomain()));
       checkNamedWindows(layout, namedNodes);
-      Set<String> nodes = new HashSet<>(namedNodes);
+      List<TargetInfo> candidates = new ArrayList<>();
       for (TargetInfo t : all) {
-        if (t.pool().equals(layout.pool())) {
-          nodes.add(t.nodeId());
+        if (t.pool().equals(layout.pool()) || layout.targets().contains(t.id())) {
+          candidates.add(t);
         }
       }
+      Set<String> nodes = new HashSet<>(namedNodes);
+      candidates.forEach(t -> nodes.add(t.failureDomain()));
       if (nodes.size() < width) {
-        throw new IllegalArgumentException(layout.across() + " across nodes needs targets on "
-            + width + " distinct nodes; pool '" + layout.pool() + "' has targets on "
-            + nodes.size() + (nodes.size() == 1 ? " node" : " nodes") + " ("
-            + targets(inPool + layout.targets().size()) + ")");
+        throw new IllegalArgumentException(layout.across() + " across nodes needs targets "
+            + spread(width, candidates) + "; pool '" + layout.pool() + "' has targets "
+            + spreadFound(candidates) + " (" + targets(inPool + layout.targets().size()) + ")");
       }
     }
     if (wanted > inPool) {
@@ -283,9 +284,10 @@ public final class TargetPlacement implements LayoutPlacer {
     for (int p = 1; p < nodes.size() && width > 1; p++) {
       Set<String> before = windowNodes(nodes.subList(0, p), p, width, layout.stripeCount());
       if (before.contains(nodes.get(p))) {
-        throw new IllegalArgumentException("layout names targets on one node (" + nodes.get(p)
-            + ") within " + width + " positions of each other, which " + layout.across()
-            + " across nodes puts on distinct nodes: " + layout.targets());
+        throw new IllegalArgumentException("layout names targets in one " + nodes.get(p)
+            + " within " + width + " positions of each other, which " + layout.across()
+            + " across nodes puts on distinct nodes (and failure domains): "
+            + layout.targets());
       }
     }
   }
@@ -296,15 +298,37 @@ public final class TargetPlacement implements LayoutPlacer {
     return nodes.size();
   }
 
+  private static boolean labelled(List<TargetInfo> targets) {
+    return targets.stream().anyMatch(t -> !t.domain().isEmpty());
+  }
+
+  /** "on 5 distinct nodes", or with node.domain labels "in 5 distinct failure domains". */
+  private static String spread(int width, List<TargetInfo> targets) {
+    return labelled(targets) ? "in " + width + " distinct failure domains (node.domain; a node"
+        + " without one is a domain of its own)" : "on " + width + " distinct nodes";
+  }
+
+  /** "on 3 nodes", or with labels "in 2 failure domains on 4 nodes". */
+  private static String spreadFound(List<TargetInfo> targets) {
+    int nodes = distinctNodes(targets);
+    String onNodes = "on " + nodes + (nodes == 1 ? " node" : " nodes");
+    if (!labelled(targets)) {
+      return onNodes;
+    }
+    Set<String> domains = new HashSet<>();
+    targets.forEach(t -> domains.add(t.failureDomain()));
+    return "in " + domains.size() + (domains.size() == 1 ? " failure domain " : " failure domains ")
+        + onNodes;
+  }
+
   private static NamespaceException acrossUnavailable(Layout requested, String path,
       List<TargetInfo> eligible, int inPool) {
     int width = requested.across().width();
     return new NamespaceException(NamespaceStatus.UNAVAILABLE, path, "placement in pool '"
-        + requested.pool() + "': " + requested.across() + " across nodes needs targets on "
-        + width + " distinct nodes for every " + width
+        + requested.pool() + "': " + requested.across() + " across nodes needs targets "
+        + spread(width, eligible) + " for every " + width
         + " consecutive of its " + requested.stripeCount() + " targets; the " + eligible.size()
-        + " eligible targets (of " + inPool + " in the pool) are on " + distinctNodes(eligible)
-        + " nodes");
+        + " eligible targets (of " + inPool + " in the pool) are " + spreadFound(eligible));
   }
 
   private static String targets(int n) {

@@ -109,6 +109,50 @@ class AcrossPlacementTest extends RegistryFixture {
         five.getMessage());
   }
 
+  /**
+   * Nodes that name a failure domain ({@code node.domain}: a rack, a zone): a group's members
+   * go to distinct domains, an unlabelled node being a domain of its own; a policy the domains
+   * cannot carry is refused with both numbers, however many nodes there are.
+   */
+  @Test
+  void membersGoToDistinctFailureDomainsWhereNodesNameOne() throws Exception {
+    for (String rack : List.of("r1", "r1", "r2", "r2")) {
+      TestNode n = node(nodes.size() + 1);
+      n.domain = rack;
+      n.add("t0", "default", "raid6:4+2", 4 * TestNode.TIB);
+      n.start();
+    }
+    TargetRegistry r = registry(4);
+    TargetPlacement p = new TargetPlacement(r, PlacementConfig.builder().seed(3).build());
+    IllegalArgumentException check = assertThrows(IllegalArgumentException.class,
+        () -> p.check(layout(3, Across.ec(2, 1), List.of()), "/d"));
+    assertEquals("ec:2+1 across nodes needs targets in 3 distinct failure domains (node.domain;"
+        + " a node without one is a domain of its own); pool 'default' has targets in 2 failure"
+        + " domains on 4 nodes (4 targets)", check.getMessage());
+    NamespaceException place = assertThrows(NamespaceException.class,
+        () -> p.place(layout(3, Across.ec(2, 1), List.of()), "/d/f"));
+    assertTrue(place.getMessage().contains("are in 2 failure domains on 4 nodes"),
+        place.getMessage());
+    // mirror:2 fits two racks: its copies never share one
+    Map<String, String> rackOf = new HashMap<>();
+    r.targets().forEach(t -> rackOf.put(t.id(), t.failureDomain()));
+    for (int i = 0; i < 50; i++) {
+      List<String> m = p.place(layout(4, Across.mirror(2), List.of())).targets();
+      assertTrue(windowsDistinct(m, rackOf, 2), "mirror:2 copies in one rack: " + m);
+    }
+
+    // a fifth node without a label is a third domain: ec:2+1 now places, racks kept apart
+    TestNode loose = node(nodes.size() + 1);
+    loose.add("t0", "default", "raid6:4+2", 4 * TestNode.TIB);
+    loose.start();
+    eventually("5 targets", () -> r.targets().size() == 5);
+    r.targets().forEach(t -> rackOf.put(t.id(), t.failureDomain()));
+    for (int i = 0; i < 50; i++) {
+      List<String> ec = p.place(layout(3, Across.ec(2, 1), List.of())).targets();
+      assertTrue(windowsDistinct(ec, rackOf, 3), "ec:2+1 members sharing a domain: " + ec);
+    }
+  }
+
   @Test
   void namedTargetsOnOneNodeWithinAWindowAreRefused() throws Exception {
     cluster(3, 2);

@@ -54,6 +54,8 @@ final class TestNode {
   private final String namespace;
   private final Map<String, Target> targets = new LinkedHashMap<>();
   private CuratorFramework session;
+  /** The failure domain its node record names ({@code node.domain}); "" for none. */
+  String domain = "";
 
   TestNode(String connect, String namespace, String host, int port) {
     this.connect = connect;
@@ -113,7 +115,7 @@ final class TestNode {
   private void writePersistent() throws Exception {
     long now = System.currentTimeMillis();
     put(ZkPaths.node(id), RegistryCodec.encode(new NodeRecord(RegistryCodec.SCHEMA, id,
-        "node-" + port, host, port, -1, List.copyOf(targets.keySet()), now)));
+        "node-" + port, host, port, -1, List.copyOf(targets.keySet()), now, domain)));
     for (Target t : targets.values()) {
       put(ZkPaths.target(t.id), RegistryCodec.encode(new TargetRecord(RegistryCodec.SCHEMA,
           t.id, id, t.name, t.pool, t.protection, 65536, 64L << 20, 6, 0, now, t.state,

@@ -357,7 +357,7 @@ public final class StorageNode implements NodeServices, Closeable {
     String host = address.getHostString();
     int port = address.getPort();
     NodeRecord node = new NodeRecord(SCHEMA, id, config.name(), host, port, metricsPort(),
-        targets.stream().map(StorageTarget::id).toList(), now);
+        targets.stream().map(StorageTarget::id).toList(), now, config.domain());
     OnlineRecord online = new OnlineRecord(SCHEMA, id, config.name(), host, port, metricsPort(),
         startedMillis, now, capacity, free, statuses);
     return new NodeSnapshot(node, records, online);

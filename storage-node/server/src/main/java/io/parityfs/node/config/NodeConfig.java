@@ -25,14 +25,16 @@ import java.util.Objects;
  * @param server the network server's settings
  * @param clusterManager whether the node runs a cluster-manager candidate ({@code
  *     cluster.manager.enabled})
+ * @param domain the node's failure domain ({@code node.domain}), "" for none
  */
 public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
     String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
     Duration refreshInterval, List<TargetConfig> targets,
-    NodeServerConfig server, boolean clusterManager) {
+    NodeServerConfig server, boolean clusterManager, String domain) {
   public NodeConfig {
     targets = List.copyOf(targets);
     Objects.requireNonNull(server, "server");
+    domain = domain == null ? "" : domain;
   }
 
   /** A configuration with the network server's defaults. */
@@ -41,6 +43,6 @@ public record NodeConfig(Path source, String name, Path idFile, String listenHos
       Duration refreshInterval, List<TargetConfig> targets) {
     this(source, name, idFile, listenHost, listenPort, advertiseHost, metricsHost, metricsPort,
         zooKeeper, refreshInterval, targets, NodeServerConfig.DEFAULT,
-        true);
+        true, "");
   }
 }

@@ -74,6 +74,10 @@ public final class NodeConfigKeys {
   // ---- the node ----
   public static final Key<String> NODE_NAME = node("node.name", ValueType.TEXT, "", "host name",
       "display name");
+  public static final Key<String> NODE_DOMAIN = node("node.domain", ValueType.TEXT, "", "none",
+      "the node's failure domain (a rack, a zone; 1..64 of `A-Z a-z 0-9 _ . -`): the members of"
+          + " a group across nodes go to distinct domains where nodes carry one; written into"
+          + " the node record");
   public static final Key<Path> NODE_ID_FILE = node("node.idFile", ValueType.PATH, "node.id", "",
       "where the node id is kept (see \"Identity\")");
   public static final Key<String> LISTEN_HOST = node("node.listen.host", ValueType.TEXT,
@@ -178,7 +182,8 @@ public final class NodeConfigKeys {
           + " pool); 1..64 of `A-Z a-z 0-9 _ . -`; written into the target record");
 
   /** Every node key, in the order of the docs' table. */
-  public static final List<Key<?>> NODE_KEYS = List.of(NODE_NAME, NODE_ID_FILE, LISTEN_HOST,
+  public static final List<Key<?>> NODE_KEYS = List.of(NODE_NAME, NODE_DOMAIN, NODE_ID_FILE,
+      LISTEN_HOST,
       LISTEN_PORT, ADVERTISE_HOST, METRICS_HOST, METRICS_PORT, ZK_CONNECT, ZK_CHROOT,
       ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, REGISTRY_REFRESH, CODEC, TARGETS,
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,

@@ -15,6 +15,7 @@ import static io.parityfs.node.config.NodeConfigKeys.MAX_CHUNK_SIZE;
 import static io.parityfs.node.config.NodeConfigKeys.METRICS_HOST;
 import static io.parityfs.node.config.NodeConfigKeys.METRICS_PORT;
 import static io.parityfs.node.config.NodeConfigKeys.NODE_ID_FILE;
+import static io.parityfs.node.config.NodeConfigKeys.NODE_DOMAIN;
 import static io.parityfs.node.config.NodeConfigKeys.NODE_NAME;
 import static io.parityfs.node.config.NodeConfigKeys.POOL;
 import static io.parityfs.node.config.NodeConfigKeys.REBUILD_BUSY_RATE;
@@ -36,6 +37,7 @@ import static io.parityfs.node.config.NodeConfigKeys.ZK_CONNECTION_TIMEOUT;
 import static io.parityfs.node.config.NodeConfigKeys.ZK_DIGEST_FILE;
 import static io.parityfs.node.config.NodeConfigKeys.ZK_SESSION_TIMEOUT;
 
+import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.node.config.NodeConfigKeys.Key;
 import io.parityfs.node.config.NodeConfigKeys.Scope;
@@ -118,6 +120,11 @@ public final class NodeConfigParser {
     if (name.isEmpty()) {
       name = hostName();
     }
+    String domain = get(NODE_DOMAIN, null);
+    if (!domain.isEmpty() && !Layout.isValidPool(domain)) {
+      problem(NODE_DOMAIN.name(), "'" + domain + "' is not a domain name: 1..64 of A-Z a-z 0-9"
+          + " _ . -");
+    }
     Path idFile = path(NODE_ID_FILE, null);
     String listenHost = get(LISTEN_HOST, null);
     int listenPort = get(LISTEN_PORT, null);
@@ -192,7 +199,7 @@ public final class NodeConfigParser {
       throw new ConfigException(source, problems);
     }
     return new NodeConfig(Path.of(source), name, idFile, listenHost, listenPort, advertise,
-        metricsHost, metricsPort, zk, refresh, targets, server, clusterManager);
+        metricsHost, metricsPort, zk, refresh, targets, server, clusterManager, domain);
   }
 
   private TargetConfig target(String t, CodecBackend nodeCodec) {

@@ -290,7 +290,7 @@ public final class NodeRegistration implements Closeable {
     NodeRecord n = snap.node();
     put(ZkPaths.node(n.nodeId()), n,
         new NodeRecord(n.schema(), n.nodeId(), n.name(), n.host(), n.port(), n.metricsPort(),
-            n.targets(), 0));
+            n.targets(), 0, n.domain()));
     for (TargetRecord t : snap.targets()) {
       put(ZkPaths.target(t.targetId()), t,
           new TargetRecord(t.schema(), t.targetId(), t.nodeId(), t.name(), t.pool(),

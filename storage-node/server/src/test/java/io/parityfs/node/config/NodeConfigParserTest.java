@@ -69,6 +69,10 @@ class NodeConfigParserTest {
     p.setProperty("node.name", "n1");
     NodeConfig c = NodeConfigParser.parse(p, "test.properties", dir);
     assertEquals("n1", c.name());
+    assertEquals("", c.domain(), "no failure domain by default");
+    p.setProperty("node.domain", "rack-07.zone_b");
+    assertEquals("rack-07.zone_b", NodeConfigParser.parse(p, "test.properties", dir).domain());
+    p.remove("node.domain");
     assertEquals(dir.resolve("node.id"), c.idFile(), "relative to the file's folder");
     assertEquals("/prod", c.zooKeeper().chroot());
     TargetConfig t = c.targets().get(0);
@@ -115,6 +119,8 @@ class NodeConfigParserTest {
         {"target.a.pool", "has space"},
         {"target.a.pool", "x".repeat(65)},
         {"target.a.pool", "a/b"},
+        {"node.domain", "rack 7"},
+        {"node.domain", "z".repeat(65)},
         {"server.workerThreads", "0"},
         {"server.idleTimeout", "soon"},
         {"server.idleTimeout", "99999999999999999999"}, // more digits than a long: was a crash
