@@ -29,7 +29,8 @@ import java.util.concurrent.CompletionException;
  * without asking the nodes for chunks that may be being created while it reads.
  *
  * <p>Members on targets the registry sees offline or that failed a transfer recently ({@link
- * Suspects}) are not asked. One instance per read; not thread-safe.
+ * Suspects}) are asked last, only where the others do not give K of one tag. One instance per
+ * read; not thread-safe.
  */
 final class GroupReads {
   /** Bits of an ec member's sequence that hold the count of data chunks in its round. */
@@ -60,7 +61,7 @@ final class GroupReads {
   private record Tag(long generation, long sequence) {}
 
   /** One member read: its bytes from the offset asked and the tag of its version. */
-  private record Member(int j, ByteBuffer bytes, Tag tag, String failure) {}
+  private record Member(int j, ByteBuffer bytes, Tag tag, String failure, boolean unreachable) {}
 
   /**
    * Decodes the bytes of data chunk {@code index} from {@code offset} into {@code dst} (up to
@@ -69,8 +70,9 @@ final class GroupReads {
    * where those do not give K of one tag.
    *
    * @return the bytes read: fewer only where every member read ends before them
-   * @throws ClientException DATA_LOST when no tag has K members that can be read, naming the
-   *     group, the tags found and the members that could not be read
+   * @throws ClientException when no tag has K members that can be read, naming the group, the
+   *     tags found and the members that could not be read: UNAVAILABLE when some of those are on
+   *     nodes that are down or unreachable (they may come back), DATA_LOST otherwise
    */
   int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst)
       throws IOException {
@@ -82,18 +84,21 @@ final class GroupReads {
     int wanted = (int) (index - group * k);
     int len = dst.remaining();
     List<String> unread = new ArrayList<>();
+    String wantedTarget = layout.targets().get(map.memberPosition(group, wanted));
+    // the wanted member's own node is usually why this read is degraded: it may come back
+    boolean unreachable = suspects.suspect(wantedTarget) || !io.online(wantedTarget);
     List<Integer> candidates = new ArrayList<>();
+    List<Integer> lastResort = new ArrayList<>();
     for (int j = 0; j < n; j++) {
       if (j == wanted) {
         continue;
       }
       String target = layout.targets().get(map.memberPosition(group, j));
-      if (suspects.suspect(target) || !io.online(target)) {
-        unread.add("member " + j + " (target " + target + " is down)");
-      } else {
-        candidates.add(j); // data members first (by number), then parity
-      }
+      // data members first (by number), then parity; members on targets known down or
+      // suspect only when the others do not give K of one tag
+      (suspects.suspect(target) || !io.online(target) ? lastResort : candidates).add(j);
     }
+    candidates.addAll(lastResort);
     Member[] got = new Member[n];
     Map<Tag, Integer> counts = new LinkedHashMap<>();
     int next = 0;
@@ -110,6 +115,7 @@ final class GroupReads {
         Member r = join(f);
         got[r.j()] = r;
         if (r.tag() == null) {
+          unreachable |= r.unreachable();
           unread.add("member " + r.j() + " (" + r.failure() + ")");
           continue;
         }
@@ -126,7 +132,9 @@ final class GroupReads {
         }
       }
     }
-    throw new ClientException(ClientStatus.DATA_LOST, null, "chunk " + index + " of file "
+    // members on nodes that are down may hold what is missing: UNAVAILABLE, not lost
+    throw new ClientException(unreachable ? ClientStatus.UNAVAILABLE : ClientStatus.DATA_LOST,
+        null, "chunk " + index + " of file "
         + fileId + ": its target cannot be read, and group " + group + " of " + across
         + " has no " + k + " members of one tag to decode it from (members read by tag: "
         + describe(counts) + "; not read: " + String.join(", ", unread) + ")");
@@ -141,14 +149,16 @@ final class GroupReads {
       Optional<ChunkStat> stat = io.readMember(target, fileId, map.memberIndex(group, j),
           offset, buf);
       if (stat.isEmpty()) {
-        return new Member(j, null, null, "missing on target " + target);
+        return new Member(j, null, null, "missing on target " + target, false);
       }
       buf.flip();
-      return new Member(j, buf, new Tag(stat.get().generation(), stat.get().sequence()), null);
+      return new Member(j, buf, new Tag(stat.get().generation(), stat.get().sequence()), null,
+          false);
     } catch (ClientException e) {
       if (ChunkIo.servedElsewhere(e)) {
         suspects.failed(target);
-        return new Member(j, null, null, e.getMessage());
+        return new Member(j, null, null, e.getMessage(),
+            e.status() == ClientStatus.UNAVAILABLE || e.status() == ClientStatus.TARGET_NOT_FOUND);
       }
       throw new CompletionException(e);
     } catch (IOException e) {
