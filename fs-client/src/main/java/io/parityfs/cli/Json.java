@@ -48,6 +48,7 @@ final class Json {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", t.id());
     m.put("nodeId", t.nodeId());
+    m.put("domain", t.domain());
     m.put("address", t.address());
     m.put("name", t.name());
     m.put("pool", t.pool());

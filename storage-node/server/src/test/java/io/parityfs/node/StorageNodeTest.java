@@ -83,6 +83,7 @@ class StorageNodeTest {
     Files.createDirectories(dir.resolve("m1"));
     return NodeProperties.create()
         .set(NodeConfigKeys.NODE_NAME, "test-node")
+        .set(NodeConfigKeys.NODE_DOMAIN, "rack-07")
         .set(NodeConfigKeys.NODE_ID_FILE, dir.resolve("state/node.id"))
         .set(NodeConfigKeys.LISTEN_HOST, "127.0.0.1")
         .set(NodeConfigKeys.LISTEN_PORT, 7110)
@@ -175,6 +176,7 @@ class StorageNodeTest {
     assertEquals(0, nodeStat.getEphemeralOwner(), "node record is persistent");
     JsonNode n = read(ZkPaths.node(id));
     assertEquals(id, n.get("nodeId").asText());
+    assertEquals("rack-07", n.get("domain").asText(), "the failure domain, for placement");
     assertEquals(2, n.get("targets").size());
     assertEquals(small.id(), n.get("targets").get(1).asText());
     JsonNode t = read(ZkPaths.target(fast.id()));
