@@ -224,8 +224,16 @@ class PfsFileSystemTest {
         assertArrayEquals(data, back, dir);
       }
     }
-    assertEquals(2, fs.getFileStatus(new Path("/fst/mirror/f")).getReplication());
+    FileStatus mirrored = fs.getFileStatus(new Path("/fst/mirror/f"));
+    assertEquals(2, mirrored.getReplication());
     assertTrue(fs.getFileStatus(new Path("/fst/ec/f")).isErasureCoded());
+    // a mirrored chunk is located on both copies' nodes, as HDFS lists replicas
+    for (BlockLocation b : fs.getFileBlockLocations(mirrored, 0, mirrored.getLen())) {
+      assertEquals(2, b.getNames().length, java.util.Arrays.toString(b.getNames()));
+      assertNotEquals(b.getNames()[0], b.getNames()[1]);
+    }
+    assertEquals(1, fs.getFileBlockLocations(fs.getFileStatus(new Path("/fst/ec/f")), 0, 1)[0]
+        .getNames().length);
   }
 
   @Test
