@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "local", mixinStandardHelpOptions = true,
     description = {"A ParityFS cluster on this machine: ZooKeeper and storage nodes as"
         + " background processes, their data and logs in one folder. It survives restarts.",
-        "A new cluster has 3 storage nodes, each one RAID-6 4+2 target over 6 drive folders."},
+        "A new cluster has 3 storage nodes, each one RAID-6 4+2 target over 6 drive folders,"
+            + " and its files are protected ec:2+1 across the nodes (--nodes 5: ec:4+1)."},
     subcommands = {LocalCommand.Start.class, LocalCommand.Stop.class,
         LocalCommand.Status.class})
 public final class LocalCommand {
@@ -46,7 +47,9 @@ public final class LocalCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--nodes", paramLabel = "<n>", defaultValue = "3",
-        description = "storage nodes of a new cluster (default ${DEFAULT-VALUE})")
+        description = "storage nodes of a new cluster (default ${DEFAULT-VALUE}); its root's"
+            + " protection across nodes follows: ec:(n-1)+1 with 3 or 4, ec:4+1 from 5, mirror:2"
+            + " with 2, none with 1")
     int nodes;
 
     @Option(names = "--drives", paramLabel = "<n>", defaultValue = "6",
