@@ -131,6 +131,13 @@ final class GroupWriter {
     while (present < k && data[present] != null) {
       present++;
     }
+    for (int j = present; j < k; j++) {
+      if (data[j] != null) {
+        throw new IllegalStateException("group " + g + " of file " + file.id() + ": chunk "
+            + (g * k + j) + " is given but chunk " + (g * k + present) + " before it is not"
+            + " (a hole)");
+      }
+    }
     long sequence = GroupReads.sequence(chunks.nextSequence(), present);
     List<CompletableFuture<Void>> parts = new ArrayList<>(present + m);
     for (int j = 0; j < present; j++) {
@@ -146,6 +153,19 @@ final class GroupWriter {
           transfers));
     }
     return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+  }
+
+  /**
+   * Deletes the parity chunks of groups {@code from} to {@code to} (a truncate's, past the new
+   * end), as the file's writer generation.
+   */
+  void deleteParity(long from, long to) throws IOException {
+    for (long g = from; g <= to; g++) {
+      for (int p = k; p < k + m; p++) {
+        String target = layout.targets().get(map.memberPosition(g, p));
+        chunks.delete(target, file.id(), map.memberIndex(g, p), file.generation());
+      }
+    }
   }
 
   private void put(long g, int member, long sequence, ByteBuffer bytes) {

@@ -228,7 +228,7 @@ public final class PfsFileWriter implements Closeable {
       if (groups != null && lastOld >= 0) {
         // the cut's group is gone when the cut is its first chunk's start; else it was stored
         boolean groupGone = inChunk == 0 && cut % groupSize() == 0;
-        deleteParity(groupGone ? map.group(cut) : map.group(cut) + 1, map.group(lastOld));
+        groups.deleteParity(groupGone ? map.group(cut) : map.group(cut) + 1, map.group(lastOld));
       }
     } catch (IOException | RuntimeException e) {
       // a chunk past the new end is left: fail the writer, so that close does not close the
@@ -449,15 +449,24 @@ public final class PfsFileWriter implements Closeable {
     ByteBuffer data = c.buf.duplicate();
     data.position(0).limit(c.valid);
     storedSinceCommit.put(index, c.valid);
+    follow(index, List.of(c.buf), () -> CompletableFuture.runAsync(() -> {
+      try {
+        client.chunks().write(file.id(), file.generation(), layout, index, data);
+      } catch (IOException e) {
+        throw new CompletionException(e);
+      }
+    }, client.transfers()));
+  }
+
+  /**
+   * Starts a store and follows it in {@link #storing} under {@code key}: its failure becomes the
+   * writer's, and {@code buffers} are kept for reuse once it ends.
+   */
+  private void follow(int key, List<ByteBuffer> buffers,
+      java.util.function.Supplier<CompletableFuture<Void>> start) throws ClientException {
     CompletableFuture<Void> f;
     try {
-      f = CompletableFuture.runAsync(() -> {
-        try {
-          client.chunks().write(file.id(), file.generation(), layout, index, data);
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-      }, client.transfers());
+      f = start.get();
     } catch (RuntimeException e) {
       throw new ClientException(ClientStatus.IO_ERROR, path, "cannot schedule a store of " + path
           + ": " + e, e);
@@ -466,11 +475,13 @@ public final class PfsFileWriter implements Closeable {
       if (e != null && failure == null) {
         failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
       }
-      if (free.size() < maxBuffers) {
-        free.push(c.buf);
+      for (ByteBuffer b : buffers) {
+        if (free.size() < maxBuffers) {
+          free.push(b);
+        }
       }
     });
-    storing.put(index, f);
+    storing.put(key, f);
   }
 
   /** Stores every buffer and waits for every store; throws the first failure. */
@@ -581,40 +592,7 @@ public final class PfsFileWriter implements Closeable {
   /** Stores one round of the group starting at chunk {@code first}, followed in storing. */
   private void storeRound(int first, ByteBuffer[] data, List<ByteBuffer> recycle)
       throws IOException {
-    for (int j = 1; j < data.length; j++) {
-      if (data[j] != null && data[j - 1] == null) {
-        throw new IllegalStateException(path + ": chunk " + (first + j) + " is stored but"
-            + " chunk " + (first + j - 1) + " before it is not (a hole)");
-      }
-    }
-    CompletableFuture<Void> f;
-    try {
-      f = groups.store(map.group(first), data);
-    } catch (RuntimeException e) {
-      throw new ClientException(ClientStatus.IO_ERROR, path, "cannot schedule a store of " + path
-          + ": " + e, e);
-    }
-    f.whenComplete((v, e) -> {
-      if (e != null && failure == null) {
-        failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      }
-      for (ByteBuffer b : recycle) {
-        if (free.size() < maxBuffers) {
-          free.push(b);
-        }
-      }
-    });
-    storing.put(first, f);
+    follow(first, recycle, () -> groups.store(map.group(first), data));
   }
 
-  /** Deletes the parity chunks of groups {@code from} to {@code to} (past the new end). */
-  private void deleteParity(long from, long to) throws IOException {
-    int k = groupSize();
-    for (long g = from; g <= to; g++) {
-      for (int p = k; p < map.members(); p++) {
-        String target = layout.targets().get(map.memberPosition(g, p));
-        client.chunks().delete(target, file.id(), map.memberIndex(g, p), file.generation());
-      }
-    }
-  }
 }

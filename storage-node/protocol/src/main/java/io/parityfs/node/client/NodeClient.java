@@ -154,10 +154,8 @@ public final class NodeClient implements Closeable {
   }
 
   /**
-   * Writes the remaining bytes of {@code data} (not consumed: positions are left alone) as writer
-   * {@code generation} of the chunk's file (see {@link WriteRequest#generation()}): a target that
-   * has seen a newer generation of the file refuses it with STALE_GENERATION (not retried).
-   * Retried for REPLACE and OVERWRITE, which are idempotent.
+   * As writer {@code generation} of the chunk's file ({@link WriteRequest#generation()}): a target
+   * that has seen a newer one refuses it with STALE_GENERATION (not retried).
    */
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, long generation, ByteBuffer... data) throws IOException {
@@ -165,10 +163,9 @@ public final class NodeClient implements Closeable {
   }
 
   /**
-   * {@link #writeChunk(InetSocketAddress, TargetId, ChunkId, long, WriteMode, int, long,
-   * ByteBuffer...)} with a group tag: the new version is stored with (generation, {@code
-   * sequence}) when the sequence is not 0 (see {@link WriteRequest#sequence()}), and the returned
-   * stat carries it. A node that predates group tags refuses the write (INVALID_ARGUMENT).
+   * With a group tag: the version is stored with (generation, {@code sequence}) when the sequence
+   * is not 0 ({@link WriteRequest#sequence()}), and the stat returned carries it. Retried for
+   * REPLACE and OVERWRITE, which are idempotent.
    */
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, long generation, long sequence, ByteBuffer... data)
@@ -293,10 +290,8 @@ public final class NodeClient implements Closeable {
   }
 
   /**
-   * {@link #readChunk(InetSocketAddress, TargetId, ChunkId, long, ByteBuffer)}, returning the stat
-   * of the version the bytes were read from (with its group tag): a READ pins one version, and
-   * the node names it in the answer's first frame ({@link ReadRequest#WITH_STAT}). The bytes read
-   * are {@code dst}'s position's advance.
+   * As above, returning the stat of the version the bytes were read from, with its group tag
+   * (one READ reads one version, named in its first frame: {@link ReadRequest#WITH_STAT}).
    */
   public ChunkStat readChunkWithStat(InetSocketAddress node, TargetId target, ChunkId chunk,
       long offset, ByteBuffer dst) throws IOException {
@@ -307,28 +302,9 @@ public final class NodeClient implements Closeable {
 
   private int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       ByteBuffer dst, ChunkStat[] stat) throws IOException {
-    ByteBuffer view = dst.duplicate();
-    int start = view.position();
-    long n = readChunk(node, target, chunk, offset, dst.remaining(), new WritableByteChannel() {
-      @Override
-      public int write(ByteBuffer src) throws IOException {
-        int r = src.remaining();
-        if (r > view.remaining()) {
-          throw new NodeException(Status.PROTOCOL_VIOLATION, "node sent more than asked");
-        }
-        view.put(src);
-        return r;
-      }
-
-      @Override
-      public boolean isOpen() {
-        return true;
-      }
-
-      @Override
-      public void close() {}
-    }, () -> {
-      view.position(start);
+    BufferSink sink = new BufferSink(dst);
+    long n = readChunk(node, target, chunk, offset, dst.remaining(), sink, () -> {
+      sink.reset();
       if (stat != null) {
         stat[0] = null;
       }
