@@ -7,7 +7,6 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.chunks.StoredChunk;
-import io.parityfs.meta.targets.Reachability;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeException;
 import io.parityfs.node.protocol.ChunkId;
@@ -282,7 +281,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    */
   private int readCoded(long fileId, Layout layout, int index, long offset, ByteBuffer dst,
       String target) throws IOException {
-    boolean healthy = !suspects.suspect(target) && online(target);
+    boolean healthy = suspects.healthy(target, locator);
     ClientException direct = null;
     if (healthy) {
       try {
@@ -321,18 +320,16 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     return n;
   }
 
+  /** Whether {@code target} is worth trying first ({@link Suspects#healthy}). */
+  boolean healthy(String target) {
+    return suspects.healthy(target, locator);
+  }
+
   /** The pool for transfers a caller fans out and waits for (see {@link #fanOut}). */
   ExecutorService fanOut() {
     return fanOut;
   }
 
-  boolean online(String target) {
-    try {
-      return locator.locate(target).info().reachability() == Reachability.ONLINE;
-    } catch (IOException e) {
-      return false;
-    }
-  }
 
   /**
    * Reads chunk {@code index} on {@code target} from {@code offset} into {@code dst} (up to its

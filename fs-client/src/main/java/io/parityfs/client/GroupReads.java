@@ -86,7 +86,7 @@ final class GroupReads {
     List<String> unread = new ArrayList<>();
     String wantedTarget = layout.targets().get(map.memberPosition(group, wanted));
     // the wanted member's own node is usually why this read is degraded: it may come back
-    boolean unreachable = suspects.suspect(wantedTarget) || !io.online(wantedTarget);
+    boolean unreachable = !io.healthy(wantedTarget);
     List<Integer> candidates = new ArrayList<>();
     List<Integer> lastResort = new ArrayList<>();
     for (int j = 0; j < n; j++) {
@@ -96,7 +96,7 @@ final class GroupReads {
       String target = layout.targets().get(map.memberPosition(group, j));
       // data members first (by number), then parity; members on targets known down or
       // suspect only when the others do not give K of one tag
-      (suspects.suspect(target) || !io.online(target) ? lastResort : candidates).add(j);
+      (io.healthy(target) ? candidates : lastResort).add(j);
     }
     candidates.addAll(lastResort);
     Member[] got = new Member[n];

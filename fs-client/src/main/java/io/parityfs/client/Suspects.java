@@ -58,10 +58,18 @@ final class Suspects {
     List<String> healthy = new ArrayList<>(targets.size());
     List<String> last = new ArrayList<>();
     for (String t : targets) {
-      (suspect(t) || !online(t, locator) ? last : healthy).add(t);
+      (healthy(t, locator) ? healthy : last).add(t);
     }
     healthy.addAll(last);
     return healthy;
+  }
+
+  /**
+   * Whether {@code target} is worth trying first: not suspect, and ONLINE in the registry (as
+   * {@code locator} sees it; a target it does not know is not).
+   */
+  boolean healthy(String target, TargetLocator locator) {
+    return !suspect(target) && online(target, locator);
   }
 
   private static boolean online(String target, TargetLocator locator) {
