@@ -20,10 +20,24 @@ package io.parityfs.meta;
  * @param generation the file's writer generation (lease epoch): 0 at create, +1 at every append
  *     and lease recovery; every chunk write and delete of the file carries it, and the storage
  *     targets refuse an older one (fencing). 0 for directories
+ * @param repairs the file's repair record: members a write could not store, which readers
+ *     must not use ({@link Repairs}); empty for directories and healthy files
  */
 public record FileStatus(String path, long id, FileType type, long length, long version,
     long modificationTime, long accessTime, String owner, String group, int permission,
-    Layout layout, String writer, long generation) {
+    Layout layout, String writer, long generation, Repairs repairs) {
+
+  public FileStatus {
+    repairs = repairs == null ? Repairs.NONE : repairs;
+  }
+
+  /** A status without a repair record. */
+  public FileStatus(String path, long id, FileType type, long length, long version,
+      long modificationTime, long accessTime, String owner, String group, int permission,
+      Layout layout, String writer, long generation) {
+    this(path, id, type, length, version, modificationTime, accessTime, owner, group, permission,
+        layout, writer, generation, Repairs.NONE);
+  }
 
   /** A status at generation 0. */
   public FileStatus(String path, long id, FileType type, long length, long version,

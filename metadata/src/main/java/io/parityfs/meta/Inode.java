@@ -3,6 +3,7 @@ package io.parityfs.meta;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -12,29 +13,42 @@ import java.util.TreeMap;
  * entry-bucket count for directories; {@code layout} is a file's layout or a directory's default.
  */
 @JsonPropertyOrder({"schema", "id", "type", "length", "version", "mtime", "atime", "owner",
-    "group", "perm", "layout", "buckets", "xattrs", "lease", "generation"})
+    "group", "perm", "layout", "buckets", "xattrs", "lease", "generation", "repairs"})
 record Inode(int schema, long id, FileType type, long length, long version, long mtime,
     long atime, String owner, String group, int perm, Layout layout, int buckets,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, byte[]> xattrs,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Lease lease, long generation) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Lease lease, long generation,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Repairs.Range> repairs) {
 
-  /** 2: {@code generation} added (a schema-1 record reads as generation 0). */
-  static final int SCHEMA = 2;
+  /**
+   * 2: {@code generation} added (a schema-1 record reads as generation 0). 3: {@code repairs}
+   * (the file's repair record, {@link Repairs}); written only by a record that has one, so that
+   * code which would not know to avoid its stale members refuses it instead of misreading.
+   */
+  static final int SCHEMA = 3;
+  /** The schema of a record without a repair record. */
+  static final int SCHEMA_PLAIN = 2;
 
   Inode {
     xattrs = xattrs == null || xattrs.isEmpty()
         ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(xattrs));
+    repairs = repairs == null ? List.of() : new Repairs(repairs).ranges();
+  }
+
+  /** The schema a record with {@code repairs} is written in. */
+  private static int schemaOf(List<Repairs.Range> repairs) {
+    return repairs.isEmpty() ? SCHEMA_PLAIN : SCHEMA;
   }
 
   static Inode newFile(long id, long now, CreateOptions o, Layout layout, Lease lease) {
-    return new Inode(SCHEMA, id, FileType.FILE, 0, 0, now, now, o.owner(), o.group(),
-        o.permission(), layout, 0, Map.of(), lease, 0);
+    return new Inode(SCHEMA_PLAIN, id, FileType.FILE, 0, 0, now, now, o.owner(), o.group(),
+        o.permission(), layout, 0, Map.of(), lease, 0, List.of());
   }
 
   static Inode newDirectory(long id, long now, CreateOptions o, Layout defaultLayout,
       int buckets) {
-    return new Inode(SCHEMA, id, FileType.DIRECTORY, 0, 0, now, now, o.owner(), o.group(),
-        o.permission(), defaultLayout, buckets, Map.of(), null, 0);
+    return new Inode(SCHEMA_PLAIN, id, FileType.DIRECTORY, 0, 0, now, now, o.owner(), o.group(),
+        o.permission(), defaultLayout, buckets, Map.of(), null, 0, List.of());
   }
 
   boolean isDirectory() {
@@ -43,7 +57,7 @@ record Inode(int schema, long id, FileType type, long length, long version, long
 
   FileStatus status(String path) {
     return new FileStatus(path, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, lease == null ? null : lease.client(), generation);
+        layout, lease == null ? null : lease.client(), generation, new Repairs(repairs));
   }
 
   Inode withLength(long newLength) {
@@ -52,45 +66,52 @@ record Inode(int schema, long id, FileType type, long length, long version, long
 
   /** This file at a new length and version, modified at {@code newMtime} (-1: now). */
   Inode withLength(long newLength, long newMtime) {
-    return new Inode(SCHEMA, id, type, newLength, version + 1,
+    return new Inode(schemaOf(repairs), id, type, newLength, version + 1,
         newMtime == -1 ? System.currentTimeMillis() : newMtime, atime, owner, group, perm, layout,
-        buckets, xattrs, lease, generation);
+        buckets, xattrs, lease, generation, repairs);
   }
 
   /** This file with another lease (null: closed). */
   Inode withLease(Lease newLease) {
-    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, xattrs, newLease, generation);
+    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, newLease, generation, repairs);
   }
 
   /** This file at the next writer generation (a new lease epoch: append, lease recovery). */
   Inode withNextGeneration() {
-    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, xattrs, lease, generation + 1);
+    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation + 1, repairs);
+  }
+
+  /** This file with another repair record (its schema follows: {@link #SCHEMA} with one). */
+  Inode withRepairs(Repairs newRepairs) {
+    List<Repairs.Range> r = newRepairs.ranges();
+    return new Inode(schemaOf(r), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation, r);
   }
 
   Inode withTimes(long newMtime, long newAtime) {
-    return new Inode(SCHEMA, id, type, length, version, newMtime, newAtime, owner, group, perm,
-        layout, buckets, xattrs, lease, generation);
+    return new Inode(schemaOf(repairs), id, type, length, version, newMtime, newAtime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation, repairs);
   }
 
   Inode withPermission(int newPerm) {
-    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, newPerm,
-        layout, buckets, xattrs, lease, generation);
+    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, newPerm,
+        layout, buckets, xattrs, lease, generation, repairs);
   }
 
   Inode withOwner(String newOwner, String newGroup) {
-    return new Inode(SCHEMA, id, type, length, version, mtime, atime, newOwner, newGroup, perm,
-        layout, buckets, xattrs, lease, generation);
+    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, newOwner, newGroup, perm,
+        layout, buckets, xattrs, lease, generation, repairs);
   }
 
   Inode withLayout(Layout newLayout) {
-    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
-        newLayout, buckets, xattrs, lease, generation);
+    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
+        newLayout, buckets, xattrs, lease, generation, repairs);
   }
 
   Inode withXAttrs(Map<String, byte[]> newXAttrs) {
-    return new Inode(SCHEMA, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, newXAttrs, lease, generation);
+    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, newXAttrs, lease, generation, repairs);
   }
 }

@@ -397,7 +397,34 @@ public final class Namespace implements Closeable {
    */
   public FileStatus setLength(String path, long fileId, long expectedVersion, long length,
       long mtime) throws NamespaceException {
-    return commits.setLength(path, fileId, expectedVersion, length, mtime);
+    return commits.setLength(path, fileId, expectedVersion, length, mtime, Repairs.NONE);
+  }
+
+  /**
+   * {@link #setLength(String, long, long, long, long)} that also adds {@code stale} to the
+   * file's repair record, in the same write: the members this writer could not store since its
+   * last commit, because their targets were down (docs/across-nodes.md §3). No reader sees the
+   * new length without the record.
+   *
+   * @throws NamespaceException also TOO_LARGE when the record would pass {@link
+   *     Repairs#MAX_RANGES} ranges
+   */
+  public FileStatus setLength(String path, long fileId, long expectedVersion, long length,
+      long mtime, Repairs stale) throws NamespaceException {
+    return commits.setLength(path, fileId, expectedVersion, length, mtime, stale);
+  }
+
+  /**
+   * Takes {@code done} out of the repair record of a closed file, once its stale members are
+   * stored again (catch-up, re-protection), if the file is still at {@code expectedVersion} and
+   * writer {@code generation}: nothing was written since the repairer read it.
+   *
+   * @throws NamespaceException CONFLICT when it was written since, LEASE_CONFLICT when it is
+   *     open for writing, NOT_FOUND when it is gone or was replaced
+   */
+  public FileStatus repaired(String path, long fileId, long expectedVersion, long generation,
+      Repairs done) throws NamespaceException {
+    return commits.repaired(path, fileId, expectedVersion, generation, done);
   }
 
   /**
@@ -413,7 +440,14 @@ public final class Namespace implements Closeable {
   /** {@link #complete}, stamping the modification time {@code mtime} (-1: now) as it closes. */
   public FileStatus complete(String path, long fileId, long expectedVersion, long length,
       long mtime) throws NamespaceException {
-    return commits.complete(path, fileId, expectedVersion, length, mtime);
+    return commits.complete(path, fileId, expectedVersion, length, mtime, Repairs.NONE);
+  }
+
+  /** {@link #complete(String, long, long, long, long)}, adding {@code stale} as {@link
+   * #setLength(String, long, long, long, long, Repairs)} does. */
+  public FileStatus complete(String path, long fileId, long expectedVersion, long length,
+      long mtime, Repairs stale) throws NamespaceException {
+    return commits.complete(path, fileId, expectedVersion, length, mtime, stale);
   }
 
   /**

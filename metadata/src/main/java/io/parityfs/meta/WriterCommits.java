@@ -37,12 +37,61 @@ final class WriterCommits {
 
   /** {@link Namespace#setLength(String, long, long, long, long)}. */
   FileStatus setLength(String path, long fileId, long expectedVersion, long length,
-      long mtime) throws NamespaceException {
+      long mtime, Repairs stale) throws NamespaceException {
     checkCommit(length, mtime);
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
-      return i.withLength(length, mtime);
+      return withStale(i.withLength(length, mtime), stale, path);
     }, (before, after) -> List.of(leaseAlive(before)));
+  }
+
+  /**
+   * {@code i} with the members a writer could not store added to its repair record; TOO_LARGE
+   * when the record would pass {@link Repairs#MAX_RANGES} ranges (the write then fails rather
+   * than be acknowledged without a record of what it left out).
+   */
+  private static Inode withStale(Inode i, Repairs stale, String path)
+      throws NamespaceException {
+    if (stale.isEmpty()) {
+      return i;
+    }
+    Repairs all = new Repairs(i.repairs()).with(stale);
+    if (all.ranges().size() > Repairs.MAX_RANGES) {
+      throw new NamespaceException(NamespaceStatus.TOO_LARGE, path, "the repair record of "
+          + path + " would hold " + all.ranges().size() + " ranges of members not stored, more"
+          + " than " + Repairs.MAX_RANGES + "; bring the down targets back or repair the file"
+          + " (parityfs repair) before writing more to it while they are down");
+    }
+    return i.withRepairs(all);
+  }
+
+  /**
+   * {@link Namespace#repaired}: takes {@code done} out of a closed file's repair record, if the
+   * file is still at {@code expectedVersion} and {@code generation} (nothing was written since
+   * the repairer read it).
+   */
+  FileStatus repaired(String path, long fileId, long expectedVersion, long generation,
+      Repairs done) throws NamespaceException {
+    return commit(path, fileId, i -> {
+      if (i.isDirectory() || i.id() != fileId) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "file " + fileId
+            + " is gone or was replaced");
+      }
+      if (i.lease() != null) {
+        throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, path, "open for writing by "
+            + i.lease().client() + ": repaired after it is closed");
+      }
+      if (i.version() != expectedVersion || i.generation() != generation) {
+        throw new NamespaceException(NamespaceStatus.CONFLICT, path, "written since it was"
+            + " read for repair (version " + i.version() + ", generation " + i.generation()
+            + "; read at " + expectedVersion + ", " + generation + ")");
+      }
+      Repairs left = new Repairs(i.repairs());
+      for (Repairs.Range r : done.ranges()) {
+        left = left.without(r.target(), r.from(), r.to());
+      }
+      return i.withRepairs(left);
+    }, (before, after) -> List.of());
   }
 
   private static void checkCommit(long length, long mtime) {
@@ -56,11 +105,11 @@ final class WriterCommits {
 
   /** {@link Namespace#complete(String, long, long, long, long)}. */
   FileStatus complete(String path, long fileId, long expectedVersion, long length,
-      long mtime) throws NamespaceException {
+      long mtime, Repairs stale) throws NamespaceException {
     checkCommit(length, mtime);
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
-      return i.withLength(length, mtime).withLease(null);
+      return withStale(i.withLength(length, mtime), stale, path).withLease(null);
     }, (before, after) -> List.of(leaseAlive(before), core.leases.deleteRecord(before.id())));
   }
 

@@ -268,9 +268,10 @@ class LeaseTest extends ZkFixture {
     Inode read = InodeCodec.decode(old.getBytes(java.nio.charset.StandardCharsets.UTF_8), "/x");
     assertEquals(0, read.generation());
     assertEquals(1, read.schema());
-    assertEquals(Inode.SCHEMA, read.withLength(3).schema(), "rewritten as the current schema");
+    assertEquals(Inode.SCHEMA_PLAIN, read.withLength(3).schema(),
+        "rewritten as the current schema (of a record without a repair record)");
     assertEquals(NamespaceStatus.CORRUPT, fails(() -> InodeCodec.decode(json.replace(
-        "\"schema\":2", "\"schema\":3").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "\"schema\":2", "\"schema\":4").getBytes(java.nio.charset.StandardCharsets.UTF_8),
         "/x")));
   }
 

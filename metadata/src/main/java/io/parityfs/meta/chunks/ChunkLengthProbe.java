@@ -5,11 +5,8 @@ import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.LengthProbe;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -45,7 +42,7 @@ public final class ChunkLengthProbe implements LengthProbe {
 
   @Override
   public long length(FileStatus file) throws IOException {
-    return prefix(file.layout(), stored(file));
+    return prefix(file, stored(file));
   }
 
   /**
@@ -84,16 +81,17 @@ public final class ChunkLengthProbe implements LengthProbe {
       }
     }
     stored.lengths().keySet().removeIf(index -> index >= first);
-    return prefix(layout, stored);
+    return prefix(file, stored);
   }
 
-  /** What the targets list: each data chunk's length (per copy), and who holds each chunk. */
-  private record Listing(Map<Integer, List<Long>> lengths, Map<Integer, Set<String>> where) {}
+  /** What the targets list: each data chunk's length on each target, and who holds each chunk. */
+  private record Listing(Map<Integer, Map<String, Long>> lengths,
+      Map<Integer, Set<String>> where) {}
 
   private Listing stored(FileStatus file) throws IOException {
     Layout layout = file.layout();
     ChunkMap map = ChunkMap.of(layout);
-    Map<Integer, List<Long>> lengths = new HashMap<>();
+    Map<Integer, Map<String, Long>> lengths = new HashMap<>();
     Map<Integer, Set<String>> where = new TreeMap<>();
     for (String target : new LinkedHashSet<>(layout.targets())) {
       long cursor = 0;
@@ -103,7 +101,7 @@ public final class ChunkLengthProbe implements LengthProbe {
           if (c.fileId() == file.id()) {
             where.computeIfAbsent(c.index(), i -> new LinkedHashSet<>()).add(target);
             if (!map.isParity(c.index())) {
-              lengths.computeIfAbsent(c.index(), i -> new ArrayList<>()).add(c.length());
+              lengths.computeIfAbsent(c.index(), i -> new HashMap<>()).put(target, c.length());
             }
           }
         }
@@ -114,19 +112,40 @@ public final class ChunkLengthProbe implements LengthProbe {
   }
 
   /**
-   * The stored prefix. A chunk of a {@code mirror:N} file counts only when all N copies are
+   * The stored prefix. A chunk of a {@code mirror:N} file counts only when every copy is
    * listed, with the shortest copy's length: what every copy holds. Parity chunks are not data.
+   * Copies the file's repair record names (a write left them out, their targets down) are not
+   * asked for: their targets may hold an older version or none. A data chunk whose only member
+   * is in the record (ec) is taken as holding what the committed length covers of it, which the
+   * rest of its group decodes; the prefix ends there unless that is the whole chunk.
    */
-  private static long prefix(Layout layout, Listing stored) {
+  private static long prefix(FileStatus file, Listing stored) {
+    Layout layout = file.layout();
+    ChunkMap map = ChunkMap.of(layout);
     long chunkSize = layout.chunkSize();
-    int copies = ChunkMap.of(layout).copies();
     long end = 0;
     for (int i = 0; ; i++) {
-      List<Long> lens = stored.lengths().get(i);
-      if (lens == null || lens.size() < copies) {
-        return end;
+      Map<String, Long> lens = stored.lengths().getOrDefault(i, Map.of());
+      long len = Long.MAX_VALUE;
+      boolean asked = false;
+      for (int c = 0; c < map.copies(); c++) {
+        String target = layout.targets().get(map.copyPosition(i, c));
+        if (file.repairs().stale(target, map.group(i))) {
+          continue;
+        }
+        asked = true;
+        Long l = lens.get(target);
+        if (l == null) {
+          return end;
+        }
+        len = Math.min(len, l);
       }
-      long len = Collections.min(lens);
+      if (!asked) {
+        len = Math.max(0, Math.min(chunkSize, file.length() - i * chunkSize));
+        if (len == 0) {
+          return end;
+        }
+      }
       end = i * chunkSize + Math.min(len, chunkSize);
       if (len < chunkSize) {
         return end;

@@ -49,6 +49,12 @@ import java.util.random.RandomGenerator;
  *       (docs/across-nodes.md): each draw is only among targets on nodes that the positions
  *       within w of it do not use, and never falls back to such a node. Named targets that
  *       break the rule are refused.
+ *   <li>When the online targets of such a layout are on fewer than w failure domains but on at
+ *       least as many as a group is read from (K for ec:K+M, 1 for mirror:N), the file is placed
+ *       <em>degraded from birth</em> on one group of w targets: the online ones first, then an
+ *       offline (not failed) target of each missing domain. Its writers leave those members out
+ *       and record them in the file's repair record (docs/across-nodes.md §3, §5), so a node
+ *       down does not fail every create of ec:2+1 on three nodes.
  * </ol>
  *
  * <p><b>Errors</b> (fewer eligible targets than the minimum) are a {@link NamespaceException}
@@ -116,6 +122,7 @@ public final class TargetPlacement implements LayoutPlacer {
 
     String protection = requested.protection().toLowerCase(Locale.ROOT);
     List<TargetInfo> eligible = new ArrayList<>();
+    List<TargetInfo> standby = new ArrayList<>(); // offline but not failed: may come back
     int inPool = 0;
     int offline = 0;
     int probablyOffline = 0;
@@ -126,6 +133,9 @@ public final class TargetPlacement implements LayoutPlacer {
         continue;
       }
       inPool++;
+      if (t.reachability() != Reachability.ONLINE && t.consistency() != Consistency.FAILED) {
+        standby.add(t);
+      }
       if (t.reachability() == Reachability.OFFLINE) {
         offline++;
       } else if (t.reachability() == Reachability.PROBABLY_OFFLINE) {
@@ -138,7 +148,19 @@ public final class TargetPlacement implements LayoutPlacer {
         eligible.add(t);
       }
     }
-    int minimum = Math.max(1, requested.across().width()) - chosen.size();
+    int width = requested.across().width();
+    List<TargetInfo> degraded = degradedFromBirth(requested, chosenDomains, eligible, standby);
+    if (!degraded.isEmpty()) {
+      LOG.log(System.Logger.Level.WARNING, "{0}: {1} across nodes has targets online on too few"
+          + " nodes; placed on one group of {2}, degraded from birth: its members on the {3}"
+          + " offline nodes are left out by writes (the file''s repair record) until they"
+          + " return", path, requested.across(), width, width - distinctDomains(chosenDomains,
+          eligible));
+      requested = requested.withStripeCount(width);
+      wanted = width - chosen.size();
+      eligible.addAll(degraded);
+    }
+    int minimum = Math.max(1, width) - chosen.size();
     if (eligible.size() < Math.max(minimum, 1)) {
       throw notEnough(requested, path, all, wanted, eligible.size(), inPool, offline,
           probablyOffline, failed, full);
@@ -152,7 +174,6 @@ public final class TargetPlacement implements LayoutPlacer {
       wanted = eligible.size();
     }
 
-    int width = requested.across().width();
     if (width > 1) {
       Set<String> nodes = new HashSet<>(chosenDomains);
       eligible.forEach(t -> nodes.add(t.failureDomain()));
@@ -176,6 +197,12 @@ public final class TargetPlacement implements LayoutPlacer {
           throw acrossUnavailable(requested, path, eligible, inPool);
         }
       }
+      if (!degraded.isEmpty()) {
+        // online targets first: the offline ones only where the window rule leaves nothing else
+        List<TargetInfo> online = new ArrayList<>(allowed);
+        online.removeAll(degraded);
+        allowed = online.isEmpty() ? allowed : online;
+      }
       TargetInfo pick = draw(allowed, protection, nodeUses, random);
       eligible.remove(pick);
       chosen.add(pick.id());
@@ -183,6 +210,44 @@ public final class TargetPlacement implements LayoutPlacer {
       nodeUses.merge(pick.nodeId(), 1, Integer::sum);
     }
     return requested.withTargets(chosen);
+  }
+
+  /**
+   * The offline targets a new file of a policy across nodes is placed on when the online ones
+   * are on fewer failure domains than its width, but still on at least as many as a group is
+   * read from (K for ec:K+M, one for mirror:N), so that a node down does not fail every create
+   * (docs/across-nodes.md §5): one per missing domain is enough, since the file then gets one
+   * group's width of targets. Empty when not needed or not enough.
+   */
+  private static List<TargetInfo> degradedFromBirth(Layout requested, List<String> chosenDomains,
+      List<TargetInfo> eligible, List<TargetInfo> standby) {
+    int width = requested.across().width();
+    int have = distinctDomains(chosenDomains, eligible);
+    if (width <= 1 || have >= width) {
+      return List.of();
+    }
+    int readable = requested.across().isErasureCoded() ? requested.across().data() : 1;
+    if (have < readable) {
+      return List.of();
+    }
+    Set<String> domains = new HashSet<>(chosenDomains);
+    eligible.forEach(t -> domains.add(t.failureDomain()));
+    List<TargetInfo> out = new ArrayList<>();
+    for (TargetInfo t : standby) {
+      if (domains.size() >= width) {
+        break;
+      }
+      if (domains.add(t.failureDomain())) {
+        out.add(t);
+      }
+    }
+    return domains.size() >= width ? out : List.of();
+  }
+
+  private static int distinctDomains(List<String> chosenDomains, List<TargetInfo> eligible) {
+    Set<String> domains = new HashSet<>(chosenDomains);
+    eligible.forEach(t -> domains.add(t.failureDomain()));
+    return domains.size();
   }
 
   /**

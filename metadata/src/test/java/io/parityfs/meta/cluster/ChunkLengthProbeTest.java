@@ -8,6 +8,7 @@ import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.FileType;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Repairs;
 import io.parityfs.meta.chunks.ChunkLengthProbe;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
@@ -147,6 +148,37 @@ class ChunkLengthProbeTest {
     assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("a"));
     assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("b"));
     assertEquals(List.of(), t.chunks.get("c"), "both copies of chunks 1 and 2 are gone");
+  }
+
+  /**
+   * Members in the file's repair record (a write left them out, their nodes down) are not
+   * asked: a mirror copy left out does not shorten the prefix however stale, and an ec data
+   * chunk left out counts as what the committed length covers of it.
+   */
+  @Test
+  void membersInTheRepairRecordAreNotAsked() throws IOException {
+    Layout mirrored = LAYOUT.withAcross(Across.mirror(2));
+    // chunk 1's copy on c is an old, short version (left out of a rewrite); chunk 2's copy on a
+    // was never written
+    Targets t = new Targets().on("a", 0, 4096).on("b", 0, 4096).on("b", 1, 4096)
+        .on("c", 1, 1000).on("c", 2, 4096);
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    Repairs left = new Repairs(List.of(new Repairs.Range("c", 1, 1),
+        new Repairs.Range("a", 2, 2)));
+    assertEquals(3 * 4096, probe.length(withRepairs(file(mirrored, 1), 3 * 4096, left)));
+    assertEquals(4096 + 1000, probe.length(file(mirrored, 1)), "without the record");
+
+    Layout coded = LAYOUT.withAcross(Across.ec(2, 1));
+    // data chunk 1 (on b) left out of group 0's round; 1.5 chunks committed
+    Targets e = new Targets().on("a", 0, 4096).on("c", ChunkMap.PARITY_BASE, 4096);
+    ChunkLengthProbe coding = new ChunkLengthProbe(e, 1);
+    FileStatus f = withRepairs(file(coded, 1), 4096 + 2048, Repairs.of("b", 0));
+    assertEquals(4096 + 2048, coding.length(f), "chunk 1 as far as the commit covers it");
+  }
+
+  static FileStatus withRepairs(FileStatus f, long length, Repairs r) {
+    return new FileStatus(f.path(), f.id(), f.type(), length, f.version(), 0, 0, f.owner(),
+        f.group(), f.permission(), f.layout(), f.writer(), f.generation(), r);
   }
 
   /**

@@ -186,4 +186,38 @@ class AcrossPlacementTest extends RegistryFixture {
     assertEquals(pinned, placed.get(0));
     assertEquals(3, new HashSet<>(placed).size());
   }
+
+  /**
+   * A node down (docs/across-nodes.md §5): ec:2+1 on three nodes, one offline, still places new
+   * files, on one group of three whose third member is the offline node's target (degraded from
+   * birth: writes leave it out and record it); mirror:2 places on the two online nodes only;
+   * with two of three nodes down, ec:2+1 is refused (one online node cannot hold K = 2).
+   */
+  @Test
+  void aNodeDownPlacesDegradedFromBirthOnlyWhileAGroupCanBeRead() throws Exception {
+    cluster(3, 1);
+    TargetRegistry r = registry(3);
+    TargetPlacement p = new TargetPlacement(r, PlacementConfig.builder().seed(5).build());
+    TestNode gone = nodes.get(0);
+    String goneTarget = r.targets().stream().filter(t -> t.nodeId().equals(gone.id))
+        .findFirst().orElseThrow().id();
+    gone.stop();
+    eventually("the node probably offline", () -> r.target(goneTarget).orElseThrow()
+        .reachability() == Reachability.PROBABLY_OFFLINE);
+    for (int i = 0; i < 20; i++) {
+      Layout ec = p.place(layout(3, Across.ec(2, 1), List.of()), "/d/f");
+      assertEquals(3, ec.stripeCount());
+      assertEquals(3, new HashSet<>(ec.targets()).size());
+      assertTrue(ec.targets().contains(goneTarget), "its third member: " + ec.targets());
+      Layout mirror = p.place(layout(3, Across.mirror(2), List.of()), "/d/m");
+      assertEquals(2, mirror.stripeCount(), "mirror:2 fits the two online nodes");
+      assertTrue(!mirror.targets().contains(goneTarget), mirror.targets().toString());
+    }
+    nodes.get(1).stop();
+    eventually("two nodes probably offline", () -> r.targets().stream()
+        .filter(t -> t.reachability() == Reachability.ONLINE).count() == 1);
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> p.place(layout(3, Across.ec(2, 1), List.of()), "/d/g"));
+    assertEquals(NamespaceStatus.UNAVAILABLE, e.status());
+  }
 }
