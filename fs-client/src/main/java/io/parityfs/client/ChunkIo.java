@@ -4,6 +4,7 @@ import io.parityfs.client.across.GroupCodec;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Repairs;
 import io.parityfs.meta.chunks.ChunkPage;
 import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.chunks.StoredChunk;
@@ -148,33 +149,27 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * Stores {@code data} (its remaining bytes, not consumed) as the whole chunk, as writer
    * {@code generation} of the file.
    *
+   * @param stale where copies of a mirrored chunk left out go, their targets down (null: every
+   *     copy must be stored)
    * @throws FencedException when the target has seen a newer generation of the file: this
    *     writer's lease was recovered or the file reopened; nothing was stored
    * @throws ClientException with the status of the node's answer (NO_SPACE: the target is full)
    */
-  void write(long fileId, long generation, Layout layout, int index, ByteBuffer data)
-      throws IOException {
+  void write(long fileId, long generation, Layout layout, int index, ByteBuffer data,
+      StaleMembers stale) throws IOException {
     long sequence = layout.across().isNone() ? 0 : sequences.incrementAndGet();
-    write(fileId, generation, sequence, layout, index, data);
-  }
-
-  /**
-   * {@link #write(long, long, Layout, int, ByteBuffer)} with the group tag (generation, {@code
-   * sequence}; 0: none). For {@code mirror:N} every copy is stored, in parallel, and the write
-   * returns when all are: an acknowledged chunk is on N nodes. A copy that fails fails the
-   * write (the others may hold the new version; the file's committed length does not move, so
-   * readers never see it).
-   */
-  void write(long fileId, long generation, long sequence, Layout layout, int index,
-      ByteBuffer data) throws IOException {
     List<String> copies = copyTargets(layout, index);
     if (copies.size() == 1) {
       writeMember(copies.get(0), fileId, generation, sequence, index, data);
       return;
     }
-    List<CompletableFuture<Void>> others = new ArrayList<>();
-    for (String target : copies.subList(1, copies.size())) {
-      others.add(CompletableFuture.runAsync(() -> {
+    // mirror:N: the copies in parallel, under one tag; acknowledged when all are stored, or
+    // (stale given) when enough are and the others' targets are down: those are recorded
+    boolean[] out = leaveOut(copies, stale);
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    for (int c = 0; c < copies.size(); c++) {
+      String target = copies.get(c);
+      writes.add(out[c] ? null : CompletableFuture.runAsync(() -> {
         try {
           writeMember(target, fileId, generation, sequence, index, data);
         } catch (IOException e) {
@@ -182,29 +177,36 @@ final class ChunkIo implements ChunkService, AutoCloseable {
         }
       }, fanOut));
     }
-    IOException failed = null;
+    String what = "chunk " + index + " of file " + fileId;
+    CompletableFuture<Void> done = (stale != null ? stale : StaleMembers.every(copies.size()))
+        .settle(index, copies, writes, 0, what);
     try {
-      writeMember(copies.get(0), fileId, generation, sequence, index, data);
-    } catch (IOException e) {
-      failed = e;
+      done.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof IOException io ? io
+          : new ClientException(ClientStatus.IO_ERROR, null, what + ": " + e.getCause(), e);
     }
-    for (CompletableFuture<Void> f : others) {
-      try {
-        f.join();
-      } catch (CompletionException | CancellationException e) {
-        IOException cause = e.getCause() instanceof IOException io ? io
-            : new ClientException(ClientStatus.IO_ERROR, null, "writing a copy of chunk "
-                + index + " of file " + fileId + ": " + e, e);
-        if (failed == null) {
-          failed = cause;
-        } else {
-          failed.addSuppressed(cause);
-        }
-      }
+  }
+
+  /**
+   * Which of a group's member targets a write leaves out from the start: those known down or
+   * suspect ({@link Suspects}), when the others are enough ({@link StaleMembers#least()}); none
+   * when {@code stale} is null or they are not.
+   */
+  boolean[] leaveOut(List<String> targets, StaleMembers stale) {
+    boolean[] out = new boolean[targets.size()];
+    if (stale == null) {
+      return out;
     }
-    if (failed != null) {
-      throw failed;
+    int down = 0;
+    for (int i = 0; i < out.length; i++) {
+      out[i] = !healthy(targets.get(i));
+      down += out[i] ? 1 : 0;
     }
+    if (down > 0 && out.length - down < stale.least()) {
+      java.util.Arrays.fill(out, false); // try them all: the registry or the window may lag
+    }
+    return out;
   }
 
   void writeMember(String target, long fileId, long generation, long sequence, int index,
@@ -241,15 +243,26 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * be offline, or whose node failed a transfer in the last seconds ({@link Suspects}), are
    * tried last, so a reader does not wait a timeout per chunk on a node known to be down.
    *
+   * <p>Members the file's repair record names ({@code stale}: a write left them out while
+   * their targets were down) are never read: another copy, or a decode from the group's other
+   * members, serves them.
+   *
    * @return the bytes read: fewer only at the end of the chunk
    */
-  int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst) throws IOException {
+  int read(long fileId, Layout layout, Repairs stale, int index, long offset, ByteBuffer dst)
+      throws IOException {
     List<String> copies = copyTargets(layout, index);
     if (layout.across().isErasureCoded()) {
-      return readCoded(fileId, layout, index, offset, dst, copies.get(0));
+      return readCoded(fileId, layout, stale, index, offset, dst, copies.get(0));
     }
     if (copies.size() == 1) {
       return readCopy(copies.get(0), fileId, index, offset, dst);
+    }
+    copies = new ArrayList<>(copies);
+    copies.removeIf(t -> stale.stale(t, index));
+    if (copies.isEmpty()) {
+      throw new ClientException(ClientStatus.DATA_LOST, null, "chunk " + index + " of file "
+          + fileId + ": every copy is in the file's repair record (" + stale + ")");
     }
     IOException failed = null;
     for (String target : suspects.healthyFirst(copies, locator)) {
@@ -262,7 +275,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
         if (!servedElsewhere(e)) {
           throw e;
         }
-        suspects.failed(target);
+        noteFailure(target, e);
         if (failed == null) {
           failed = e;
         } else {
@@ -279,8 +292,11 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * A data chunk of an ec:K+M file: from its target when that is healthy and answers, else
    * decoded from K other members of its group ({@link GroupReads}).
    */
-  private int readCoded(long fileId, Layout layout, int index, long offset, ByteBuffer dst,
-      String target) throws IOException {
+  private int readCoded(long fileId, Layout layout, Repairs stale, int index, long offset,
+      ByteBuffer dst, String target) throws IOException {
+    if (stale.stale(target, ChunkMap.of(layout).group(index))) {
+      return new GroupReads(this).read(fileId, layout, stale, index, offset, dst);
+    }
     boolean healthy = suspects.healthy(target, locator);
     ClientException direct = null;
     if (healthy) {
@@ -290,12 +306,12 @@ final class ChunkIo implements ChunkService, AutoCloseable {
         if (!servedElsewhere(e)) {
           throw e;
         }
-        suspects.failed(target);
+        noteFailure(target, e);
         direct = e;
       }
     }
     try {
-      return new GroupReads(this, suspects).read(fileId, layout, index, offset, dst);
+      return new GroupReads(this).read(fileId, layout, stale, index, offset, dst);
     } catch (IOException e) {
       if (!healthy) {
         try {
@@ -349,6 +365,18 @@ final class ChunkIo implements ChunkService, AutoCloseable {
         return Optional.empty();
       }
       throw e;
+    }
+  }
+
+  /**
+   * Makes {@code target} suspect after a failed transfer that says its node is gone or slow
+   * (UNAVAILABLE) or no longer serves it (TARGET_NOT_FOUND); not after one that says only this
+   * chunk is missing or lost there, which tells nothing about the node's other chunks (and
+   * writers leave suspect targets out).
+   */
+  void noteFailure(String target, ClientException e) {
+    if (e.status() == ClientStatus.UNAVAILABLE || e.status() == ClientStatus.TARGET_NOT_FOUND) {
+      suspects.failed(target);
     }
   }
 

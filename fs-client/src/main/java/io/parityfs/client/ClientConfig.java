@@ -26,11 +26,15 @@ import java.util.Objects;
  * @param transferThreads threads moving chunk data for all streams of the client; default 32
  * @param suspectWindow how long a target whose transfer failed is tried last by readers that
  *     have another source for its chunks (mirror copies); default 10 s (docs/across-nodes.md §4)
+ * @param writeMargin members above the least a group can be read from (K for ec:K+M, one copy
+ *     for mirror:N) that a write must still store when some of its targets are down, capped at
+ *     M − 1 (N − 2): with fewer the write fails; the members it leaves out go in the file's
+ *     repair record (docs/across-nodes.md §3); default 1, 0..4
  */
 public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespace,
     TargetRegistryConfig registry, PlacementConfig placement, NodeClientConfig nodes,
     long writeBufferBytes, int writesPerTarget, long readAheadBytes, int readRequestBytes,
-    int transferThreads, Duration suspectWindow) {
+    int transferThreads, Duration suspectWindow, int writeMargin) {
 
   public ClientConfig {
     Objects.requireNonNull(zooKeeper, "zooKeeper");
@@ -62,6 +66,9 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
       throw new IllegalArgumentException("suspectWindow (" + suspectWindow
           + ") must be in [0, 1 h]");
     }
+    if (writeMargin < 0 || writeMargin > 4) {
+      throw new IllegalArgumentException("writeMargin (" + writeMargin + ") must be in [0, 4]");
+    }
   }
 
   public static Builder builder(ZooKeeperSettings zooKeeper) {
@@ -80,6 +87,7 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
     b.readRequestBytes = readRequestBytes;
     b.transferThreads = transferThreads;
     b.suspectWindow = suspectWindow;
+    b.writeMargin = writeMargin;
     return b;
   }
 
@@ -96,6 +104,7 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
     private int readRequestBytes = 4 << 20;
     private int transferThreads = 32;
     private Duration suspectWindow = Duration.ofSeconds(10);
+    private int writeMargin = 1;
 
     private Builder(ZooKeeperSettings zooKeeper) {
       this.zooKeeper = zooKeeper;
@@ -156,9 +165,15 @@ public record ClientConfig(ZooKeeperSettings zooKeeper, NamespaceConfig namespac
       return this;
     }
 
+    public Builder writeMargin(int v) {
+      writeMargin = v;
+      return this;
+    }
+
     public ClientConfig build() {
       return new ClientConfig(zooKeeper, namespace, registry, placement, nodes, writeBufferBytes,
-          writesPerTarget, readAheadBytes, readRequestBytes, transferThreads, suspectWindow);
+          writesPerTarget, readAheadBytes, readRequestBytes, transferThreads, suspectWindow,
+          writeMargin);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.parityfs.client;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Repairs;
 import io.parityfs.node.protocol.ChunkStat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -37,11 +38,9 @@ final class GroupReads {
   static final int COUNT_BITS = 5;
 
   private final ChunkIo io;
-  private final Suspects suspects;
 
-  GroupReads(ChunkIo io, Suspects suspects) {
+  GroupReads(ChunkIo io) {
     this.io = io;
-    this.suspects = suspects;
   }
 
   /** The sequence of a round {@code round} holding {@code count} data chunks of a group. */
@@ -74,7 +73,7 @@ final class GroupReads {
    *     tags found and the members that could not be read: UNAVAILABLE when some of those are on
    *     nodes that are down or unreachable (they may come back), DATA_LOST otherwise
    */
-  int read(long fileId, Layout layout, int index, long offset, ByteBuffer dst)
+  int read(long fileId, Layout layout, Repairs stale, int index, long offset, ByteBuffer dst)
       throws IOException {
     ChunkMap map = ChunkMap.of(layout);
     Across across = layout.across();
@@ -94,6 +93,10 @@ final class GroupReads {
         continue;
       }
       String target = layout.targets().get(map.memberPosition(group, j));
+      if (stale.stale(target, group)) {
+        unread.add("member " + j + " (in the file's repair record)");
+        continue; // a write left it out: its target may hold an older version
+      }
       // data members first (by number), then parity; members on targets known down or
       // suspect only when the others do not give K of one tag
       (io.healthy(target) ? candidates : lastResort).add(j);
@@ -156,7 +159,7 @@ final class GroupReads {
           false);
     } catch (ClientException e) {
       if (ChunkIo.servedElsewhere(e)) {
-        suspects.failed(target);
+        io.noteFailure(target, e);
         return new Member(j, null, null, e.getMessage(),
             e.status() == ClientStatus.UNAVAILABLE || e.status() == ClientStatus.TARGET_NOT_FOUND);
       }

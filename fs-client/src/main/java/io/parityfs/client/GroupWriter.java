@@ -24,8 +24,11 @@ import java.util.function.Consumer;
  * round.
  *
  * <p>The stream acknowledges an hflush or close only when every round since the last commit is
- * stored on all K+M targets; a member that cannot be stored fails the round and the stream
- * (until repair records exist, docs/across-nodes.md §3). Used by one writer thread at a time.
+ * stored: on all K+M targets, or, while some are down, on at least K plus the write margin
+ * ({@link StaleMembers}); the members left out go in the file's repair record with the commit,
+ * and readers never use them (docs/across-nodes.md §3). A member that fails otherwise (a fenced
+ * writer, a full target), or too many down, fail the round and the stream. Used by one writer
+ * thread at a time.
  */
 final class GroupWriter {
   private final ChunkIo chunks;
@@ -34,6 +37,7 @@ final class GroupWriter {
   private final Layout layout;
   private final ChunkMap map;
   private final GroupCodec codec;
+  private final StaleMembers stale;
   private final int k;
   private final int m;
   /** The open group's data chunks stored or filled so far, index j at j. */
@@ -41,8 +45,9 @@ final class GroupWriter {
   private long group = -1;
   private int full;
 
-  GroupWriter(ChunkIo chunks, ExecutorService transfers, FileStatus file) {
+  GroupWriter(ChunkIo chunks, ExecutorService transfers, FileStatus file, StaleMembers stale) {
     this.chunks = chunks;
+    this.stale = stale;
     this.transfers = transfers;
     this.file = file;
     this.layout = file.layout();
@@ -139,20 +144,38 @@ final class GroupWriter {
       }
     }
     long sequence = GroupReads.sequence(chunks.nextSequence(), present);
-    List<CompletableFuture<Void>> parts = new ArrayList<>(present + m);
-    for (int j = 0; j < present; j++) {
-      ByteBuffer member = data[j];
-      int j0 = j;
-      parts.add(CompletableFuture.runAsync(() -> put(g, j0, sequence, member), transfers));
+    // the members of this round: the present data chunks and the parity; those whose targets
+    // are known down are left out from the start when the others are enough
+    List<Integer> members = new ArrayList<>(present + m);
+    List<String> targets = new ArrayList<>(present + m);
+    for (int j = 0; j < k + m; j++) {
+      if (j < present || j >= k) {
+        members.add(j);
+        targets.add(layout.targets().get(map.memberPosition(g, j)));
+      }
     }
+    boolean[] out = chunks.leaveOut(targets, stale);
     CompletableFuture<ByteBuffer[]> parity =
         CompletableFuture.supplyAsync(() -> codec.encode(data), transfers);
-    for (int p = 0; p < m; p++) {
-      int member = k + p;
-      parts.add(parity.thenAcceptAsync(par -> put(g, member, sequence, par[member - k]),
-          transfers));
+    List<CompletableFuture<Void>> writes = new ArrayList<>(members.size());
+    for (int i = 0; i < members.size(); i++) {
+      int j = members.get(i);
+      String target = targets.get(i);
+      if (out[i]) {
+        writes.add(null);
+      } else if (j < k) {
+        writes.add(CompletableFuture.runAsync(() -> put(g, j, target, sequence, data[j]),
+            transfers));
+      } else {
+        writes.add(parity.thenAcceptAsync(par -> put(g, j, target, sequence, par[j - k]),
+            transfers));
+      }
     }
-    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    CompletableFuture<Void> encoded = parity.thenAccept(p -> { });
+    CompletableFuture<Void> stored = stale.settle(g, targets, writes, k - present, "group " + g
+        + " of file " + file.id());
+    // the round ends when its writes have, and its parity was computed (it fails if that did)
+    return CompletableFuture.allOf(stored, encoded);
   }
 
   /**
@@ -168,8 +191,7 @@ final class GroupWriter {
     }
   }
 
-  private void put(long g, int member, long sequence, ByteBuffer bytes) {
-    String target = layout.targets().get(map.memberPosition(g, member));
+  private void put(long g, int member, String target, long sequence, ByteBuffer bytes) {
     try {
       chunks.writeMember(target, file.id(), file.generation(), sequence,
           map.memberIndex(g, member), bytes);

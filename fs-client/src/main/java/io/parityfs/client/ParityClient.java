@@ -172,7 +172,8 @@ public final class ParityClient implements Closeable {
         tail = ByteBuffer.allocate((int) tailLength);
         int index = (int) (f.length() / f.layout().chunkSize());
         while (tail.hasRemaining()) {
-          if (chunks.read(f.id(), f.layout(), index, tail.position(), tail) <= 0) {
+          if (chunks.read(f.id(), f.layout(), f.repairs(), index, tail.position(),
+              tail) <= 0) {
             throw new ClientException(ClientStatus.DATA_LOST, path, path
                 + ": the last chunk is shorter than the file's length");
           }

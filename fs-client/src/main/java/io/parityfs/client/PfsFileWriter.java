@@ -34,9 +34,10 @@ import java.util.concurrent.ExecutionException;
  * once, as {@link PfsOutputStream} does; a random writer rewrites the chunks it touches.
  *
  * <p><b>Length.</b> Committed in the namespace at flush, sync and close, after every buffer is
- * stored: no committed length ever covers bytes that are not stored. A failed store makes those
- * calls throw without committing (a {@link ClientException} with the failed store's status, e.g.
- * NO_SPACE for a full target); the lease then expires with the client or is recovered.
+ * stored, with the members left out while their targets were down ({@link StaleMembers}): no
+ * committed length ever covers bytes that are not stored. A failed store makes those calls throw
+ * without committing (a {@link ClientException} with the failed store's status, e.g. NO_SPACE);
+ * the lease then expires with the client or is recovered.
  *
  * <p><b>No holes.</b> A file never lacks a chunk within its length, so readers stay strict (a
  * chunk shorter than the length is an error, never silently zeros): extending a file (a write
@@ -65,8 +66,7 @@ public final class PfsFileWriter implements Closeable {
   /** Buffers being stored in the background, by chunk, oldest first. */
   private final LinkedHashMap<Integer, CompletableFuture<Void>> storing = new LinkedHashMap<>();
   /** Buffers whose store completed, for the next chunks (no 8 MiB allocation per chunk). */
-  private final ConcurrentLinkedDeque<ByteBuffer> free =
-      new ConcurrentLinkedDeque<>();
+  private final ConcurrentLinkedDeque<ByteBuffer> free = new ConcurrentLinkedDeque<>();
   /** Bytes stored per chunk by evictions since the last commit (beyond {@link #committed}). */
   private final Map<Integer, Integer> storedSinceCommit = new HashMap<>();
   private long length;
@@ -78,6 +78,7 @@ public final class PfsFileWriter implements Closeable {
   /** The rounds of an ec:K+M layout across nodes; null for other layouts. */
   private final GroupWriter groups;
   private final ChunkMap map;
+  private final StaleMembers stale;
 
   /** A chunk's buffer (always chunk-sized) and how many of its bytes are the file's. */
   private static final class Chunk {
@@ -100,8 +101,9 @@ public final class PfsFileWriter implements Closeable {
     this.length = file.length();
     this.committed = file.length();
     this.map = ChunkMap.of(layout);
+    this.stale = new StaleMembers(layout.across(), client.config().writeMargin());
     this.groups = layout.across().isErasureCoded()
-        ? new GroupWriter(client.chunks(), client.transfers(), file) : null;
+        ? new GroupWriter(client.chunks(), client.transfers(), file, stale) : null;
   }
 
   /** The file as opened (its id, layout, length at open). */
@@ -211,12 +213,12 @@ public final class PfsFileWriter implements Closeable {
         ByteBuffer kept = ByteBuffer.allocate(inChunk);
         readStored(cut, 0, kept);
         kept.flip();
-        client.chunks().write(file.id(), file.generation(), layout, cut, kept);
+        client.chunks().write(file.id(), file.generation(), layout, cut, kept, stale);
       } else {
         deleteChunk(cut);
       }
     }
-    client.namespace().setLength(path, file.id(), -1, newLength);
+    client.namespace().setLength(path, file.id(), -1, newLength, -1, stale.repairs());
     length = newLength;
     committed = newLength;
     storedSinceCommit.clear();
@@ -246,7 +248,7 @@ public final class PfsFileWriter implements Closeable {
     checkOpen();
     storeAll();
     if (length != committed) {
-      client.namespace().setLength(path, file.id(), -1, length, keptMtime);
+      client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs());
       committed = length;
     }
     storedSinceCommit.clear();
@@ -278,7 +280,7 @@ public final class PfsFileWriter implements Closeable {
     }
     try {
       storeAll();
-      client.namespace().complete(path, file.id(), -1, length, keptMtime);
+      client.namespace().complete(path, file.id(), -1, length, keptMtime, stale.repairs());
       committed = length;
     } finally {
       closed = true;
@@ -338,7 +340,8 @@ public final class PfsFileWriter implements Closeable {
     part.limit(part.position() + fromTarget);
     long offset = at;
     while (part.hasRemaining()) {
-      int n = client.chunks().read(file.id(), layout, index, offset, part);
+      int n = client.chunks().read(file.id(), layout, file.repairs().with(stale.repairs()),
+          index, offset, part);
       if (n <= 0) {
         throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
             + " of file " + file.id() + " holds fewer bytes than the " + stored
@@ -451,7 +454,7 @@ public final class PfsFileWriter implements Closeable {
     storedSinceCommit.put(index, c.valid);
     follow(index, List.of(c.buf), () -> CompletableFuture.runAsync(() -> {
       try {
-        client.chunks().write(file.id(), file.generation(), layout, index, data);
+        client.chunks().write(file.id(), file.generation(), layout, index, data, stale);
       } catch (IOException e) {
         throw new CompletionException(e);
       }
@@ -594,5 +597,4 @@ public final class PfsFileWriter implements Closeable {
       throws IOException {
     follow(first, recycle, () -> groups.store(map.group(first), data));
   }
-
 }

@@ -2,6 +2,7 @@ package io.parityfs.client;
 
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Repairs;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +45,8 @@ public final class PfsInputStream extends InputStream {
   private final long chunkSize;
   private final long readAheadBytes;
   private volatile long length;
+  /** The file's repair record as of {@link #length}: members no read may use. */
+  private volatile Repairs repairs;
   private long pos;
   private ByteBuffer win;
   private long winStart;
@@ -61,6 +64,7 @@ public final class PfsInputStream extends InputStream {
     this.layout = file.layout();
     this.chunkSize = layout.chunkSize();
     this.length = file.length();
+    this.repairs = file.repairs();
   }
 
   public FileStatus file() {
@@ -238,6 +242,7 @@ public final class PfsInputStream extends InputStream {
     }
     long old = length;
     length = Math.max(length, now.length());
+    repairs = now.repairs(); // the members left out of what the length now covers
     return length > old && pos < length;
   }
 
@@ -328,7 +333,7 @@ public final class PfsInputStream extends InputStream {
     long offset = start % chunkSize;
     while (dst.hasRemaining()) {
       int want = dst.remaining();
-      int n = client.chunks().read(file.id(), layout, index, offset, dst);
+      int n = client.chunks().read(file.id(), layout, repairs, index, offset, dst);
       if (n <= 0 && want > 0) {
         throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
             + " of file " + file.id() + " ends before the file's length " + length

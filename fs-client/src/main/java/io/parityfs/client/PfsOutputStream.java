@@ -32,6 +32,10 @@ import java.util.concurrent.Semaphore;
  *       client or is recovered.
  * </ul>
  *
+ * <p>With protection across nodes, a member whose target is down is left out while its group
+ * still gets enough members stored ({@link StaleMembers}); the members left out are committed
+ * with the length, in the file's repair record, and readers serve them from the others.
+ *
  * <p>A failed upload fails the stream: every later call throws a {@link ClientException} with
  * the first failure's status (NO_SPACE for a full target, FENCED, ...) and that failure as its
  * cause.
@@ -51,6 +55,8 @@ public final class PfsOutputStream extends OutputStream {
   private final ExecutorService transfers;
   /** The chunk groups of an ec:K+M layout across nodes; null for other layouts. */
   private final GroupWriter groups;
+  /** Members left out because their targets were down: committed with every length. */
+  private final StaleMembers stale;
   private ByteBuffer cur;
   private int curIndex;
   private long pos;
@@ -69,8 +75,9 @@ public final class PfsOutputStream extends OutputStream {
     ClientConfig c = client.config();
     int count = (int) Math.max(2, Math.min(1024, c.writeBufferBytes() / chunkSize));
     this.transfers = client.transfers();
+    this.stale = new StaleMembers(layout.across(), c.writeMargin());
     this.groups = layout.across().isErasureCoded()
-        ? new GroupWriter(client.chunks(), transfers, file) : null;
+        ? new GroupWriter(client.chunks(), transfers, file, stale) : null;
     if (groups != null) {
       // the open group, and at least one full group storing while the next fills
       int k = groups.groupChunks();
@@ -165,7 +172,7 @@ public final class PfsOutputStream extends OutputStream {
     }
     awaitUploads();
     if (pos != committed) {
-      client.namespace().setLength(path, file.id(), -1, pos);
+      client.namespace().setLength(path, file.id(), -1, pos, -1, stale.repairs());
       committed = pos;
     }
   }
@@ -197,7 +204,7 @@ public final class PfsOutputStream extends OutputStream {
         upload(curIndex, last, true);
       }
       awaitUploads();
-      client.namespace().complete(path, file.id(), -1, pos);
+      client.namespace().complete(path, file.id(), -1, pos, -1, stale.repairs());
       committed = pos;
     } finally {
       closed = true;
@@ -265,7 +272,7 @@ public final class PfsOutputStream extends OutputStream {
       ByteBuffer b = cur;
       cur = null;
       while (b.hasRemaining()) {
-        int n = client.chunks().read(file.id(), layout, index, b.position(), b);
+        int n = client.chunks().read(file.id(), layout, file.repairs(), index, b.position(), b);
         if (n <= 0) {
           recycle(b);
           throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
@@ -312,7 +319,7 @@ public final class PfsOutputStream extends OutputStream {
     try {
       f = CompletableFuture.runAsync(() -> {
         try {
-          client.chunks().write(file.id(), file.generation(), layout, index, data);
+          client.chunks().write(file.id(), file.generation(), layout, index, data, stale);
         } catch (IOException e) {
           // recorded here, before the future completes: whoever sees the future done (join,
           // isDone) sees the failure too (a whenComplete callback may run after join returns)

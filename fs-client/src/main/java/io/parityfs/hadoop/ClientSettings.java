@@ -112,6 +112,7 @@ final class ClientSettings {
         .readRequestBytes((int) requestSize)
         .transferThreads(PfsConfigKeys.TRANSFER_THREADS.get(conf))
         .suspectWindow(PfsConfigKeys.SUSPECT_WINDOW.get(conf))
+        .writeMargin(PfsConfigKeys.WRITE_MARGIN.get(conf))
         .build();
   }
 

@@ -165,6 +165,10 @@ public final class PfsConfigKeys {
   public static final Key<Duration> SUSPECT_WINDOW = duration("across.suspect-window",
       Duration.ofSeconds(10), "how long a storage target whose transfer failed is read last "
           + "where another source exists (mirror copies), 0..1 h");
+  public static final Key<Integer> WRITE_MARGIN = integer("across.write-margin", 1,
+      "members above the least a group is read from (K of ec:K+M, one copy of mirror:N) that a "
+          + "write still stores while targets are down, at most M-1 (N-2), 0..4; the members "
+          + "left out go in the file's repair record");
 
   // ---------------------------------------------------------------- what Hadoop is told
 

@@ -115,7 +115,7 @@ class MovedNodeTest {
         assertEquals(text(old), viewed(writer), "the writer's view is stale, as intended");
 
         writer.chunks().write(f.id(), f.generation(), f.layout(), 1,
-            ByteBuffer.wrap(FencingTest.keyed(path, 2, CHUNK, CHUNK)));
+            ByteBuffer.wrap(FencingTest.keyed(path, 2, CHUNK, CHUNK)), null);
         assertArrayEquals(rewritten(path), readAll(in), "read from the node's new address");
         assertEquals(text(now), viewed(reader), "the reader's view was read again");
       }
@@ -140,7 +140,7 @@ class MovedNodeTest {
         assertEquals(text(old), viewed(reader), "the reader's view is stale, as intended");
 
         writer.chunks().write(f.id(), f.generation(), f.layout(), 1,
-            ByteBuffer.wrap(FencingTest.keyed(path, 2, CHUNK, CHUNK)));
+            ByteBuffer.wrap(FencingTest.keyed(path, 2, CHUNK, CHUNK)), null);
         assertArrayEquals(rewritten(path), readAll(in), "read from the target, not the impostor");
       }
       String other = impostor.targets().get(0).id();

@@ -1,0 +1,222 @@
+package io.parityfs.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.meta.Across;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.TargetId;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Writes while a node is down (docs/across-nodes.md §3): a group whose member's target is down
+ * is stored without it while enough members remain, the member goes in the file's repair
+ * record with the commit, and no reader ever uses it, even once its node is back holding the
+ * bytes of before. Every file's content is keyed by a seed per write, so the stale member's old
+ * bytes would not compare equal; each test checks that the stale member does hold them.
+ */
+class WritesDuringNodeLossTest extends StripedClusterTest {
+  static final Layout MIRRORED = STRIPED.withAcross(Across.mirror(2));
+  static final Layout CODED = STRIPED.withAcross(Across.ec(2, 1));
+
+  @BeforeAll
+  static void makeDirectories() throws Exception {
+    client.namespace().mkdirs("/m", CreateOptions.directory().withLayout(MIRRORED));
+    client.namespace().mkdirs("/e", CreateOptions.directory().withLayout(CODED));
+  }
+
+  private static byte[] content(int n, FileStatus f, long seed) {
+    return random(n, seed * 1_000_003L + f.generation());
+  }
+
+  /** Chunk {@code index} as stored on {@code target}, read from the target directly. */
+  private static byte[] onTarget(FileStatus f, String target, int index) throws IOException {
+    TargetInfo t = client.registry().target(target).orElseThrow();
+    ByteBuffer dst = ByteBuffer.allocate(CHUNK);
+    client.nodes().readChunk(t.socketAddress(), TargetId.of(target), new ChunkId(f.id(), index),
+        0, dst);
+    return Arrays.copyOf(dst.array(), dst.position());
+  }
+
+  private static byte[] readWhole(String path) throws IOException {
+    try (PfsInputStream in = client.open(path)) {
+      return readAll(in);
+    }
+  }
+
+  /**
+   * Overwrites chunk 1 of a mirrored file while the node of its first copy is down: the write
+   * is acknowledged with one copy, the record names the other, and once the node is back (its
+   * copy, the one readers try first, still the old bytes) every read returns the new bytes.
+   */
+  @Test
+  void aMirrorCopyLeftOutIsRecordedAndNeverReadAfterItsNodeReturns() throws Exception {
+    String path = "/m/overwritten";
+    byte[] base;
+    byte[] patch;
+    String stale;
+    try (PfsFileWriter w = client.createWriter(path, CreateOptions.file())) {
+      base = content(3 * CHUNK, w.file(), 1);
+      w.write(0, base, 0, base.length);
+      w.flush();
+      stale = ChunkIo.copyTargets(w.file().layout(), 1).get(0);
+      stopNodeOf(stale);
+      patch = content(CHUNK, w.file(), 2);
+      w.write(CHUNK, patch, 0, CHUNK);
+      w.flush();
+      byte[] tail = content(CHUNK + 5, w.file(), 3);
+      w.write(3 * CHUNK, tail, 0, tail.length); // chunks 3 and 4, some copies on the down node
+      base = Arrays.copyOf(base, 4 * CHUNK + 5);
+      System.arraycopy(tail, 0, base, 3 * CHUNK, tail.length);
+    }
+    System.arraycopy(patch, 0, base, CHUNK, CHUNK);
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(base.length, f.length());
+    assertFalse(f.isOpenForWrite(), "closed: no writer saw an error");
+    assertTrue(f.repairs().stale(stale, 1), "chunk 1's copy on " + stale + ": " + f.repairs());
+    assertEquals(java.util.Set.of(stale), f.repairs().targets(), f.repairs().toString());
+    assertArrayEquals(base, readWhole(path), "with the node down");
+
+    restart();
+    assertArrayEquals(Arrays.copyOfRange(base, 0, CHUNK), onTarget(f, stale, 0),
+        "chunk 0 was stored before the node went down");
+    assertFalse(Arrays.equals(patch, onTarget(f, stale, 1)),
+        "the returned node's copy of chunk 1 is the old one (what a reader must not see)");
+    try (ParityClient fresh = cluster.client(Caller.of("root"))) {
+      try (PfsInputStream in = fresh.open(path)) {
+        assertArrayEquals(base, readAll(in), "with the node back: the record steers reads");
+      }
+    }
+  }
+
+  /**
+   * The same for ec:2+1: a random write into group 0 while data chunk 0's node is down stores
+   * the group from chunk 1 and the parity; with the node back (holding chunk 0's old bytes) a
+   * reader decodes chunk 0 instead of reading it.
+   */
+  @Test
+  void anEcMemberLeftOutIsDecodedNotReadAfterItsNodeReturns() throws Exception {
+    String path = "/e/overwritten";
+    byte[] base;
+    String stale;
+    try (PfsFileWriter w = client.createWriter(path, CreateOptions.file())) {
+      base = content(4 * CHUNK, w.file(), 4);
+      w.write(0, base, 0, base.length);
+      w.flush();
+      ChunkMap map = ChunkMap.of(w.file().layout());
+      stale = w.file().layout().targets().get(map.memberPosition(0, 0));
+      stopNodeOf(stale);
+      byte[] patch = content(100_000, w.file(), 5);
+      w.write(CHUNK / 2, patch, 0, patch.length); // inside data chunk 0, on the down node
+      System.arraycopy(patch, 0, base, CHUNK / 2, patch.length);
+    }
+    FileStatus f = client.namespace().getStatus(path);
+    assertTrue(f.repairs().stale(stale, 0), f.repairs().toString());
+    assertArrayEquals(base, readWhole(path), "with the node down");
+
+    restart();
+    assertFalse(Arrays.equals(Arrays.copyOf(base, CHUNK), onTarget(f, stale, 0)),
+        "the returned node's chunk 0 is the old one");
+    try (ParityClient fresh = cluster.client(Caller.of("root"))) {
+      try (PfsInputStream in = fresh.open(path)) {
+        assertArrayEquals(base, readAll(in), "decoded from chunk 1 and the parity");
+      }
+      try (PfsInputStream in = fresh.open(path, 0)) {
+        byte[] part = new byte[200_000];
+        in.readFully(CHUNK / 2 - 50_000, ByteBuffer.wrap(part));
+        assertArrayEquals(Arrays.copyOfRange(base, CHUNK / 2 - 50_000, CHUNK / 2 + 150_000),
+            part, "a positional read of the patched range");
+      }
+    }
+  }
+
+  /**
+   * Sequential writers of both policies go on through a node's loss, hflush included; then a
+   * writer that left members out dies, and lease recovery (its node back) closes the file at
+   * least at the committed length, every byte as written.
+   */
+  @Test
+  void streamsGoOnThroughANodeLossAndLeaseRecoveryKeepsEveryCommittedByte() throws Exception {
+    for (String dirName : new String[] {"/m", "/e"}) {
+      String path = dirName + "/stream";
+      PfsOutputStream out = client.create(path, CreateOptions.file());
+      byte[] data = content(9 * CHUNK + 777, out.file(), 6);
+      out.write(data, 0, 2 * CHUNK);
+      out.hflush();
+      String victim = out.file().layout().targets().get(1);
+      stopNodeOf(victim);
+      out.write(data, 2 * CHUNK, 3 * CHUNK + 5);
+      out.hflush();
+      assertTrue(client.namespace().getStatus(path).repairs().targets().contains(victim),
+          "the hflush committed the record with the length");
+      out.write(data, 5 * CHUNK + 5, data.length - 5 * CHUNK - 5);
+      out.close();
+      FileStatus f = client.namespace().getStatus(path);
+      assertEquals(data.length, f.length());
+      assertArrayEquals(data, readWhole(path), path + " with the node down");
+      restart();
+      assertArrayEquals(data, readWhole(path), path + " with the node back");
+
+      String crashed = dirName + "/crashed";
+      long committed;
+      byte[] more;
+      try (ParityClient writer = cluster.client(Caller.of("root"))) {
+        PfsOutputStream w = writer.create(crashed, CreateOptions.file());
+        more = content(5 * CHUNK + 99, w.file(), 7);
+        w.write(more, 0, CHUNK + 10);
+        w.hflush();
+        stopNodeOf(w.file().layout().targets().get(0));
+        w.write(more, CHUNK + 10, 3 * CHUNK);
+        w.hflush();
+        committed = 4 * CHUNK + 10;
+        w.write(more, 4 * CHUNK + 10, CHUNK + 89); // never flushed: the writer dies
+      }
+      restart();
+      assertTrue(client.recoverLease(crashed));
+      FileStatus r = client.namespace().getStatus(crashed);
+      assertTrue(r.length() >= committed, crashed + ": recovered " + r.length()
+          + " bytes, committed " + committed);
+      try (PfsInputStream in = client.open(crashed)) {
+        assertArrayEquals(Arrays.copyOf(more, (int) r.length()), readAll(in), crashed);
+      }
+    }
+  }
+
+  /** With fewer members than a group needs (ec:2+1 with two nodes down), the write fails. */
+  @Test
+  void tooFewMembersFailTheWriteAndCommitNothing() throws Exception {
+    String path = "/e/too-few";
+    try (ParityClient writer = cluster.client(Caller.of("root"))) {
+      PfsOutputStream out = writer.create(path, CreateOptions.file());
+      byte[] data = content(4 * CHUNK, out.file(), 8);
+      out.write(data, 0, 2 * CHUNK);
+      out.hflush();
+      cluster.stopNode(1);
+      cluster.stopNode(2);
+      try {
+        out.write(data, 2 * CHUNK, 2 * CHUNK);
+        IOException e = assertThrows(IOException.class, out::hflush);
+        assertTrue(e.getMessage().contains("fewer than the 2 a write needs"), e.getMessage());
+        assertEquals(2 * CHUNK, writer.namespace().getStatus(path).length(),
+            "the committed length is the last hflush's");
+      } finally {
+        cluster.restartNode(1);
+        cluster.restartNode(2);
+        cluster.awaitTargets(3);
+      }
+    }
+  }
+}
