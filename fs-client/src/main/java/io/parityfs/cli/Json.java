@@ -3,8 +3,11 @@ package io.parityfs.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Repairs;
 import io.parityfs.meta.targets.TargetInfo;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** The JSON shapes of {@code --json}: field names are part of the documented output. */
@@ -27,6 +30,15 @@ final class Json {
     m.put("permission", Modes.octal(f.permission()));
     m.put("layout", layout(f.layout()));
     m.put("writer", f.writer());
+    List<Map<String, Object>> repairs = new ArrayList<>();
+    for (Repairs.Range r : f.repairs().ranges()) {
+      Map<String, Object> range = new LinkedHashMap<>();
+      range.put("target", r.target());
+      range.put("from", r.from());
+      range.put("to", r.to());
+      repairs.add(range);
+    }
+    m.put("repairs", repairs);
     return m;
   }
 

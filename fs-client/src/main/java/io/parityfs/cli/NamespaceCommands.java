@@ -168,6 +168,10 @@ final class NamespaceCommands {
               + Modes.symbolic(f.isDirectory(), f.permission()) + ")");
           StripeCommands.printLayout(out, f, "layout:      ", null);
           out.println("writer:      " + (f.writer() == null ? "- (closed)" : f.writer()));
+          if (!f.repairs().isEmpty()) {
+            out.println("repairs:     " + f.repairs().members() + " members left out while"
+                + " their nodes were down (parityfs repair): " + f.repairs());
+          }
           out.flush();
         });
       }

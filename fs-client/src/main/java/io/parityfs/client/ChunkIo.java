@@ -369,6 +369,25 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /**
+   * The stat of chunk {@code index} on {@code target} (its version's length and group tag);
+   * empty when the target has no such chunk or cannot be reached now.
+   */
+  Optional<ChunkStat> statMember(String target, long fileId, int index) throws IOException {
+    ChunkId chunk = new ChunkId(fileId, index);
+    try {
+      return Optional.of(onTarget(target, at -> nodes.stat(at.node(), at.wireId(), chunk),
+          (at, e) -> ClientException.of(e, chunk, at.targetId(), "stat of member " + index
+              + " of file " + fileId + " on target " + at.targetId() + ": " + e.getMessage())));
+    } catch (ClientException e) {
+      if (servedElsewhere(e)) {
+        noteFailure(target, e);
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Makes {@code target} suspect after a failed transfer that says its node is gone or slow
    * (UNAVAILABLE) or no longer serves it (TARGET_NOT_FOUND); not after one that says only this
    * chunk is missing or lost there, which tells nothing about the node's other chunks (and

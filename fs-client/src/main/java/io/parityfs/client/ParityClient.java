@@ -233,6 +233,14 @@ public final class ParityClient implements Closeable {
     }
   }
 
+  /**
+   * Catch-up of one closed file: stores again the members its repair record names whose
+   * targets are back, and takes them out of the record ({@link Repairer}).
+   */
+  public Repairer.Outcome repair(String path) throws IOException {
+    return new Repairer(this).repair(path);
+  }
+
   /** Opens a file for reading (READ permission), at its current committed length. */
   public PfsInputStream open(String path) throws IOException {
     return open(path, config.readAheadBytes());

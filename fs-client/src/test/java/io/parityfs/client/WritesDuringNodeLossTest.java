@@ -89,6 +89,10 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     assertTrue(f.repairs().stale(stale, 1), "chunk 1's copy on " + stale + ": " + f.repairs());
     assertEquals(java.util.Set.of(stale), f.repairs().targets(), f.repairs().toString());
     assertArrayEquals(base, readWhole(path), "with the node down");
+    Repairer.Outcome early = client.repair(path);
+    assertEquals(0, early.repaired(), "nothing to store while the node is down");
+    assertEquals(f.repairs().members(), early.waiting());
+    assertEquals(f.repairs(), client.namespace().getStatus(path).repairs());
 
     restart();
     assertArrayEquals(Arrays.copyOfRange(base, 0, CHUNK), onTarget(f, stale, 0),
@@ -100,6 +104,19 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
         assertArrayEquals(base, readAll(in), "with the node back: the record steers reads");
       }
     }
+
+    // catch-up: the copies left out are stored again, the record empties, and the copies
+    // written then carry the file's bytes when the other copies' node is lost
+    Repairer.Outcome done = client.repair(path);
+    assertEquals(f.repairs().members(), done.repaired(), done.toString());
+    assertEquals(0, done.waiting());
+    FileStatus after = client.namespace().getStatus(path);
+    assertTrue(after.repairs().isEmpty(), after.repairs().toString());
+    assertEquals(f.version(), after.version(), "a repair changes no byte of the file");
+    assertArrayEquals(patch, onTarget(f, stale, 1), "chunk 1's copy caught up");
+    String other = ChunkIo.copyTargets(f.layout(), 1).get(1);
+    stopNodeOf(other);
+    assertArrayEquals(base, readWhole(path), "from the repaired copies, " + other + " down");
   }
 
   /**
@@ -141,6 +158,64 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
             part, "a positional read of the patched range");
       }
     }
+
+    // catch-up joins the member to its group's round; then chunk 1's node is lost and chunk 0,
+    // read directly from the repaired member, and chunk 1, decoded with it, are the file's
+    Repairer.Outcome done = client.repair(path);
+    assertEquals(1, done.repaired(), done.toString());
+    FileStatus after = client.namespace().getStatus(path);
+    assertTrue(after.repairs().isEmpty(), after.repairs().toString());
+    assertArrayEquals(Arrays.copyOf(base, CHUNK), onTarget(f, stale, 0), "chunk 0 caught up");
+    ChunkMap map = ChunkMap.of(f.layout());
+    String first = f.layout().targets().get(map.memberPosition(0, 1));
+    stopNodeOf(first);
+    assertArrayEquals(base, readWhole(path), "chunk 1 decoded with the repaired chunk 0");
+  }
+
+  /**
+   * Catch-up of a group whose members carry an older writer generation (the file was appended
+   * to since, its fence raised): the member cannot join that round, so the group is stored
+   * again whole, as a new round of the file's generation.
+   */
+  @Test
+  void catchUpAfterAnAppendStoresTheGroupAsANewRound() throws Exception {
+    String path = "/e/appended";
+    byte[] base;
+    String stale;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      base = content(3 * CHUNK, out.file(), 9);
+      out.write(base, 0, CHUNK);
+      out.hflush();
+      ChunkMap map = ChunkMap.of(out.file().layout());
+      stale = out.file().layout().targets().get(map.memberPosition(0, 1));
+      stopNodeOf(stale);
+      out.write(base, CHUNK, 2 * CHUNK); // group 0 whole without chunk 1, and chunk 2
+    }
+    restart();
+    byte[] more;
+    try (PfsOutputStream out = client.append(path)) {
+      more = content(CHUNK + 3, out.file(), 10);
+      out.write(more); // group 1 only: group 0 keeps generation 0's round
+    }
+    byte[] all = Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(1, f.generation());
+    assertTrue(f.repairs().stale(stale, 0), f.repairs().toString());
+    Repairer.Outcome done = client.repair(path);
+    assertEquals(0, done.waiting(), done.toString());
+    assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
+    ChunkMap map = ChunkMap.of(f.layout());
+    for (int j = 0; j < 3; j++) {
+      String t = f.layout().targets().get(map.memberPosition(0, j));
+      TargetInfo info = client.registry().target(t).orElseThrow();
+      io.parityfs.node.protocol.ChunkStat st = client.nodes().stat(info.socketAddress(),
+          TargetId.of(t), new ChunkId(f.id(), map.memberIndex(0, j)));
+      assertEquals(1, st.generation(), "member " + j + " of group 0 in the new round: " + st);
+    }
+    assertArrayEquals(Arrays.copyOfRange(base, CHUNK, 2 * CHUNK), onTarget(f, stale, 1));
+    stopNodeOf(f.layout().targets().get(map.memberPosition(0, 0)));
+    assertArrayEquals(all, readWhole(path), "chunk 0 decoded with the repaired chunk 1");
   }
 
   /**

@@ -2,6 +2,7 @@ package io.parityfs.integration;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
+import io.parityfs.client.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.CreateOptions;
 import java.io.IOException;
@@ -9,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,19 +22,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A storage node killed with SIGKILL under 8 readers, for each policy across nodes
- * (docs/across-nodes.md §4), on three node processes: every read returns the right bytes, before,
- * during and after the node's loss; none fails. Half the readers read ahead (the kill finds
- * reads in flight), half do not, and each also reads at random positions. Content is keyed by
- * path, so a stale or misplaced byte would not compare equal.
- *
- * <p>Writers under a node loss are not here: until repair records exist (§3), a member that
- * cannot be stored fails its write, as {@link NodeKillTest} checks for files without a policy.
+ * A storage node killed with SIGKILL under 8 writers and 8 readers, for each policy across
+ * nodes (docs/across-nodes.md §3–4), on three node processes: every read returns the right
+ * bytes and every write is acknowledged, before, during and after the node's loss; none fails.
+ * Half the readers read ahead (the kill finds reads in flight), half do not, and each also
+ * reads at random positions. Writers create, hsync and close file after file: some are cut by
+ * the kill, some are created while the node is down (placed degraded from birth), and their
+ * members left out go in the files' repair records; every byte of every file written is read
+ * back at the end. Content is keyed by path, so a stale or misplaced byte would not compare
+ * equal.
  */
 class NodeKillAcrossTest {
   private static final int FILES = 8;
   private static final int READERS = 8;
+  private static final int WRITERS = 8;
   private static final int VICTIM = 2;
+  /** The node lost after catch-up. */
+  private static final int OTHER = 0;
 
   @TempDir
   static Path dir;
@@ -69,24 +76,51 @@ class NodeKillAcrossTest {
   }
 
   @Test
-  void mirrorReadersSeeNoErrorWhenANodeIsKilled() throws Exception {
-    readersThroughAKill(Across.mirror(2));
+  void mirrorReadersAndWritersSeeNoErrorWhenANodeIsKilled() throws Exception {
+    throughAKill(Across.mirror(2));
   }
 
   @Test
-  void ecReadersSeeNoErrorWhenANodeIsKilled() throws Exception {
-    readersThroughAKill(Across.ec(2, 1));
+  void ecReadersAndWritersSeeNoErrorWhenANodeIsKilled() throws Exception {
+    throughAKill(Across.ec(2, 1));
   }
 
-  private void readersThroughAKill(Across policy) throws Exception {
+  private void throughAKill(Across policy) throws Exception {
     String d = dir(policy);
     AtomicBoolean stop = new AtomicBoolean();
     // 0: every node up; 1: the victim killed; 2: back
     AtomicInteger phase = new AtomicInteger();
     AtomicInteger[] good = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
+    // files a writer started and closed within one phase
+    AtomicInteger[] wrote = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
+    ConcurrentHashMap<String, Long> written = new ConcurrentHashMap<>();
     ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-    List<Thread> readers = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
     try (ParityClient c = cluster.client()) {
+      for (int w = 0; w < WRITERS; w++) {
+        int me = w;
+        Thread t = new Thread(() -> {
+          for (int round = 0; !stop.get(); round++) {
+            String path = d + "/w" + me + "-" + round;
+            int p = phase.get();
+            try {
+              // 2-3 MiB of 1 MiB chunks, hsynced every 768 KiB: rounds of partial groups
+              long size = (2L << 20) + me * 150_001L;
+              TestFiles.write(c, path, path, size, 768 << 10, n -> { });
+              written.put(path, size);
+              if (phase.get() == p) {
+                wrote[p].incrementAndGet();
+              }
+            } catch (Throwable e) {
+              failures.add(new AssertionError("writer " + me + ", " + path + ", phase " + p
+                  + ": " + e, e));
+              return;
+            }
+          }
+        }, "writer " + w);
+        threads.add(t);
+        t.start();
+      }
       for (int r = 0; r < READERS; r++) {
         int me = r;
         Thread t = new Thread(() -> {
@@ -108,31 +142,66 @@ class NodeKillAcrossTest {
             }
           }
         }, "reader " + r);
-        readers.add(t);
+        threads.add(t);
         t.start();
       }
       try {
-        cluster.await("readers read while every node is up", Duration.ofSeconds(60),
-            () -> good[0].get() >= READERS || !failures.isEmpty());
+        cluster.await("readers read and writers wrote while every node is up",
+            Duration.ofSeconds(60), () -> good[0].get() >= READERS && wrote[0].get() >= WRITERS
+                || !failures.isEmpty());
         phase.set(1);
         cluster.local().killNode(VICTIM);
-        cluster.await("readers read with the node killed", Duration.ofSeconds(90),
-            () -> good[1].get() >= 2 * READERS || !failures.isEmpty());
+        cluster.await("readers read and writers wrote with the node killed",
+            Duration.ofSeconds(120), () -> good[1].get() >= 2 * READERS
+                && wrote[1].get() >= 2 * WRITERS || !failures.isEmpty());
         cluster.restartNode(VICTIM);
         phase.set(2);
-        cluster.await("readers read after the node is back", Duration.ofSeconds(60),
-            () -> good[2].get() >= READERS || !failures.isEmpty());
+        cluster.await("readers read and writers wrote after the node is back",
+            Duration.ofSeconds(60), () -> good[2].get() >= READERS && wrote[2].get() >= WRITERS
+                || !failures.isEmpty());
       } finally {
         stop.set(true);
-        for (Thread t : readers) {
+        for (Thread t : threads) {
           t.join(60_000);
         }
       }
       if (!failures.isEmpty()) {
-        AssertionError e = new AssertionError(failures.size() + " reads failed across " + policy
-            + ", the first: " + failures.peek(), failures.peek());
+        AssertionError e = new AssertionError(failures.size() + " reads or writes failed across "
+            + policy + ", the first: " + failures.peek(), failures.peek());
         failures.forEach(e::addSuppressed);
         throw e;
+      }
+      int recorded = 0;
+      for (Map.Entry<String, Long> f : written.entrySet()) {
+        String path = f.getKey();
+        TestFiles.verify(c, path, path, f.getValue());
+        recorded += c.namespace().getStatus(path).repairs().isEmpty() ? 0 : 1;
+      }
+      if (recorded == 0) {
+        throw new AssertionError("none of the " + written.size() + " files written across "
+            + policy + " left a member out: the kill did not reach a writer");
+      }
+      System.out.printf("[test] %s: %d files written through the kill, %d with a repair"
+          + " record; reads per phase %d/%d/%d%n", policy, written.size(), recorded,
+          good[0].get(), good[1].get(), good[2].get());
+
+      // catch-up with the node back, then another node lost: every file is still read
+      long repaired = 0;
+      for (String path : written.keySet()) {
+        Repairer.Outcome o = c.repair(path);
+        if (o.waiting() > 0 || o.skipped() != null) {
+          throw new AssertionError(path + ": not caught up: " + o);
+        }
+        repaired += o.repaired();
+      }
+      System.out.printf("[test] %s: %d members caught up%n", policy, repaired);
+      cluster.local().killNode(OTHER);
+      try {
+        for (Map.Entry<String, Long> f : written.entrySet()) {
+          TestFiles.verify(c, f.getKey(), f.getKey(), f.getValue());
+        }
+      } finally {
+        cluster.restartNode(OTHER);
       }
     }
   }

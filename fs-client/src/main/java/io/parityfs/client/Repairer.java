@@ -1,0 +1,203 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.Repairs;
+import io.parityfs.node.protocol.ChunkStat;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Catch-up (docs/across-nodes.md §5): stores again the members a file's repair record names,
+ * once their targets are back, and takes them out of the record. Only what the record names is
+ * written, not the whole of a returning node.
+ *
+ * <ul>
+ *   <li>{@code mirror:N}: the chunk is read from a copy the record does not name and stored on
+ *       the returned target.
+ *   <li>{@code ec:K+M}: when the group's other members carry one tag of this writer generation,
+ *       the member's bytes are decoded (data) or encoded again from the data (parity) and
+ *       stored under that tag, so it joins their round; otherwise (members of several rounds,
+ *       or of an older writer generation, which the targets' fences no longer take) the group is
+ *       stored again whole, as a new round, every member on its target.
+ * </ul>
+ *
+ * Only closed files are repaired, so no writer is storing the same groups meanwhile, and the
+ * record shrinks in one versioned write per batch that fails if the file was written since
+ * ({@code Namespace#repaired}): a file reopened meanwhile is left for the next pass. Members on
+ * targets still down stay in the record. Thread-safe for distinct files.
+ */
+public final class Repairer {
+  /** Groups repaired between two commits of the shrunk record: a long repair resumes there. */
+  static final int BATCH = 64;
+
+  private final ParityClient client;
+  private final ChunkIo chunks;
+
+  Repairer(ParityClient client) {
+    this.client = client;
+    this.chunks = client.chunks();
+  }
+
+  /**
+   * What a repair of one file did.
+   *
+   * @param path the file
+   * @param repaired members stored again and taken out of the record
+   * @param waiting members left in the record: their targets are down (or were replaced)
+   * @param bytes bytes written
+   * @param skipped why the file was not repaired (open for writing, written meanwhile), or null
+   */
+  public record Outcome(String path, long repaired, long waiting, long bytes, String skipped) {}
+
+  /** Repairs the members of {@code path}'s repair record whose targets are up. */
+  public Outcome repair(String path) throws IOException {
+    FileStatus f = client.namespace().getStatus(path);
+    if (f.isDirectory() || f.repairs().isEmpty()) {
+      return new Outcome(f.path(), 0, 0, 0, null);
+    }
+    if (f.isOpenForWrite()) {
+      return new Outcome(f.path(), 0, f.repairs().members(), 0, "open for writing by "
+          + f.writer() + ": repaired once it is closed");
+    }
+    Layout layout = f.layout();
+    ChunkMap map = ChunkMap.of(layout);
+    long dataChunks = map.dataChunks(f.length());
+    int k = layout.across().isErasureCoded() ? layout.across().data() : 1;
+    long groups = (dataChunks + k - 1) / k;
+    long repaired = 0;
+    long waiting = 0;
+    long bytes = 0;
+    Repairs done = Repairs.NONE;
+    int inBatch = 0;
+    for (Repairs.Range r : f.repairs().ranges()) {
+      if (r.from() >= groups) {
+        done = done.with(new Repairs(List.of(r))); // wholly past the end: nothing to store
+        continue;
+      }
+      if (!chunks.healthy(r.target()) || !layout.targets().contains(r.target())) {
+        waiting += r.groups();
+        continue;
+      }
+      if (r.to() >= groups) {
+        done = done.with(new Repairs(List.of(new Repairs.Range(r.target(), groups, r.to()))));
+      }
+      for (long g = r.from(); g <= Math.min(r.to(), groups - 1); g++) {
+        bytes += layout.across().isErasureCoded()
+            ? repairMember(f, map, g, r.target()) : repairCopy(f, (int) g, r.target());
+        done = done.with(Repairs.of(r.target(), g));
+        repaired++;
+        if (++inBatch == BATCH) {
+          f = commit(f, done);
+          if (f == null) {
+            return new Outcome(path, repaired, waiting, bytes, "written meanwhile");
+          }
+          done = Repairs.NONE;
+          inBatch = 0;
+        }
+      }
+    }
+    if (!done.isEmpty() && commit(f, done) == null) {
+      return new Outcome(path, repaired, waiting, bytes, "written meanwhile");
+    }
+    return new Outcome(f.path(), repaired, waiting, bytes, null);
+  }
+
+  /** Takes {@code done} out of the record; null when the file was written since it was read. */
+  private FileStatus commit(FileStatus f, Repairs done) throws NamespaceException {
+    try {
+      return client.namespace().repaired(f.path(), f.id(), f.version(), f.generation(), done);
+    } catch (NamespaceException e) {
+      return switch (e.status()) {
+        case CONFLICT, LEASE_CONFLICT -> null;
+        default -> throw e;
+      };
+    }
+  }
+
+  /** Bytes of data chunk {@code index} as the file holds them, read avoiding stale members. */
+  private ByteBuffer readChunk(FileStatus f, long index) throws IOException {
+    long chunkSize = f.layout().chunkSize();
+    int len = (int) Math.min(chunkSize, f.length() - index * chunkSize);
+    ByteBuffer buf = ByteBuffer.allocate(len);
+    while (buf.hasRemaining()) {
+      int n = chunks.read(f.id(), f.layout(), f.repairs(), (int) index, buf.position(), buf);
+      if (n <= 0) {
+        throw new ClientException(ClientStatus.DATA_LOST, f.path(), f.path() + ": chunk "
+            + index + " holds fewer bytes than the file's length says");
+      }
+    }
+    return buf.flip();
+  }
+
+  /** A mirrored chunk's copy on {@code target}, from the copies the record does not name. */
+  private long repairCopy(FileStatus f, int index, String target) throws IOException {
+    ByteBuffer data = readChunk(f, index);
+    chunks.writeMember(target, f.id(), f.generation(), chunks.nextSequence(), index, data);
+    return data.limit();
+  }
+
+  /** Group {@code g}'s member on {@code target} of an ec file; see the class comment. */
+  private long repairMember(FileStatus f, ChunkMap map, long g, String target)
+      throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
+    int member = -1;
+    Map<List<Long>, Integer> tags = new HashMap<>();
+    for (int j = 0; j < k + m; j++) {
+      String t = layout.targets().get(map.memberPosition(g, j));
+      if (t.equals(target)) {
+        member = j;
+      } else if ((j < present || j >= k) && !f.repairs().stale(t, g)) {
+        Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, j));
+        s.ifPresent(st -> tags.merge(List.of(st.generation(), st.sequence()), 1, Integer::sum));
+      }
+    }
+    if (member < 0) {
+      return 0; // the target holds no member of this group
+    }
+    if (member >= present && member < k) {
+      return 0; // a data chunk past the end of the file: none to store
+    }
+    ByteBuffer[] data = new ByteBuffer[k];
+    for (int j = 0; j < present; j++) {
+      data[j] = readChunk(f, g * k + j);
+    }
+    List<Long> one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
+    if (one != null && one.get(0) == f.generation()
+        && GroupReads.count(one.get(1)) == present) {
+      ByteBuffer bytes = member < k ? data[member]
+          : chunks.groupCodec(layout.across()).encode(data)[member - k];
+      int n = bytes.remaining();
+      chunks.writeMember(target, f.id(), f.generation(), one.get(1), map.memberIndex(g, member),
+          bytes);
+      return n;
+    }
+    // members of several rounds or of an older generation: the whole group, as a new round
+    GroupWriter round = new GroupWriter(chunks, client.transfers(), f,
+        StaleMembers.every(k + m));
+    try {
+      round.store(g, data).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
+    long n = 0;
+    for (ByteBuffer b : data) {
+      n += b == null ? 0 : b.remaining();
+    }
+    return n;
+  }
+}
