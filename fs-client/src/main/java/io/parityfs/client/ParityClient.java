@@ -241,6 +241,14 @@ public final class ParityClient implements Closeable {
     return new Repairer(this).repair(path);
   }
 
+  /**
+   * Re-protection: a {@link Reprotector} that moves closed files' members off lost targets
+   * onto replacements, writing at most {@code bytesPerSecond} over all files (0: unthrottled).
+   */
+  public Reprotector reprotector(long bytesPerSecond) {
+    return new Reprotector(this, bytesPerSecond);
+  }
+
   /** Opens a file for reading (READ permission), at its current committed length. */
   public PfsInputStream open(String path) throws IOException {
     return open(path, config.readAheadBytes());

@@ -91,8 +91,7 @@ public final class Repairer {
         done = done.with(new Repairs(List.of(new Repairs.Range(r.target(), groups, r.to()))));
       }
       for (long g = r.from(); g <= Math.min(r.to(), groups - 1); g++) {
-        bytes += layout.across().isErasureCoded()
-            ? repairMember(f, map, g, r.target()) : repairCopy(f, (int) g, r.target());
+        bytes += rebuild(f, map, g, r.target(), r.target());
         done = done.with(Repairs.of(r.target(), g));
         repaired++;
         if (++inBatch == BATCH) {
@@ -138,17 +137,27 @@ public final class Repairer {
     return buf.flip();
   }
 
-  /** A mirrored chunk's copy on {@code target}, from the copies the record does not name. */
-  private long repairCopy(FileStatus f, int index, String target) throws IOException {
-    ByteBuffer data = readChunk(f, index);
-    chunks.writeMember(target, f.id(), f.generation(), chunks.nextSequence(), index, data);
-    return data.limit();
-  }
-
-  /** Group {@code g}'s member on {@code target} of an ec file; see the class comment. */
-  private long repairMember(FileStatus f, ChunkMap map, long g, String target)
-      throws IOException {
+  /**
+   * Stores group {@code g}'s member at target {@code at}'s position on target {@code onto}
+   * ({@code at} itself for catch-up; a new target for re-protection, {@link Reprotector}),
+   * from the group's other members: {@code f}'s repair record must name {@code at}'s member, so
+   * that nothing is read from it. Returns the bytes written (0: no member there).
+   */
+  long rebuild(FileStatus f, ChunkMap map, long g, String at, String onto) throws IOException {
     Layout layout = f.layout();
+    int position = layout.targets().indexOf(at);
+    if (!layout.across().isErasureCoded()) {
+      boolean has = false;
+      for (int c = 0; c < map.copies(); c++) {
+        has |= map.copyPosition(g, c) == position;
+      }
+      if (!has) {
+        return 0;
+      }
+      ByteBuffer data = readChunk(f, g);
+      chunks.writeMember(onto, f.id(), f.generation(), chunks.nextSequence(), (int) g, data);
+      return data.limit();
+    }
     int k = layout.across().data();
     int m = layout.across().parity();
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
@@ -156,18 +165,15 @@ public final class Repairer {
     Map<List<Long>, Integer> tags = new HashMap<>();
     for (int j = 0; j < k + m; j++) {
       String t = layout.targets().get(map.memberPosition(g, j));
-      if (t.equals(target)) {
+      if (map.memberPosition(g, j) == position) {
         member = j;
       } else if ((j < present || j >= k) && !f.repairs().stale(t, g)) {
         Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, j));
         s.ifPresent(st -> tags.merge(List.of(st.generation(), st.sequence()), 1, Integer::sum));
       }
     }
-    if (member < 0) {
-      return 0; // the target holds no member of this group
-    }
-    if (member >= present && member < k) {
-      return 0; // a data chunk past the end of the file: none to store
+    if (member < 0 || member >= present && member < k) {
+      return 0; // no member there, or a data chunk past the end of the file: none to store
     }
     ByteBuffer[] data = new ByteBuffer[k];
     for (int j = 0; j < present; j++) {
@@ -176,15 +182,22 @@ public final class Repairer {
     List<Long> one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
     if (one != null && one.get(0) == f.generation()
         && GroupReads.count(one.get(1)) == present) {
+      // the other members are one round of this generation: the member joins it
       ByteBuffer bytes = member < k ? data[member]
           : chunks.groupCodec(layout.across()).encode(data)[member - k];
       int n = bytes.remaining();
-      chunks.writeMember(target, f.id(), f.generation(), one.get(1), map.memberIndex(g, member),
+      chunks.writeMember(onto, f.id(), f.generation(), one.get(1), map.memberIndex(g, member),
           bytes);
       return n;
     }
-    // members of several rounds or of an older generation: the whole group, as a new round
-    GroupWriter round = new GroupWriter(chunks, client.transfers(), f,
+    // members of several rounds or of an older generation: the whole group, as a new round,
+    // on the layout with the member's new target
+    List<String> targets = new ArrayList<>(layout.targets());
+    targets.set(position, onto);
+    FileStatus moved = new FileStatus(f.path(), f.id(), f.type(), f.length(), f.version(),
+        f.modificationTime(), f.accessTime(), f.owner(), f.group(), f.permission(),
+        layout.withTargets(targets), f.writer(), f.generation(), f.repairs());
+    GroupWriter round = new GroupWriter(chunks, client.transfers(), moved,
         StaleMembers.every(k + m));
     try {
       round.store(g, data).join();

@@ -81,4 +81,61 @@ class CliRepairTest {
       cluster.awaitTargets(3);
     }
   }
+
+  private static int nodeIndex(String target) throws Exception {
+    String node = null;
+    for (JsonNode t : cli.ok("targets", "--json").json()) {
+      if (t.get("id").asText().equals(target)) {
+        node = t.get("nodeId").asText();
+      }
+    }
+    for (int i = 0; i < cluster.nodes().size(); i++) {
+      if (cluster.nodes().get(i).nodeId().equals(node)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no node serves " + target);
+  }
+
+  /**
+   * {@code reprotect}: a mirror:2 file on two of the three nodes, one lost for good; its copies
+   * are rebuilt on the third node and the layout switched, so the file then reads with its other
+   * original node down too. A target still online is refused.
+   */
+  @Test
+  void reprotectRebuildsALostTargetsCopiesOnTheThirdNode() throws Exception {
+    cli.ok("mkdir", "/m");
+    cli.ok("setstripe", "--chunk-size", "256K", "--stripe-count", "2", "--across", "mirror:2",
+        "/m");
+    byte[] data = new byte[1_500_000];
+    new Random(19).nextBytes(data);
+    cli.ok("put", Files.write(dir.resolve("m.bin"), data).toString(), "/m/f");
+    JsonNode layout = cli.ok("stat", "--json", "/m/f").json().get("layout");
+    String lost = layout.get("targets").get(0).asText();
+    String kept = layout.get("targets").get(1).asText();
+    CliRunner.Run online = cli.fails(7, "reprotect", "--target", lost);
+    assertTrue(online.err().contains("ONLINE"), online.err());
+    int lostNode = nodeIndex(lost);
+    int keptNode = nodeIndex(kept);
+    cluster.stopNode(lostNode);
+    try {
+      CliRunner.Run r = cli.ok("reprotect", "--target", lost, "/m"); // /e has no 4th node
+      assertTrue(r.out().contains("1 moved") && r.out().contains("/m/f: 6 members rebuilt"),
+          r.out());
+      JsonNode after = cli.ok("stat", "--json", "/m/f").json().get("layout").get("targets");
+      assertEquals(kept, after.get(1).asText(), "the surviving copy stays in place");
+      assertTrue(!after.get(0).asText().equals(lost), after.toString());
+      JsonNode again = cli.ok("reprotect", "--json", "--target", lost, "/m").json();
+      assertEquals(0, again.get("files").asLong(), "nothing left on the lost target");
+      cluster.stopNode(keptNode);
+      try {
+        assertArrayEquals(data, cli.ok("cat", "/m/f").outBytes(), "from the rebuilt copies");
+      } finally {
+        cluster.restartNode(keptNode);
+      }
+    } finally {
+      cluster.restartNode(lostNode);
+      cluster.awaitTargets(3);
+    }
+  }
 }

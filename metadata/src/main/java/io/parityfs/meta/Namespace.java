@@ -428,6 +428,18 @@ public final class Namespace implements Closeable {
   }
 
   /**
+   * Re-protection's switch (docs/across-nodes.md §5): replaces target {@code from} by {@code to}
+   * in a closed file's layout, at the same position, once every member {@code from} held is
+   * stored on {@code to}; the repair record's ranges on {@code from} go with it. One versioned
+   * write: readers see the old layout or the new, never a mix. Refused as {@link #repaired} is
+   * when the file was written or reopened since the mover read it.
+   */
+  public FileStatus moveMembers(String path, long fileId, long expectedVersion, long generation,
+      String from, String to) throws NamespaceException {
+    return commits.moveMembers(path, fileId, expectedVersion, generation, from, to);
+  }
+
+  /**
    * Closes a file this client is writing: sets its final length (version + 1), clears the
    * lease and removes the open record, in one {@code multi}. Readers see the length from then
    * on. Same checks as {@link #setLength} ({@code expectedVersion} -1: any).

@@ -73,19 +73,7 @@ final class WriterCommits {
   FileStatus repaired(String path, long fileId, long expectedVersion, long generation,
       Repairs done) throws NamespaceException {
     return commit(path, fileId, i -> {
-      if (i.isDirectory() || i.id() != fileId) {
-        throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "file " + fileId
-            + " is gone or was replaced");
-      }
-      if (i.lease() != null) {
-        throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, path, "open for writing by "
-            + i.lease().client() + ": repaired after it is closed");
-      }
-      if (i.version() != expectedVersion || i.generation() != generation) {
-        throw new NamespaceException(NamespaceStatus.CONFLICT, path, "written since it was"
-            + " read for repair (version " + i.version() + ", generation " + i.generation()
-            + "; read at " + expectedVersion + ", " + generation + ")");
-      }
+      checkUnchanged(i, path, fileId, expectedVersion, generation, "repaired");
       Repairs left = new Repairs(i.repairs());
       for (Repairs.Range r : done.ranges()) {
         left = left.without(r.target(), r.from(), r.to());
@@ -100,6 +88,45 @@ final class WriterCommits {
     }
     if (mtime < -1) {
       throw new IllegalArgumentException("mtime (" + mtime + ") must be >= -1");
+    }
+  }
+
+  /**
+   * {@link Namespace#moveMembers}: a closed file's layout with target {@code from} replaced by
+   * {@code to} (at the same position), its repair record without {@code from}'s ranges, if the
+   * file is still at {@code expectedVersion} and {@code generation}.
+   */
+  FileStatus moveMembers(String path, long fileId, long expectedVersion, long generation,
+      String from, String to) throws NamespaceException {
+    return commit(path, fileId, i -> {
+      checkUnchanged(i, path, fileId, expectedVersion, generation, "moved");
+      List<String> targets = new java.util.ArrayList<>(i.layout().targets());
+      int at = targets.indexOf(from);
+      if (at < 0 || targets.contains(to)) {
+        throw new NamespaceException(NamespaceStatus.CONFLICT, path, "layout " + targets
+            + " does not name " + from + " or already names " + to);
+      }
+      targets.set(at, to);
+      Repairs left = new Repairs(i.repairs()).without(from, 0, Long.MAX_VALUE - 1);
+      return i.withLayout(i.layout().withTargets(targets)).withRepairs(left);
+    }, (before, after) -> List.of());
+  }
+
+  /** The checks of a repairer's commit: the same closed file, nothing written since it read. */
+  private static void checkUnchanged(Inode i, String path, long fileId, long expectedVersion,
+      long generation, String what) throws NamespaceException {
+    if (i.isDirectory() || i.id() != fileId) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "file " + fileId
+          + " is gone or was replaced");
+    }
+    if (i.lease() != null) {
+      throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, path, "open for writing by "
+          + i.lease().client() + ": " + what + " after it is closed");
+    }
+    if (i.version() != expectedVersion || i.generation() != generation) {
+      throw new NamespaceException(NamespaceStatus.CONFLICT, path, "written since it was"
+          + " read (version " + i.version() + ", generation " + i.generation() + "; read at "
+          + expectedVersion + ", " + generation + ")");
     }
   }
 

@@ -1,0 +1,202 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.Repairs;
+import io.parityfs.meta.targets.TargetPlacement;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Re-protection (docs/across-nodes.md §5): moves a file's members off targets declared lost, so
+ * it is whole again without them. For each lost target in the file's layout a replacement is
+ * drawn by the placement rule (same pool, online, keeping every window of the policy's width on
+ * distinct failure domains); every member at that position is rebuilt onto it from the group's
+ * other members ({@link Repairer#rebuild}); then the layout is switched in one versioned write
+ * ({@code Namespace#moveMembers}), so readers and writers see the old layout or the new, never a
+ * mix. Only closed files are moved; a file written meanwhile keeps its layout and is left for the
+ * next pass (the members written to the replacement are deleted). Optionally throttled.
+ */
+public final class Reprotector {
+  private final ParityClient client;
+  private final Repairer rebuilder;
+  private final TargetPlacement placement;
+  private final long bytesPerSecond;
+  private final long started = System.nanoTime();
+  private long written;
+
+  /**
+   * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
+   */
+  Reprotector(ParityClient client, long bytesPerSecond) {
+    if (bytesPerSecond < 0) {
+      throw new IllegalArgumentException("bytesPerSecond (" + bytesPerSecond + ") must be >= 0");
+    }
+    this.client = client;
+    this.rebuilder = new Repairer(client);
+    this.placement = new TargetPlacement(client.registry(), client.config().placement());
+    this.bytesPerSecond = bytesPerSecond;
+  }
+
+  /**
+   * What re-protecting one file did.
+   *
+   * @param path the file
+   * @param moved lost targets replaced in its layout
+   * @param members members rebuilt onto the replacements
+   * @param bytes bytes written
+   * @param skipped why (part of) it was not moved: open for writing, written meanwhile, no
+   *     policy across nodes, no replacement; null when whole
+   */
+  public record Outcome(String path, int moved, long members, long bytes, String skipped) {}
+
+  /**
+   * How many members of {@code f}'s groups survive beyond the fewest a group is read from, with
+   * {@code lost} gone: the files with the least come first (the most endangered).
+   */
+  public static int margin(FileStatus f, Set<String> lost) {
+    Layout l = f.layout();
+    int gone = 0;
+    for (String t : l.targets()) {
+      gone += lost.contains(t) ? 1 : 0;
+    }
+    int spare = l.across().isErasureCoded() ? l.across().parity() : l.across().data() - 1;
+    return spare - Math.min(gone, l.across().width());
+  }
+
+  /** Whether {@code f}'s layout names a target of {@code lost}. */
+  public static boolean uses(FileStatus f, Set<String> lost) {
+    for (String t : f.layout().targets()) {
+      if (lost.contains(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Moves {@code path}'s members off the targets of {@code lost}. */
+  public Outcome reprotect(String path, Set<String> lost) throws IOException {
+    FileStatus f = client.namespace().getStatus(path);
+    if (f.isDirectory() || !uses(f, lost)) {
+      return new Outcome(f.path(), 0, 0, 0, null);
+    }
+    if (f.layout().across().isNone()) {
+      return new Outcome(f.path(), 0, 0, 0, "no protection across nodes: its chunks on the"
+          + " lost targets cannot be rebuilt");
+    }
+    if (f.isOpenForWrite()) {
+      return new Outcome(f.path(), 0, 0, 0, "open for writing by " + f.writer()
+          + ": moved once it is closed");
+    }
+    int moved = 0;
+    long members = 0;
+    long bytes = 0;
+    for (String from : List.copyOf(f.layout().targets())) {
+      if (!lost.contains(from)) {
+        continue;
+      }
+      String to;
+      try {
+        to = replacement(f.layout(), from, f.path());
+      } catch (NamespaceException e) {
+        return new Outcome(f.path(), moved, members, bytes, "no replacement for target " + from
+            + ": " + e.getMessage());
+      }
+      // nothing is read from the lost target: its members count as stale
+      ChunkMap map = ChunkMap.of(f.layout());
+      long units = f.layout().across().isErasureCoded()
+          ? (map.dataChunks(f.length()) + map.layout().across().data() - 1)
+              / map.layout().across().data()
+          : map.dataChunks(f.length());
+      FileStatus reading = withRepairs(f, f.repairs().with(units == 0 ? Repairs.NONE
+          : new Repairs(List.of(new Repairs.Range(from, 0, units - 1)))));
+      for (long g = 0; g < units; g++) {
+        long n = rebuilder.rebuild(reading, map, g, from, to);
+        if (n > 0) {
+          members++;
+          bytes += n;
+          throttle(n);
+        }
+      }
+      try {
+        f = client.namespace().moveMembers(f.path(), f.id(), f.version(), f.generation(), from,
+            to);
+        moved++;
+      } catch (NamespaceException e) {
+        switch (e.status()) {
+          case CONFLICT, LEASE_CONFLICT -> {
+            forget(f, map, f.layout().targets().indexOf(from), to, units);
+            return new Outcome(f.path(), moved, members, bytes, "written meanwhile: left for"
+                + " the next pass (" + e.getMessage() + ")");
+          }
+          default -> throw e;
+        }
+      }
+    }
+    return new Outcome(f.path(), moved, members, bytes, null);
+  }
+
+  /**
+   * A target for {@code from}'s position of {@code layout}: the placement rule fills the last
+   * position of the layout rotated so that position is last, with every other target named.
+   */
+  private String replacement(Layout layout, String from, String path) throws NamespaceException {
+    List<String> targets = layout.targets();
+    int p = targets.indexOf(from);
+    List<String> rotated = new ArrayList<>();
+    for (int i = 1; i < targets.size(); i++) {
+      rotated.add(targets.get((p + i) % targets.size()));
+    }
+    Layout placed = placement.place(layout.withTargets(rotated), path);
+    String to = placed.targets().get(placed.targets().size() - 1);
+    if (placed.targets().size() != targets.size() || !client.chunks().healthy(to)) {
+      throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "no"
+          + " online target on a failure domain the file's other members leave free");
+    }
+    return to;
+  }
+
+  /** Deletes what a move that was not committed wrote on {@code to} (best effort). */
+  private void forget(FileStatus f, ChunkMap map, int position, String to, long units) {
+    boolean ec = f.layout().across().isErasureCoded();
+    for (long g = 0; g < units; g++) {
+      for (int j = 0; j < (ec ? map.members() : 1); j++) {
+        if (ec && map.memberPosition(g, j) != position) {
+          continue;
+        }
+        try {
+          client.chunks().delete(to, f.id(), ec ? map.memberIndex(g, j) : (int) g,
+              f.generation());
+        } catch (IOException | RuntimeException e) {
+          return; // an orphan is left on the replacement; the file is whole without it
+        }
+      }
+    }
+  }
+
+  private void throttle(long n) {
+    written += n;
+    if (bytesPerSecond == 0) {
+      return;
+    }
+    long due = started + (long) (written * 1e9 / bytesPerSecond);
+    long wait = due - System.nanoTime();
+    if (wait > 0) {
+      try {
+        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static FileStatus withRepairs(FileStatus f, Repairs r) {
+    return new FileStatus(f.path(), f.id(), f.type(), f.length(), f.version(),
+        f.modificationTime(), f.accessTime(), f.owner(), f.group(), f.permission(), f.layout(),
+        f.writer(), f.generation(), r);
+  }
+}

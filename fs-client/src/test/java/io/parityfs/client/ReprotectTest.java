@@ -1,0 +1,155 @@
+package io.parityfs.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.meta.Across;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.testing.MiniCluster;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Re-protection (docs/across-nodes.md §5) on four RAID-6 nodes, files of three targets: a node
+ * lost for good, its members rebuilt onto the fourth node's target and the layouts switched;
+ * then a second node lost, and every file of both policies still reads every byte. Files
+ * written while the node was down (with repair records) and files with several rounds are
+ * among them. Content is keyed by path and generation.
+ */
+class ReprotectTest {
+  static final int CHUNK = 1 << 20;
+
+  @TempDir
+  static Path dir;
+  static MiniCluster cluster;
+  static ParityClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = MiniCluster.start(dir, 4, "raid6:4+2", 6);
+    client = cluster.client(Caller.of("root"));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (client != null) {
+      client.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static byte[] content(String path, FileStatus f, int n) {
+    byte[] b = new byte[n];
+    new Random(path.hashCode() * 31L + f.generation()).nextBytes(b);
+    return b;
+  }
+
+  private static byte[] read(ParityClient c, String path) throws IOException {
+    try (PfsInputStream in = c.open(path)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] buf = new byte[256 << 10];
+      int n;
+      while ((n = in.read(buf, 0, buf.length)) > 0) {
+        out.write(buf, 0, n);
+      }
+      return out.toByteArray();
+    }
+  }
+
+  private static int nodeOf(String target) throws IOException {
+    String node = client.registry().target(target).orElseThrow().nodeId();
+    for (int i = 0; i < cluster.nodes().size(); i++) {
+      if (cluster.nodes().get(i).nodeId().equals(node)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException(target);
+  }
+
+  @Test
+  void aNodeLostForGoodIsRebuiltElsewhereThenAnotherMayBeLost() throws Exception {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    // the two directories' files land on three of the four nodes: pin them there
+    List<String> three = client.registry().targets().stream().map(t -> t.id()).limit(3)
+        .toList();
+    for (Across a : List.of(Across.mirror(2), Across.ec(2, 1))) {
+      String d = "/" + a.toString().replace(':', '-').replace('+', '-');
+      client.namespace().mkdirs(d, CreateOptions.directory().withLayout(
+          new Layout(CHUNK, 3, three, "raid6:4+2").withAcross(a)));
+      for (int i = 0; i < 3; i++) {
+        String path = d + "/f" + i;
+        try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+          byte[] data = content(path, out.file(), 2 * CHUNK + i * 700_001);
+          out.write(data, 0, CHUNK / 2);
+          out.hflush(); // a partial group, then rounds again
+          out.write(data, CHUNK / 2, data.length - CHUNK / 2);
+          files.put(path, data);
+        }
+      }
+    }
+    String lostTarget = three.get(1);
+    int lost = nodeOf(lostTarget);
+    cluster.stopNode(lost);
+    // written with the node down: repair records that re-protection must clear
+    for (String d : List.of("/mirror-2", "/ec-2-1")) {
+      String path = d + "/during";
+      try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+        byte[] data = content(path, out.file(), 3 * CHUNK + 5);
+        out.write(data);
+        files.put(path, data);
+      }
+    }
+
+    Reprotector r = client.reprotector(0);
+    Set<String> gone = Set.of(lostTarget);
+    long members = 0;
+    for (String path : files.keySet()) {
+      FileStatus before = client.namespace().getStatus(path);
+      Reprotector.Outcome o = r.reprotect(path, gone);
+      assertNull(o.skipped(), o.toString());
+      FileStatus after = client.namespace().getStatus(path);
+      if (before.layout().targets().contains(lostTarget)) {
+        assertEquals(1, o.moved(), o.toString());
+        members += o.members();
+      }
+      assertFalse(after.layout().targets().contains(lostTarget), after.layout().toString());
+      assertEquals(3, new HashSet<>(after.layout().targets()).size());
+      assertFalse(after.repairs().targets().contains(lostTarget), after.repairs().toString());
+      assertEquals(before.version(), after.version(), "no byte of " + path + " changed");
+      assertEquals(0, r.reprotect(path, gone).moved(), "a second pass moves nothing");
+    }
+    assertTrue(members > 0);
+
+    // another node lost: every file still reads, from the rebuilt members
+    String second = client.namespace().getStatus("/ec-2-1/f0").layout().targets().get(0);
+    int other = nodeOf(second);
+    cluster.stopNode(other);
+    try (ParityClient fresh = cluster.client(Caller.of("root"))) {
+      for (Map.Entry<String, byte[]> f : files.entrySet()) {
+        assertArrayEquals(f.getValue(), read(fresh, f.getKey()), f.getKey() + " with nodes "
+            + lost + " and " + other + " down");
+      }
+    } finally {
+      cluster.restartNode(other);
+    }
+  }
+}
