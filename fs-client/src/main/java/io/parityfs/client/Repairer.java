@@ -90,6 +90,7 @@ public final class Repairer {
       if (r.to() >= groups) {
         done = done.with(new Repairs(List.of(new Repairs.Range(r.target(), groups, r.to()))));
       }
+      trim(f, map, r.target());
       for (long g = r.from(); g <= Math.min(r.to(), groups - 1); g++) {
         bytes += rebuild(f, map, g, r.target(), r.target());
         done = done.with(Repairs.of(r.target(), g));
@@ -110,6 +111,35 @@ public final class Repairer {
     return new Outcome(f.path(), repaired, waiting, bytes, null);
   }
 
+  /**
+   * Deletes the file's chunks on {@code target} past its end, at its writer generation (which
+   * also raises the target's fence for the file): a target that was away may hold chunks a
+   * writer stored there before it died, which no fence reached; once its members are caught up
+   * and out of the record, a later lease recovery's prefix must not count them.
+   */
+  private void trim(FileStatus f, ChunkMap map, String target) throws IOException {
+    long data = map.dataChunks(f.length());
+    int k = f.layout().across().isErasureCoded() ? f.layout().across().data() : 1;
+    int m = f.layout().across().isErasureCoded() ? f.layout().across().parity() : 0;
+    long groups = (data + k - 1) / k;
+    long cursor = 0;
+    List<Integer> past = new ArrayList<>();
+    do {
+      io.parityfs.meta.chunks.ChunkPage page = chunks.list(target, f.id(), cursor, 1000);
+      for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
+        boolean beyond = map.isParity(c.index())
+            ? (c.index() - ChunkMap.PARITY_BASE) / m >= groups : c.index() >= data;
+        if (c.fileId() == f.id() && beyond) {
+          past.add(c.index());
+        }
+      }
+      cursor = page.nextCursor();
+    } while (cursor != io.parityfs.meta.chunks.ChunkService.END);
+    for (int index : past) {
+      chunks.delete(target, f.id(), index, f.generation());
+    }
+  }
+
   /** Takes {@code done} out of the record; null when the file was written since it was read. */
   private FileStatus commit(FileStatus f, Repairs done) throws NamespaceException {
     try {
@@ -119,6 +149,38 @@ public final class Repairer {
         case CONFLICT, LEASE_CONFLICT -> null;
         default -> throw e;
       };
+    }
+  }
+
+  /** Data chunks {@code first..first+present-1} in parallel, into K entries (nulls after). */
+  private ByteBuffer[] readData(FileStatus f, long first, int present, int k)
+      throws IOException {
+    List<java.util.concurrent.CompletableFuture<ByteBuffer>> reads = new ArrayList<>();
+    for (int j = 0; j < present; j++) {
+      long index = first + j;
+      reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return readChunk(f, index);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, chunks.fanOut()));
+    }
+    ByteBuffer[] data = new ByteBuffer[k];
+    for (int j = 0; j < present; j++) {
+      data[j] = join(reads.get(j));
+    }
+    return data;
+  }
+
+  private static <T> T join(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
     }
   }
 
@@ -175,16 +237,13 @@ public final class Repairer {
     if (member < 0 || member >= present && member < k) {
       return 0; // no member there, or a data chunk past the end of the file: none to store
     }
-    ByteBuffer[] data = new ByteBuffer[k];
-    for (int j = 0; j < present; j++) {
-      data[j] = readChunk(f, g * k + j);
-    }
     List<Long> one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
     if (one != null && one.get(0) == f.generation()
         && GroupReads.count(one.get(1)) == present) {
-      // the other members are one round of this generation: the member joins it
-      ByteBuffer bytes = member < k ? data[member]
-          : chunks.groupCodec(layout.across()).encode(data)[member - k];
+      // the other members are one round of this generation: the member joins it, a data
+      // chunk decoded from K of them, a parity chunk encoded again from the data
+      ByteBuffer bytes = member < k ? readChunk(f, g * k + member)
+          : chunks.groupCodec(layout.across()).encode(readData(f, g * k, present, k))[member - k];
       int n = bytes.remaining();
       chunks.writeMember(onto, f.id(), f.generation(), one.get(1), map.memberIndex(g, member),
           bytes);
@@ -192,6 +251,7 @@ public final class Repairer {
     }
     // members of several rounds or of an older generation: the whole group, as a new round,
     // on the layout with the member's new target
+    ByteBuffer[] data = readData(f, g * k, present, k);
     List<String> targets = new ArrayList<>(layout.targets());
     targets.set(position, onto);
     FileStatus moved = new FileStatus(f.path(), f.id(), f.type(), f.length(), f.version(),
@@ -199,14 +259,7 @@ public final class Repairer {
         layout.withTargets(targets), f.writer(), f.generation(), f.repairs());
     GroupWriter round = new GroupWriter(chunks, client.transfers(), moved,
         StaleMembers.every(k + m));
-    try {
-      round.store(g, data).join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
-    }
+    join(round.store(g, data));
     long n = 0;
     for (ByteBuffer b : data) {
       n += b == null ? 0 : b.remaining();

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Re-protection (docs/across-nodes.md §5): moves a file's members off targets declared lost, so
@@ -19,9 +21,12 @@ import java.util.Set;
  * other members ({@link Repairer#rebuild}); then the layout is switched in one versioned write
  * ({@code Namespace#moveMembers}), so readers and writers see the old layout or the new, never a
  * mix. Only closed files are moved; a file written meanwhile keeps its layout and is left for the
- * next pass (the members written to the replacement are deleted). Optionally throttled.
+ * next pass (the members written to the replacement are deleted). Optionally throttled. One
+ * instance may move several files at once (from several threads); its throttle covers them all.
  */
 public final class Reprotector {
+  /** Groups of one file rebuilt at once. */
+  static final int WINDOW = 4;
   private final ParityClient client;
   private final Repairer rebuilder;
   private final TargetPlacement placement;
@@ -114,8 +119,32 @@ public final class Reprotector {
           : map.dataChunks(f.length());
       FileStatus reading = withRepairs(f, f.repairs().with(units == 0 ? Repairs.NONE
           : new Repairs(List.of(new Repairs.Range(from, 0, units - 1)))));
-      for (long g = 0; g < units; g++) {
-        long n = rebuilder.rebuild(reading, map, g, from, to);
+      // WINDOW groups rebuilt at once: their member reads and decodes overlap
+      java.util.ArrayDeque<CompletableFuture<Long>> inFlight = new java.util.ArrayDeque<>();
+      for (long g = 0; g < units || !inFlight.isEmpty(); ) {
+        if (g < units && inFlight.size() < WINDOW) {
+          long group = g++;
+          String lostTarget = from;
+          String onto = to;
+          inFlight.add(CompletableFuture.supplyAsync(() -> {
+            try {
+              return rebuilder.rebuild(reading, map, group, lostTarget, onto);
+            } catch (IOException e) {
+              throw new CompletionException(e);
+            }
+          }, client.chunks().fanOut()));
+          continue;
+        }
+        long n;
+        try {
+          n = inFlight.poll().join();
+        } catch (CompletionException e) {
+          inFlight.forEach(x -> x.cancel(false));
+          if (e.getCause() instanceof IOException io) {
+            throw io;
+          }
+          throw e;
+        }
         if (n > 0) {
           members++;
           bytes += n;
@@ -178,7 +207,7 @@ public final class Reprotector {
     }
   }
 
-  private void throttle(long n) {
+  private synchronized void throttle(long n) {
     written += n;
     if (bytesPerSecond == 0) {
       return;

@@ -270,6 +270,46 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     }
   }
 
+  /**
+   * A writer dies while one of its file's nodes is down: lease recovery closes the file without
+   * waiting for the node (its members recorded for catch-up), every committed byte reads with
+   * the node down, and once it is back a repair stores its members so that the file then reads
+   * with another node down. For both policies.
+   */
+  @Test
+  void leaseRecoveryClosesAFileWhileOneOfItsNodesIsDown() throws Exception {
+    for (String dirName : new String[] {"/m", "/e"}) {
+      String path = dirName + "/orphan";
+      byte[] data;
+      long committed;
+      String victim;
+      try (ParityClient writer = cluster.client(Caller.of("root"))) {
+        PfsOutputStream w = writer.create(path, CreateOptions.file());
+        data = content(4 * CHUNK + 300, w.file(), 11);
+        w.write(data, 0, 2 * CHUNK + 300);
+        w.hflush();
+        committed = 2 * CHUNK + 300;
+        victim = w.file().layout().targets().get(2);
+        stopNodeOf(victim);
+        w.write(data, (int) committed, 2 * CHUNK); // stored around the node, never committed
+      } // the writer's session ends: its lease is dead
+      assertTrue(client.recoverLease(path), path + " recovered with " + victim + " down");
+      FileStatus r = client.namespace().getStatus(path);
+      assertFalse(r.isOpenForWrite());
+      assertTrue(r.length() >= committed, path + ": " + r.length());
+      assertTrue(r.repairs().targets().contains(victim), r.repairs().toString());
+      byte[] want = Arrays.copyOf(data, (int) r.length());
+      assertArrayEquals(want, readWhole(path), path + " with the node down");
+      restart();
+      Repairer.Outcome o = client.repair(path);
+      assertEquals(0, o.waiting(), o.toString());
+      assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
+      stopNodeOf(r.layout().targets().get(0));
+      assertArrayEquals(want, readWhole(path), path + " after catch-up, another node down");
+      restart();
+    }
+  }
+
   /** With fewer members than a group needs (ec:2+1 with two nodes down), the write fails. */
   @Test
   void tooFewMembersFailTheWriteAndCommitNothing() throws Exception {

@@ -26,4 +26,23 @@ public interface LengthProbe {
   default long fence(FileStatus file, long end) throws IOException {
     return end;
   }
+
+  /**
+   * What {@link #fence} answers, and the members it could not reach.
+   *
+   * @param length the stored prefix after the fence
+   * @param unreached the file's members on targets that could not answer, for the repair
+   *     record (empty unless the file has protection across nodes, whose probe reads around a
+   *     target that is down instead of failing)
+   */
+  record Fenced(long length, Repairs unreached) {}
+
+  /**
+   * {@link #fence}, with the members on targets that could not be reached: lease recovery
+   * commits them in the file's repair record, so it can close a file with protection across
+   * nodes while one of its nodes is down. The default reaches every target or fails.
+   */
+  default Fenced fenceAll(FileStatus file, long end) throws IOException {
+    return new Fenced(fence(file, end), Repairs.NONE);
+  }
 }

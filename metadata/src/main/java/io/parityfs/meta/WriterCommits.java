@@ -373,20 +373,23 @@ final class WriterCommits {
       throw unprobed(p, ex);
     }
     refuseHole(i, p, stored);
+    LengthProbe.Fenced after;
     try {
-      stored = probe.fence(fenced.status(p), stored);
+      after = probe.fenceAll(fenced.status(p), stored);
     } catch (IOException ex) {
       throw unprobed(p, ex);
     }
+    stored = after.length();
     refuseHole(i, p, stored);
     long length = stored;
-    Inode next = fenced.withLength(length).withLease(null);
+    Inode next = withStale(fenced.withLength(length), after.unreached(), p).withLease(null);
     if (!core.write(e, next, List.of(core.leases.deleteRecord(i.id())), p)) {
       return false;
     }
     LOG.log(System.Logger.Level.INFO, "recovered the lease of {0} (file {1}, writer {2}): "
-        + "length {3}, writer generation {4}", p, ZNodes.hexId(i.id()), i.lease().client(),
-        length, next.generation());
+        + "length {3}, writer generation {4}{5}", p, ZNodes.hexId(i.id()), i.lease().client(),
+        length, next.generation(), after.unreached().isEmpty() ? "" : "; members on targets"
+        + " that could not be reached, for catch-up: " + after.unreached());
     return true;
   }
 

@@ -3,6 +3,7 @@ package io.parityfs.client.bench;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
+import io.parityfs.client.Reprotector;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -43,10 +44,16 @@ import java.util.concurrent.Future;
  *       the node restarted.
  * </ul>
  *
- * Every policy is first run once untimed on 16 MiB files (the JIT, the codecs, the connections).
- * Re-protection is not built yet, so {@code reprotect_vs_surviving_read} is not measured.
+ * <li><b>re-protection</b> (ec): with node 0 still stopped, declared lost, the same threads
+ *       re-protect the files ({@code Reprotector}: each member node 0 held rebuilt from K others
+ *       onto a target of the spare node or another, the layouts switched), timed; then every
+ *       byte is read back (untimed) with node 0 still down, and the node restarted.
  *
- * <p>Arguments: {@code --writers N} (4), {@code --file-mib N} (512), {@code --rounds N} (2), {@code --nodes N} (5),
+ * Files stripe over one group's width ({@code K+M}) of the {@code nodes}, so that a node's
+ * members have somewhere to go. Every policy is first run once untimed on 16 MiB files (the
+ * JIT, the codecs, the connections).
+ *
+ * <p>Arguments: {@code --writers N} (4), {@code --file-mib N} (512), {@code --rounds N} (2), {@code --nodes N} (6),
  * {@code --k N} {@code --m N} (4 and 1), {@code --chunk-mib N} (8), {@code --dir PATH}
  * (fs-client/target/bench-across), {@code --out PATH} (docs/benchmarks/across.json; "-" for none).
  */
@@ -55,7 +62,7 @@ public final class AcrossBenchmark {
 
   private int writers = 4;
   private int fileMiB = 512;
-  private int nodes = 5;
+  private int nodes = 6;
   private int k = 4;
   private int m = 1;
   private int chunkMiB = 8;
@@ -141,8 +148,8 @@ public final class AcrossBenchmark {
       boolean measured) throws Exception {
     String name = name(p);
     String d = "/" + name + (measured ? "" : "-warm-up");
-    Layout layout = new Layout((long) chunkMiB << 20, nodes, List.of(), "raid6:4+2")
-        .withAcross(p);
+    Layout layout = new Layout((long) chunkMiB << 20, Math.min(nodes, k + m), List.of(),
+        "raid6:4+2").withAcross(p);
     client.namespace().mkdirs(d, CreateOptions.directory().withLayout(layout));
     long total = fileBytes * writers;
     ExecutorService pool = Executors.newFixedThreadPool(writers);
@@ -180,6 +187,10 @@ public final class AcrossBenchmark {
             read(pool, client, d, p, fileBytes, measured, name + "_degraded_read",
                 " degraded read (node 0 down)");
           }
+          if (p.isErasureCoded()) {
+            reprotect(cluster, client, pool, d, measured);
+            all(pool, w -> verify(client, d, w, p, fileBytes)); // node 0 still down
+          }
         } finally {
           cluster.restartNode(0);
           cluster.awaitTargets(nodes);
@@ -190,6 +201,27 @@ public final class AcrossBenchmark {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** Re-protects the files of {@code d} off node 0's targets, timed (see the class comment). */
+  private void reprotect(MiniCluster cluster, ParityClient client, ExecutorService pool,
+      String d, boolean measured) throws Exception {
+    String lostNode = cluster.nodes().get(0).nodeId();
+    java.util.Set<String> lost = new java.util.HashSet<>();
+    client.registry().targets().stream().filter(t -> t.nodeId().equals(lostNode))
+        .forEach(t -> lost.add(t.id()));
+    Reprotector r = client.reprotector(0);
+    java.util.concurrent.atomic.AtomicLong rebuilt = new java.util.concurrent.atomic.AtomicLong();
+    Phase phase = new Phase("ec reprotect (node 0 lost)");
+    all(pool, w -> {
+      Reprotector.Outcome o = r.reprotect(d + "/part-" + w, lost);
+      if (o.skipped() != null) {
+        throw new IOException(o.path() + ": not re-protected: " + o.skipped());
+      }
+      rebuilt.addAndGet(o.bytes());
+    });
+    phase.end(rebuilt.get());
+    record(measured, "ec_reprotect", phase, rebuilt.get());
   }
 
   private void read(ExecutorService pool, ParityClient client, String d, Across p,
@@ -323,8 +355,8 @@ public final class AcrossBenchmark {
     r.describe("load_average", loadBefore + " before, " + loadAfter + " after");
     r.describe("cluster", String.format(Locale.ROOT, "%d storage nodes in this JVM, each one "
         + "RAID-6 4+2 target over 6 folders of the same disk (64 KiB cells, CPU codec); "
-        + "embedded ZooKeeper; files in %d MiB chunks over all %d targets; the client's group "
-        + "codec is the CPU one (no GPU here)", nodes, chunkMiB, nodes));
+        + "embedded ZooKeeper; files in %d MiB chunks over %d of the targets; the client's "
+        + "group codec is the CPU one (no GPU here)", nodes, chunkMiB, Math.min(nodes, k + m)));
     r.describe("cold_reads", cachesDropped ? "page cache dropped before every read phase"
         : "could not drop the page cache: reads may be warm");
     r.describe("method", String.format(Locale.ROOT, "%d rounds, each policy (none, mirror:2, "
@@ -335,8 +367,11 @@ public final class AcrossBenchmark {
         + "the same threads read every byte back and compare; degraded read = the same with "
         + "storage node 0 stopped (its chunks read from the other copy or decoded), run twice "
         + "between the two healthy reads of each round, so that neither kind is always the "
-        + "second read of the same bytes; reprotect_vs_surviving_read is not measured: "
-        + "re-protection is not built yet", rounds, ec, writers, fileMiB));
+        + "second read of the same bytes; re-protection = with node 0 still down and declared "
+        + "lost, the same threads rebuild its members of their files onto other targets (K "
+        + "members read per member written) and switch the layouts, rate = bytes rebuilt / "
+        + "seconds; reprotect_vs_surviving_read = that rate over the degraded read's (what the "
+        + "surviving targets deliver)", rounds, ec, writers, fileMiB));
     r.metrics.putAll(metrics);
     Object none = metrics.get("none_write_mbps");
     if (none instanceof Number n) {
@@ -349,6 +384,7 @@ public final class AcrossBenchmark {
         "none_write_data_share_mirror_mbps");
     r.ratio("degraded_read_vs_healthy", "ec_degraded_read_mbps", "ec_read_mbps");
     r.ratio("mirror_degraded_read_vs_healthy", "mirror_degraded_read_mbps", "mirror_read_mbps");
+    r.ratio("reprotect_vs_surviving_read", "ec_reprotect_mbps", "ec_degraded_read_mbps");
     if (metrics.get("ec_media_bytes_per_data_byte") instanceof Number e) {
       r.ratios.put("ec_media_bytes_per_data_byte", e.doubleValue());
     }

@@ -4,9 +4,13 @@ import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.LengthProbe;
+import io.parityfs.meta.Repairs;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -42,7 +46,7 @@ public final class ChunkLengthProbe implements LengthProbe {
 
   @Override
   public long length(FileStatus file) throws IOException {
-    return prefix(file, stored(file));
+    return prefix(file, stored(file, Set.of()));
   }
 
   /**
@@ -55,17 +59,37 @@ public final class ChunkLengthProbe implements LengthProbe {
    */
   @Override
   public long fence(FileStatus file, long end) throws IOException {
+    return fenceAll(file, end).length();
+  }
+
+  /**
+   * {@link #fence}; for a file with protection across nodes, a target that cannot answer (its
+   * node down) is read around instead of failing the fence, as long as every group keeps enough
+   * members without it and the members the repair record names (at most M per ec group, N − 1
+   * copies per mirrored chunk): its members are answered as unreached, for the record.
+   */
+  @Override
+  public Fenced fenceAll(FileStatus file, long end) throws IOException {
     Layout layout = file.layout();
     long chunkSize = layout.chunkSize();
     long first = (end + chunkSize - 1) / chunkSize; // the first index wholly past the end
     int stripe = layout.stripeCount();
+    Set<String> down = new HashSet<>();
     for (int s = 0; s < stripe && s < layout.targets().size(); s++) {
       long index = first + Math.floorMod(s - first, (long) stripe);
       if (index < ChunkMap.of(layout).maxDataChunks()) {
-        chunks.delete(layout.targets().get(s), file.id(), (int) index, file.generation());
+        String target = layout.targets().get(s);
+        try {
+          chunks.delete(target, file.id(), (int) index, file.generation());
+        } catch (IOException e) {
+          if (layout.across().isNone()) {
+            throw e;
+          }
+          down.add(target);
+        }
       }
     }
-    Listing stored = stored(file);
+    Listing stored = stored(file, down);
     ChunkMap map = ChunkMap.of(layout);
     int k = layout.across().data();
     int m = layout.across().parity();
@@ -81,22 +105,55 @@ public final class ChunkLengthProbe implements LengthProbe {
       }
     }
     stored.lengths().keySet().removeIf(index -> index >= first);
-    return prefix(file, stored);
+    long length = prefix(file, stored);
+    return new Fenced(length, unreached(file, stored.down(), length));
   }
 
-  /** What the targets list: each data chunk's length on each target, and who holds each chunk. */
-  private record Listing(Map<Integer, Map<String, Long>> lengths,
-      Map<Integer, Set<String>> where) {}
+  /** Every member on the {@code down} targets of a file of {@code length} bytes. */
+  private static Repairs unreached(FileStatus file, Set<String> down, long length) {
+    ChunkMap map = ChunkMap.of(file.layout());
+    long units = file.layout().across().isErasureCoded()
+        ? (map.dataChunks(length) + file.layout().across().data() - 1)
+            / file.layout().across().data()
+        : map.dataChunks(length);
+    List<Repairs.Range> out = new ArrayList<>();
+    for (String t : down) {
+      if (units > 0) {
+        out.add(new Repairs.Range(t, 0, units - 1));
+      }
+    }
+    return new Repairs(out);
+  }
 
-  private Listing stored(FileStatus file) throws IOException {
+  /**
+   * What the targets list: each data chunk's length on each target, who holds each chunk, and
+   * the targets that could not answer (only for a file with protection across nodes).
+   */
+  private record Listing(Map<Integer, Map<String, Long>> lengths,
+      Map<Integer, Set<String>> where, Set<String> down) {}
+
+  private Listing stored(FileStatus file, Set<String> down) throws IOException {
     Layout layout = file.layout();
     ChunkMap map = ChunkMap.of(layout);
     Map<Integer, Map<String, Long>> lengths = new HashMap<>();
     Map<Integer, Set<String>> where = new TreeMap<>();
+    Set<String> unreachable = new HashSet<>(down);
     for (String target : new LinkedHashSet<>(layout.targets())) {
+      if (unreachable.contains(target)) {
+        continue;
+      }
       long cursor = 0;
       do {
-        ChunkPage page = chunks.list(target, file.id(), cursor, pageSize);
+        ChunkPage page;
+        try {
+          page = chunks.list(target, file.id(), cursor, pageSize);
+        } catch (IOException e) {
+          if (layout.across().isNone()) {
+            throw e;
+          }
+          unreachable.add(target);
+          break;
+        }
         for (StoredChunk c : page.chunks()) {
           if (c.fileId() == file.id()) {
             where.computeIfAbsent(c.index(), i -> new LinkedHashSet<>()).add(target);
@@ -108,7 +165,38 @@ public final class ChunkLengthProbe implements LengthProbe {
         cursor = page.nextCursor();
       } while (cursor != ChunkService.END);
     }
-    return new Listing(lengths, where);
+    checkReadable(file, unreachable);
+    return new Listing(lengths, where, unreachable);
+  }
+
+  /**
+   * IOException when, with {@code down} unreachable, some group of the file would keep fewer
+   * members than it is read from, counting those its repair record names: the file then waits
+   * for its nodes (as a file without a policy waits for every target).
+   */
+  private static void checkReadable(FileStatus file, Set<String> down) throws IOException {
+    if (down.isEmpty()) {
+      return;
+    }
+    Layout layout = file.layout();
+    ChunkMap map = ChunkMap.of(layout);
+    boolean ec = layout.across().isErasureCoded();
+    int spare = ec ? layout.across().parity() : layout.across().data() - 1;
+    int members = ec ? map.members() : map.copies();
+    long units = ec ? (map.dataChunks(file.length()) + layout.across().data() - 1)
+        / layout.across().data() : map.dataChunks(file.length());
+    for (long g = 0; g < Math.max(units, 1); g++) {
+      int lost = 0;
+      for (int j = 0; j < members; j++) {
+        String t = layout.targets().get(ec ? map.memberPosition(g, j) : map.copyPosition(g, j));
+        lost += down.contains(t) || file.repairs().stale(t, g) ? 1 : 0;
+      }
+      if (lost > spare) {
+        throw new IOException("targets " + down + " cannot be reached, and group " + g + " of "
+            + file.path() + " (" + layout.across() + ") would keep too few members without them"
+            + " and the " + file.repairs().members() + " its repair record names");
+      }
+    }
   }
 
   /**
@@ -130,7 +218,7 @@ public final class ChunkLengthProbe implements LengthProbe {
       boolean asked = false;
       for (int c = 0; c < map.copies(); c++) {
         String target = layout.targets().get(map.copyPosition(i, c));
-        if (file.repairs().stale(target, map.group(i))) {
+        if (file.repairs().stale(target, map.group(i)) || stored.down().contains(target)) {
           continue;
         }
         asked = true;

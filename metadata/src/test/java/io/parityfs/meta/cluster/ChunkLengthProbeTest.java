@@ -73,7 +73,11 @@ class ChunkLengthProbeTest {
     }
 
     @Override
-    public boolean delete(String targetId, long fileId, int index, long generation) {
+    public boolean delete(String targetId, long fileId, int index, long generation)
+        throws IOException {
+      if (targetId.equals(down)) {
+        throw new IOException("target " + targetId + " is down");
+      }
       fenced.add(targetId + ":" + index + "@" + generation);
       List<StoredChunk> list = chunks.getOrDefault(targetId, new ArrayList<>());
       return list.removeIf(c -> c.fileId() == fileId && c.index() == index);
@@ -206,5 +210,34 @@ class ChunkLengthProbeTest {
     Targets t = new Targets().with(0, 4096).with(1, 4096);
     t.down = "c";
     assertThrows(IOException.class, () -> probe(t));
+  }
+
+  /**
+   * A file with protection across nodes is probed and fenced around a target that is down, as
+   * long as every group keeps enough members: its members come back as unreached (for the
+   * repair record), the data chunks it held count as far as the commit covers them; with too
+   * many members gone the probe fails, as it does for a file without a policy.
+   */
+  @Test
+  void aPolicyFileIsProbedAroundATargetThatIsDown() throws IOException {
+    Layout coded = LAYOUT.withAcross(Across.ec(2, 1));
+    // groups 0 and 1 stored whole; b (data chunks 1 and 2... here chunk 1 and group 1's parity)
+    Targets t = new Targets().on("a", 0, 4096).on("b", 1, 4096)
+        .on("c", ChunkMap.PARITY_BASE, 4096).on("c", 2, 4096).on("a", 3, 100)
+        .on("b", ChunkMap.PARITY_BASE + 1, 4096);
+    t.down = "b";
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    FileStatus f = withRepairs(file(coded, 2), 3 * 4096 + 100, Repairs.NONE);
+    assertEquals(3 * 4096 + 100, probe.length(f), "chunk 1 counted as committed");
+    io.parityfs.meta.LengthProbe.Fenced fenced = probe.fenceAll(f, 3 * 4096 + 100);
+    assertEquals(3 * 4096 + 100, fenced.length());
+    assertEquals(List.of(new Repairs.Range("b", 0, 1)), fenced.unreached().ranges());
+
+    // a member of group 0 already in the record and b down: too few left, the probe waits
+    FileStatus worse = withRepairs(file(coded, 2), 3 * 4096 + 100, Repairs.of("a", 0));
+    assertThrows(IOException.class, () -> probe.length(worse));
+
+    // without a policy, any target down fails it, as before
+    assertThrows(IOException.class, () -> probe.fenceAll(file(LAYOUT, 2), 4096));
   }
 }
