@@ -1,12 +1,9 @@
 package io.parityfs.cli;
 
 import io.parityfs.client.Repairer;
-import io.parityfs.meta.DirectoryPage;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import java.io.IOException;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,24 +43,12 @@ final class RepairCommand extends CliCommand {
           throw new CliException(ExitStatus.FAILED, path, "IS_A_DIRECTORY: a directory (-r"
               + " walks it)");
         }
-        Deque<FileStatus> todo = new ArrayDeque<>(List.of(top));
-        while (!todo.isEmpty()) {
-          FileStatus f = todo.pop();
-          if (f.isDirectory()) {
-            String after = null;
-            DirectoryPage page;
-            do {
-              page = ns.list(f.path(), after, 1000);
-              page.entries().forEach(todo::push);
-              after = page.next();
-            } while (page.hasMore());
-          } else {
-            files++;
-            if (!f.repairs().isEmpty()) {
-              each(s, f.path(), () -> one(s, f.path()));
-            }
+        FileWalk.files(ns, top, f -> {
+          files++;
+          if (!f.repairs().isEmpty()) {
+            each(s, f.path(), () -> one(s, f.path()));
           }
-        }
+        });
       });
     }
     if (s.json()) {

@@ -1,14 +1,11 @@
 package io.parityfs.cli;
 
 import io.parityfs.client.Reprotector;
-import io.parityfs.meta.DirectoryPage;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.targets.TargetInfo;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -72,7 +69,11 @@ final class ReprotectCommand extends CliCommand {
     List<FileStatus> todo = new ArrayList<>();
     Namespace ns = s.client().namespace();
     for (String path : paths.isEmpty() ? List.of("/") : paths) {
-      each(s, path, () -> walk(ns, ns.getStatus(path), lost, todo));
+      each(s, path, () -> FileWalk.files(ns, ns.getStatus(path), f -> {
+        if (Reprotector.uses(f, lost)) {
+          todo.add(f);
+        }
+      }));
     }
     // the files with the fewest members to spare first
     todo.sort(Comparator.comparingInt(f -> Reprotector.margin(f, lost)));
@@ -134,25 +135,6 @@ final class ReprotectCommand extends CliCommand {
     } else if (left > 0) {
       report(s, new CliException(ExitStatus.UNAVAILABLE, null, left + " files were left for"
           + " later: run reprotect again once they are closed"));
-    }
-  }
-
-  private static void walk(Namespace ns, FileStatus top, Set<String> lost, List<FileStatus> out)
-      throws CliException, java.io.IOException {
-    Deque<FileStatus> todo = new ArrayDeque<>(List.of(top));
-    while (!todo.isEmpty()) {
-      FileStatus f = todo.pop();
-      if (f.isDirectory()) {
-        String after = null;
-        DirectoryPage page;
-        do {
-          page = ns.list(f.path(), after, 1000);
-          page.entries().forEach(todo::push);
-          after = page.next();
-        } while (page.hasMore());
-      } else if (Reprotector.uses(f, lost)) {
-        out.add(f);
-      }
     }
   }
 }

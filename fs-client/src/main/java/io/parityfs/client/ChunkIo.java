@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -339,6 +338,18 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   /** Whether {@code target} is worth trying first ({@link Suspects#healthy}). */
   boolean healthy(String target) {
     return suspects.healthy(target, locator);
+  }
+
+  /** {@code f}'s value; its failure's IOException cause thrown as such. */
+  static <T> T join(CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
   }
 
   /** The pool for transfers a caller fans out and waits for (see {@link #fanOut}). */

@@ -115,7 +115,7 @@ final class GroupReads {
             () -> readOne(layout, map, fileId, group, j, offset, len), io.fanOut()));
       }
       for (CompletableFuture<Member> f : reads) {
-        Member r = join(f);
+        Member r = ChunkIo.join(f);
         got[r.j()] = r;
         if (r.tag() == null) {
           unreachable |= r.unreachable();
@@ -166,17 +166,6 @@ final class GroupReads {
       throw new CompletionException(e);
     } catch (IOException e) {
       throw new CompletionException(e);
-    }
-  }
-
-  private static Member join(CompletableFuture<Member> f) throws IOException {
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
     }
   }
 

@@ -3,7 +3,6 @@ package io.parityfs.client;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
-import io.parityfs.meta.Layout;
 import io.parityfs.meta.LengthProbe;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;

@@ -168,20 +168,9 @@ public final class Repairer {
     }
     ByteBuffer[] data = new ByteBuffer[k];
     for (int j = 0; j < present; j++) {
-      data[j] = join(reads.get(j));
+      data[j] = ChunkIo.join(reads.get(j));
     }
     return data;
-  }
-
-  private static <T> T join(java.util.concurrent.CompletableFuture<T> f) throws IOException {
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
-    }
   }
 
   /** Bytes of data chunk {@code index} as the file holds them, read avoiding stale members. */
@@ -259,7 +248,7 @@ public final class Repairer {
         layout.withTargets(targets), f.writer(), f.generation(), f.repairs());
     GroupWriter round = new GroupWriter(chunks, client.transfers(), moved,
         StaleMembers.every(k + m));
-    join(round.store(g, data));
+    ChunkIo.join(round.store(g, data));
     long n = 0;
     for (ByteBuffer b : data) {
       n += b == null ? 0 : b.remaining();
