@@ -12,16 +12,19 @@ import org.apache.zookeeper.Op;
  * DeleteQueue}), so that the removal and the promise to delete the file's chunks commit
  * together or not at all, and a crash at any point leaves neither a removed file without a
  * record nor a record for a live file; and, for a file open for writing, delete its open
- * record ({@link Leases}). Every place that removes a file inode calls {@link
+ * record ({@link Leases}); for a file with a repair record, delete its index record ({@link
+ * RepairIndex}). Every place that removes a file inode calls {@link
  * #opsFor} and adds what it returns to its {@code multi}; add further per-file ops here.
  */
 final class FileRemovals {
   private final Zk zk;
   private final ZNodes zn;
+  private final RepairIndex repairIndex;
 
-  FileRemovals(Zk zk, ZNodes zn) {
+  FileRemovals(Zk zk, ZNodes zn, RepairIndex repairIndex) {
     this.zk = zk;
     this.zn = zn;
+    this.repairIndex = repairIndex;
   }
 
   /** The ops to add to the {@code multi} that removes the entry of {@code file}. */
@@ -31,11 +34,13 @@ final class FileRemovals {
     }
     DeferredDelete record = new DeferredDelete(file.id(), file.layout(), file.length(),
         file.version(), System.currentTimeMillis());
-    Op queue = zk.create(zn.deleteRecord(file.id()), DeleteQueue.encode(record));
-    if (file.lease() == null) {
-      return List.of(queue);
+    List<Op> ops = new java.util.ArrayList<>(3);
+    ops.add(zk.create(zn.deleteRecord(file.id()), DeleteQueue.encode(record)));
+    if (file.lease() != null) {
+      // a file removed while open for writing: its open record goes with it (see Leases)
+      ops.add(zk.delete(zn.openRecord(file.id()), -1));
     }
-    // a file removed while open for writing: its open record goes with it (see Leases)
-    return List.of(queue, zk.delete(zn.openRecord(file.id()), -1));
+    ops.addAll(repairIndex.onRemove(file)); // and its repair index record (RepairIndex)
+    return ops;
   }
 }

@@ -428,6 +428,26 @@ public final class Namespace implements Closeable {
   }
 
   /**
+   * A file of the repair index: its id, its path when its record was last written or it was
+   * last renamed (a rename of a directory above leaves it stale: check the id found there), and
+   * the targets its repair record names.
+   */
+  public record ToRepair(long fileId, String path, List<String> targets) {}
+
+  /**
+   * Every file whose repair record is not empty, by file id, from the repair index
+   * (docs/across-nodes.md §5): which files catch-up visits when a target returns, and which
+   * targets need a resync, without walking the namespace. 256 listings and a read per file.
+   */
+  public List<ToRepair> filesToRepair() throws NamespaceException {
+    List<ToRepair> out = new java.util.ArrayList<>();
+    for (RepairIndex.Listed l : core.repairIndex.list()) {
+      out.add(new ToRepair(l.id(), l.path(), List.copyOf(l.targets())));
+    }
+    return out;
+  }
+
+  /**
    * Re-protection's switch (docs/across-nodes.md §5): replaces target {@code from} by {@code to}
    * in a closed file's layout, at the same position, once every member {@code from} held is
    * stored on {@code to}; the repair record's ranges on {@code from} go with it. One versioned

@@ -34,6 +34,7 @@ final class NamespaceCore {
   final FileRemovals removals;
   final SubtreePurger purger;
   final Leases leases;
+  final RepairIndex repairIndex;
   final ConnectionGate gate;
   /**
    * The last known entry of each file this client writes (lease held): a writer's commit tries
@@ -53,9 +54,10 @@ final class NamespaceCore {
     this.cache = new EntryCache(client, config.entryCacheSize());
     zk.invalidates(cache::invalidate);
     this.lister = new DirectoryLister(zk, zn, cache);
-    this.removals = new FileRemovals(zk, zn);
-    this.purger = new SubtreePurger(zk, zn, removals);
     this.leases = new Leases(zk, zn);
+    this.repairIndex = new RepairIndex(zk, zn);
+    this.removals = new FileRemovals(zk, zn, repairIndex);
+    this.purger = new SubtreePurger(zk, zn, removals);
     this.gate = new ConnectionGate(client, config.suspendedWaitMillis());
     gate.register();
   }
@@ -76,6 +78,7 @@ final class NamespaceCore {
     List<Op> ops = new ArrayList<>(1 + more.size());
     ops.add(zk.setData(e.znode(), data, expected));
     ops.addAll(more);
+    ops.addAll(repairIndex.onWrite(e.inode(), next, e.znode(), p));
     Zk.Failure f = zk.multi(ops, () -> {
       Stat stat = new Stat();
       byte[] now = client.getData().storingStatIn(stat).forPath(e.znode());

@@ -167,6 +167,9 @@ final class Rename {
       if (source.inode().lease() != null) {
         ops.add(core.leases.moveRecord(id, newEntry, tp, source.inode().lease()));
       }
+      if (!source.isDirectory()) {
+        ops.addAll(core.repairIndex.onRename(source.inode(), newEntry, tp));
+      }
       int srcBuckets = sw.size() == 1 ? core.rootBuckets : sw.get(sw.size() - 2).inode().buckets();
       Zk.Failure f = core.zk.multi(ops, () -> {
         Entry atSource = walker.read(source.parentId(), srcBuckets, s.get(s.size() - 1), sp);

@@ -25,6 +25,9 @@ package io.parityfs.meta;
  * R/leases/SS                    256 shards of the open-file records, SS = low byte of a file id
  * R/leases/SS/IIIIIIIIII         a file open for writing: its entry znode and lease holder
  *                                ({@link Leases} has the JSON)
+ * R/repairs/SS                   256 shards of the repair index, SS = low byte of a file id
+ * R/repairs/SS/IIIIIIIIII        a file whose repair record is not empty: its entry, path and
+ *                                the targets the record names ({@link RepairIndex})
  * R/sessions/SSSSSSSSSSSSSSSS    ephemeral marker of a ZooKeeper session holding leases, the
  *                                session id as 16 hex digits: the lease is alive while it is
  * </pre>
@@ -45,6 +48,7 @@ final class ZNodes {
   final String deletes;
   final String leases;
   final String sessions;
+  final String repairs;
 
   ZNodes(String root) {
     this.root = root;
@@ -56,6 +60,7 @@ final class ZNodes {
     this.deletes = root + "/deletes";
     this.leases = root + "/leases";
     this.sessions = root + "/sessions";
+    this.repairs = root + "/repairs";
   }
 
   static String hexId(long id) {
@@ -92,6 +97,14 @@ final class ZNodes {
 
   String leaseShard(int index) {
     return leases + "/" + Names.bucketName(index);
+  }
+
+  String repairShard(int index) {
+    return repairs + "/" + Names.bucketName(index);
+  }
+
+  String repairRecord(long fileId) {
+    return repairShard((int) (fileId & 0xff)) + "/" + hexId(fileId);
   }
 
   String openRecord(long fileId) {

@@ -104,7 +104,7 @@ class FileRemovalsTest extends ZkFixture {
         client.transactionOp().create().forPath(zn.trashMarker(t.id())));
     AtomicInteger batches = new AtomicInteger();
     Zk zk = new Zk(client);
-    SubtreePurger crashing = new SubtreePurger(zk, zn, new FileRemovals(zk, zn), () -> {
+    SubtreePurger crashing = new SubtreePurger(zk, zn, new FileRemovals(zk, zn, new RepairIndex(zk, zn)), () -> {
       if (batches.incrementAndGet() == 1) {
         throw new IllegalStateException("simulated crash");
       }

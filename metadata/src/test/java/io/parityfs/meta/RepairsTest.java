@@ -103,6 +103,47 @@ class RepairsTest extends ZkFixture {
     assertEquals(0, ns.getStatus("/f").length(), "nothing committed");
   }
 
+  @Test
+  void theRepairIndexFollowsTheRecordsThroughCommitsRenamesAndRemovals() throws Exception {
+    Namespace ns = newNamespace();
+    ns.mkdirs("/d");
+    FileStatus f = ns.create("/d/f", CreateOptions.file());
+    FileStatus g = ns.create("/d/g", CreateOptions.file());
+    assertEquals(List.of(), ns.filesToRepair());
+    ns.complete("/d/g", g.id(), -1, 10, -1, Repairs.NONE);
+    ns.setLength("/d/f", f.id(), -1, 100, -1, Repairs.of("t2", 0));
+    assertEquals(List.of(new Namespace.ToRepair(f.id(), "/d/f", List.of("t2"))),
+        ns.filesToRepair(), "indexed with the commit that made the record");
+    FileStatus closed = ns.complete("/d/f", f.id(), -1, 200, -1, Repairs.of("t1", 1));
+    assertEquals(List.of("t1", "t2"), ns.filesToRepair().get(0).targets());
+    ns.rename("/d/f", "/d/h");
+    assertEquals("/d/h", ns.filesToRepair().get(0).path(), "a rename rewrites it");
+    closed = ns.getStatus("/d/h");
+    FileStatus part = ns.repaired("/d/h", f.id(), closed.version(), closed.generation(),
+        Repairs.of("t1", 1));
+    assertEquals(List.of("t2"), ns.filesToRepair().get(0).targets());
+    ns.repaired("/d/h", f.id(), part.version(), part.generation(), Repairs.of("t2", 0));
+    assertEquals(List.of(), ns.filesToRepair(), "an empty record leaves the index");
+    // a removed file leaves it too, and so does one replaced by a rename
+    FileStatus k = ns.create("/d/k", CreateOptions.file());
+    ns.complete("/d/k", k.id(), -1, 5, -1, Repairs.of("t3", 0));
+    FileStatus m = ns.create("/d/m", CreateOptions.file());
+    ns.complete("/d/m", m.id(), -1, 5, -1, Repairs.of("t4", 0));
+    assertEquals(2, ns.filesToRepair().size());
+    assertTrue(ns.delete("/d/k", false));
+    ns.renameReplacing("/d/m", "/d/g"); // replaces /d/g (no record); /d/m's record moves with it
+    assertEquals(List.of(new Namespace.ToRepair(m.id(), "/d/g", List.of("t4"))),
+        ns.filesToRepair());
+    FileStatus n = ns.create("/d/n", CreateOptions.file());
+    ns.complete("/d/n", n.id(), -1, 5, -1, Repairs.of("t5", 0));
+    ns.renameReplacing("/d/g", "/d/n"); // replaces /d/n, whose record goes
+    assertEquals(List.of(new Namespace.ToRepair(m.id(), "/d/n", List.of("t4"))),
+        ns.filesToRepair());
+    ns.delete("/d", true);
+    ns.purgeTrash();
+    assertEquals(List.of(), ns.filesToRepair(), "a recursive delete removes the index records");
+  }
+
   private static byte[] rawEntry(Namespace ns, String path) throws Exception {
     FileStatus s = ns.getStatus(path);
     ZNodes zn = new ZNodes(ns.config().root());

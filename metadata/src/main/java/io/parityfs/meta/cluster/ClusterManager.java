@@ -41,7 +41,9 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  *       apart ({@code OrphanCollector}, whose comment has the argument that a live file's chunk
  *       is never deleted);
  *   <li>offline marking, when given a {@link TargetRegistry}: targets whose node has been gone
- *       longer than the registry's offline timeout are marked offline ({@code OfflineMarker}).
+ *       longer than the registry's offline timeout are marked offline ({@code OfflineMarker});
+ *       and with {@link ClusterManagerConfig#deadAfter()} set, those gone that much longer are
+ *       declared bad for re-protection ({@code DeadMarker}).
  * </ul>
  *
  * <p><b>Leadership.</b> On becoming leader the tasks are scheduled; on losing it (the latch's
@@ -122,6 +124,10 @@ public final class ClusterManager implements Closeable {
             config, counters, System::currentTimeMillis, (buckets, entries) -> true)));
     if (registry != null) {
       all.add(new OfflineMarker(registry, config.offlineInterval(), counters, participantId));
+      if (!config.deadAfter().isZero()) {
+        all.add(new DeadMarker(registry, config, counters, participantId,
+            () -> registry.config().clock().millis()));
+      }
     }
     tasks = List.copyOf(all);
     AtomicInteger threads = new AtomicInteger();
@@ -164,7 +170,7 @@ public final class ClusterManager implements Closeable {
     return new ClusterManagerStatus(isLeader(), c.queueLength.get(), c.recordsWaiting.get(),
         c.filesDrained.get(), c.bytesDrained.get(), c.chunksDeleted.get(), c.trashPurged.get(), c.orphanScans.get(),
         c.orphansFound.get(), c.orphansDeleted.get(), c.lastOrphanScanMillis.get(),
-        c.targetsMarkedOffline.get(), c.leasesRecovered.get());
+        c.targetsMarkedOffline.get(), c.leasesRecovered.get(), c.targetsDeclaredBad.get());
   }
 
   /** Leaves the election and stops the tasks (a running round stops before its next deletion). */

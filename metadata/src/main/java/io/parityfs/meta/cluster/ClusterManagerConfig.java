@@ -31,16 +31,19 @@ import java.util.Objects;
  *     has to be gone is the registry's {@code TargetRegistryConfig.offlineTimeout}); default 30 s
  * @param leaseInterval pause between rounds of lease recovery (files whose writer's session
  *     ended are closed at what their targets hold); default 30 s
+ * @param deadAfter how long a target may stay OFFLINE (its node gone, by the registry's clock)
+ *     before the manager declares it bad ({@code Retirements.retire}, docs/across-nodes.md §5),
+ *     checked every {@code offlineInterval}; zero (the default): never, an admin decides
  */
 public record ClusterManagerConfig(String latchPath, Duration deleteInterval, int deleteBatch,
     int deleteParallelism, Duration retryMin, Duration retryMax, Duration trashInterval, Duration orphanInterval,
     Duration orphanGrace, int scanMaxPasses, int scanInFlight, int listPageSize,
-    Duration offlineInterval, Duration leaseInterval) {
+    Duration offlineInterval, Duration leaseInterval, Duration deadAfter) {
 
   public static final ClusterManagerConfig DEFAULT = new ClusterManagerConfig(
       "/parityfs/manager/latch", Duration.ofSeconds(10), 1000, 32, Duration.ofSeconds(10),
       Duration.ofMinutes(10), Duration.ofMinutes(1), Duration.ofHours(6), Duration.ofHours(1),
-      10, 64, 1000, Duration.ofSeconds(30), Duration.ofSeconds(30));
+      10, 64, 1000, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ZERO);
 
   public ClusterManagerConfig {
     Objects.requireNonNull(latchPath, "latchPath");
@@ -56,6 +59,10 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
     positive("offlineInterval", offlineInterval);
     positive("leaseInterval", leaseInterval);
     Objects.requireNonNull(orphanGrace, "orphanGrace");
+    Objects.requireNonNull(deadAfter, "deadAfter");
+    if (deadAfter.isNegative()) {
+      throw new IllegalArgumentException("deadAfter (" + deadAfter + ") must be >= 0");
+    }
     if (orphanGrace.isNegative()) {
       throw new IllegalArgumentException("orphanGrace (" + orphanGrace + ") must be >= 0");
     }
@@ -113,6 +120,7 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
     private int scanInFlight;
     private int listPageSize;
     private Duration offlineInterval;
+    private Duration deadAfter;
 
     private Builder(ClusterManagerConfig c) {
       latchPath = c.latchPath;
@@ -129,6 +137,7 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
       scanInFlight = c.scanInFlight;
       listPageSize = c.listPageSize;
       offlineInterval = c.offlineInterval;
+      deadAfter = c.deadAfter;
     }
 
     public Builder latchPath(String v) {
@@ -198,10 +207,15 @@ public record ClusterManagerConfig(String latchPath, Duration deleteInterval, in
       return this;
     }
 
+    public Builder deadAfter(Duration v) {
+      deadAfter = v;
+      return this;
+    }
+
     public ClusterManagerConfig build() {
       return new ClusterManagerConfig(latchPath, deleteInterval, deleteBatch, deleteParallelism,
           retryMin, retryMax, trashInterval, orphanInterval, orphanGrace, scanMaxPasses,
-          scanInFlight, listPageSize, offlineInterval, leaseInterval);
+          scanInFlight, listPageSize, offlineInterval, leaseInterval, deadAfter);
     }
   }
 }

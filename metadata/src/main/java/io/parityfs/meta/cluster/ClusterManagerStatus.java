@@ -17,8 +17,9 @@ package io.parityfs.meta.cluster;
  * @param lastOrphanScanMillis when the last orphan collection completed (0: never)
  * @param targetsMarkedOffline targets this manager marked offline
  * @param leasesRecovered files closed because their writer's session ended
+ * @param targetsDeclaredBad targets this manager declared bad (OFFLINE past {@code deadAfter})
  */
 public record ClusterManagerStatus(boolean leader, long queueLength, long recordsWaiting,
     long filesDrained, long bytesDrained, long chunksDeleted, long trashPurged, long orphanScans, long orphansFound,
     long orphansDeleted, long lastOrphanScanMillis, long targetsMarkedOffline,
-    long leasesRecovered) {}
+    long leasesRecovered, long targetsDeclaredBad) {}

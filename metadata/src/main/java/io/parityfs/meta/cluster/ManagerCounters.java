@@ -16,5 +16,6 @@ final class ManagerCounters {
   final AtomicLong orphansDeleted = new AtomicLong();
   final AtomicLong lastOrphanScanMillis = new AtomicLong();
   final AtomicLong targetsMarkedOffline = new AtomicLong();
+  final AtomicLong targetsDeclaredBad = new AtomicLong();
   final AtomicLong leasesRecovered = new AtomicLong();
 }

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * The JSON of the registry records ({@link NodeRecord}, {@link TargetRecord}, {@link
- * OnlineRecord}, {@link OfflineRecord}): UTF-8, fields in the records' component order, {@code
+ * OnlineRecord}, {@link OfflineRecord}, {@link RetiredRecord}, {@link MoveProgress}): UTF-8, fields in the records' component order, {@code
  * "schema":1} first. Example of a target record:
  *
  * <pre>
@@ -33,12 +33,13 @@ public final class RegistryCodec {
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
   private static final Set<Class<?>> RECORDS =
-      Set.of(NodeRecord.class, TargetRecord.class, OnlineRecord.class, OfflineRecord.class);
+      Set.of(NodeRecord.class, TargetRecord.class, OnlineRecord.class, OfflineRecord.class,
+          RetiredRecord.class, MoveProgress.class);
 
   private RegistryCodec() {}
 
   /**
-   * The bytes of {@code record}, one of the four registry records.
+   * The bytes of {@code record}, one of the registry records.
    *
    * @throws IllegalArgumentException for any other object
    */

@@ -11,11 +11,15 @@ package io.parityfs.meta.registry;
  *                                 space, per-target array and drive state, rebuilds, codec
  * /parityfs/offline/&lt;targetId&gt;   persistent  {@link OfflineRecord}: the cluster manager declared
  *                                 the target offline (until its node registers again)
+ * /parityfs/retired/&lt;targetId&gt;   persistent  {@link RetiredRecord}: the target is draining or bad
+ *                                 (until an admin reinstates it)
+ * /parityfs/progress/&lt;targetId&gt;  persistent  {@link MoveProgress}: moving its members off
  * </pre>
  *
  * Storage nodes write the first three; the metadata layer watches the children of {@code
  * /parityfs/online} to see nodes come and go (one {@code getChildren} for the whole cluster),
- * reads the persistent records for nodes and targets that are offline, and writes the fourth.
+ * reads the persistent records for nodes and targets that are offline, and writes the offline
+ * and retirement marks; movers write the progress records.
  */
 public final class ZkPaths {
   public static final String ROOT = "/parityfs";
@@ -23,6 +27,8 @@ public final class ZkPaths {
   public static final String TARGETS = ROOT + "/targets";
   public static final String ONLINE = ROOT + "/online";
   public static final String OFFLINE = ROOT + "/offline";
+  public static final String RETIRED = ROOT + "/retired";
+  public static final String PROGRESS = ROOT + "/progress";
 
   private ZkPaths() {}
 
@@ -40,5 +46,13 @@ public final class ZkPaths {
 
   public static String offline(String targetId) {
     return OFFLINE + "/" + targetId;
+  }
+
+  public static String retired(String targetId) {
+    return RETIRED + "/" + targetId;
+  }
+
+  public static String progress(String targetId) {
+    return PROGRESS + "/" + targetId;
   }
 }

@@ -4,6 +4,7 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.registry.NodeRecord;
 import io.parityfs.meta.registry.OfflineRecord;
 import io.parityfs.meta.registry.OnlineRecord;
+import io.parityfs.meta.registry.RetiredRecord;
 import io.parityfs.meta.registry.TargetRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ final class RegistryModel {
   final Map<String, TargetRecord> targets = new HashMap<>();
   final Map<String, Online> online = new HashMap<>();
   final Map<String, Mark> marks = new HashMap<>();
+  final Map<String, RetiredRecord> retired = new HashMap<>();
   private final Map<String, Long> goneSince = new HashMap<>();
   private final Map<String, OnlineRecord.TargetStatus> lastStatus = new HashMap<>();
   private final Map<String, String> unreadable = new TreeMap<>();
@@ -90,6 +92,7 @@ final class RegistryModel {
       Online o = byTarget.get(id);
       OnlineRecord.TargetStatus live = o == null ? null : status(o.record(), id);
       OnlineRecord.TargetStatus last = live != null ? live : lastStatus.get(id);
+      RetiredRecord mark = retired.get(id);
       String nodeId = o != null ? o.record().nodeId() : r.nodeId();
       NodeRecord n = nodes.get(nodeId);
       String address = n != null ? address(n.host(), n.port())
@@ -108,7 +111,9 @@ final class RegistryModel {
       long gone = goneSince.getOrDefault(nodeId, openedMillis);
       entries.put(id, new RegistrySnapshot.Entry(id, nodeId, address, name, pool, protection,
           capacity, free, consistency, updated, o != null, markReason, gone,
-          last == null ? Map.of() : fileSystems(last), n == null ? "" : n.domain()));
+          last == null ? Map.of() : fileSystems(last), n == null ? "" : n.domain(),
+          mark == null ? Standing.IN_SERVICE : Standing.of(mark.standing()),
+          mark == null ? "" : mark.reason()));
     }
     long highest = 0;
     for (TargetRecord r : targets.values()) {

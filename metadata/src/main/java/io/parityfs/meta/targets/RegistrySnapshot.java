@@ -30,11 +30,14 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
    *     when the registry opened); unused while online
    * @param fileSystems see {@link TargetInfo#fileSystems()}
    * @param domain see {@link TargetInfo#domain()}
+   * @param standing see {@link TargetInfo#standing()}
+   * @param standingReason see {@link TargetInfo#standingReason()}
    */
   record Entry(String id, String nodeId, String address, String name, String pool,
       String protection, long capacityBytes, long freeBytes, Consistency consistency,
       long updatedMillis, boolean online, String markReason, long goneSinceMillis,
-      Map<String, Integer> fileSystems, String domain) {
+      Map<String, Integer> fileSystems, String domain, Standing standing,
+      String standingReason) {
 
     TargetInfo at(long nowMillis, Duration offlineTimeout) {
       Reachability r;
@@ -49,7 +52,8 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
       }
       return new TargetInfo(id, nodeId, address, name, pool, protection, capacityBytes,
           freeBytes, r, consistency, Instant.ofEpochMilli(updatedMillis),
-          markReason == null ? "" : markReason, fileSystems, domain);
+          markReason == null ? "" : markReason, fileSystems, domain, standing, standingReason,
+          online ? null : Instant.ofEpochMilli(goneSinceMillis));
     }
   }
 

@@ -30,15 +30,37 @@ import java.util.Map;
  *     its node; empty when the node did not say (an older node): see {@link SpaceTotal}
  * @param domain its node's failure domain ({@code node.domain} in its node record), "" for
  *     none
+ * @param standing see {@link Standing}: IN_SERVICE unless a retirement mark holds
+ * @param standingReason the retirement mark's reason, "" without one
+ * @param goneSince when this registry last saw its node online (for a node it never saw, when
+ *     it opened); null while the node is online
  */
 public record TargetInfo(String id, String nodeId, String address, String name, String pool,
     String protection, long capacityBytes, long freeBytes, Reachability reachability,
     Consistency consistency, Instant updated, String offlineReason,
-    Map<String, Integer> fileSystems, String domain) {
+    Map<String, Integer> fileSystems, String domain, Standing standing, String standingReason,
+    Instant goneSince) {
 
   public TargetInfo {
     fileSystems = fileSystems == null ? Map.of() : Map.copyOf(fileSystems);
     domain = domain == null ? "" : domain;
+    standing = standing == null ? Standing.IN_SERVICE : standing;
+    standingReason = standingReason == null ? "" : standingReason;
+  }
+
+  /** A target in service (no retirement mark). */
+  public TargetInfo(String id, String nodeId, String address, String name, String pool,
+      String protection, long capacityBytes, long freeBytes, Reachability reachability,
+      Consistency consistency, Instant updated, String offlineReason,
+      Map<String, Integer> fileSystems, String domain) {
+    this(id, nodeId, address, name, pool, protection, capacityBytes, freeBytes, reachability,
+        consistency, updated, offlineReason, fileSystems, domain, Standing.IN_SERVICE, "", null);
+  }
+
+  /** Whether placement may put new members on it: in service, ONLINE, not FAILED. */
+  public boolean placeable() {
+    return standing == Standing.IN_SERVICE && reachability == Reachability.ONLINE
+        && consistency != Consistency.FAILED;
   }
 
   /** A target whose node names no failure domain. */

@@ -31,7 +31,8 @@ import java.util.random.RandomGenerator;
  *       {@link Reachability#ONLINE}, not {@link Consistency#FAILED} (DEGRADED and REBUILDING
  *       arrays still take writes and are used) and not full (free below {@link
  *       PlacementConfig#reserveFor reserve}, by default max(1 GiB, 1 % of capacity)), all
- *       distinct.
+ *       distinct, and {@link Standing#IN_SERVICE} (a draining or bad target is not counted in
+ *       the pool).
  *   <li>Each draw is random, weighted by free bytes, without replacement. It draws from the
  *       targets whose protection is the layout's while any are left, then from the others; and
  *       among those, from the targets on the nodes holding the fewest targets of this file so far
@@ -129,8 +130,9 @@ public final class TargetPlacement implements LayoutPlacer {
     int failed = 0;
     int full = 0;
     for (TargetInfo t : all) {
-      if (!t.pool().equals(requested.pool()) || chosen.contains(t.id())) {
-        continue;
+      if (!t.pool().equals(requested.pool()) || chosen.contains(t.id())
+          || t.standing() != Standing.IN_SERVICE) {
+        continue; // a draining or bad target takes nothing new (docs/across-nodes.md §5)
       }
       inPool++;
       if (t.reachability() != Reachability.ONLINE && t.consistency() != Consistency.FAILED) {
@@ -210,6 +212,61 @@ public final class TargetPlacement implements LayoutPlacer {
       nodeUses.merge(pick.nodeId(), 1, Integer::sum);
     }
     return requested.withTargets(chosen);
+  }
+
+  /**
+   * A target to take over position {@code position} of an existing file's {@code layout}
+   * (re-protection, drain; docs/across-nodes.md §5): drawn as rule 2 and 3 draw, among the
+   * placeable targets of the layout's pool that the layout does not name, not full, on a failure
+   * domain that no target within the policy's width of the position uses (the file's other
+   * targets are not checked: some may be down or retired themselves).
+   *
+   * @throws NamespaceException UNAVAILABLE naming the pool and how many targets were considered
+   *     when none qualifies
+   */
+  public String replacement(Layout layout, int position, String path)
+      throws NamespaceException {
+    List<TargetInfo> all = registry.targets();
+    Map<String, TargetInfo> byId = new HashMap<>();
+    all.forEach(t -> byId.put(t.id(), t));
+    List<String> targets = layout.targets();
+    List<String> domains = new ArrayList<>();
+    Map<String, Integer> nodeUses = new HashMap<>();
+    for (String id : targets) {
+      TargetInfo t = byId.get(id);
+      domains.add(t == null ? "target " + id : t.failureDomain());
+      if (t != null) {
+        nodeUses.merge(t.nodeId(), 1, Integer::sum);
+      }
+    }
+    Set<String> taken = new HashSet<>();
+    int width = Math.max(1, layout.across().width());
+    for (int d = 1; d < width; d++) {
+      taken.add(domains.get(Math.floorMod(position - d, targets.size())));
+      taken.add(domains.get((position + d) % targets.size()));
+    }
+    taken.remove(domains.get(position));
+    List<TargetInfo> allowed = new ArrayList<>();
+    int inPool = 0;
+    for (TargetInfo t : all) {
+      if (!t.pool().equals(layout.pool()) || targets.contains(t.id())) {
+        continue;
+      }
+      inPool++;
+      if (t.placeable() && !taken.contains(t.failureDomain())
+          && t.freeBytes() >= config.reserveFor(t.capacityBytes())) {
+        allowed.add(t);
+      }
+    }
+    if (allowed.isEmpty()) {
+      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path, "no target to replace "
+          + targets.get(position) + ": of the " + inPool + " other targets in pool '"
+          + layout.pool() + "', none is online, in service, not full and on a failure domain"
+          + " that the " + (2 * (width - 1)) + " positions around it leave free (" + taken
+          + ")");
+    }
+    RandomGenerator random = seeded != null ? seeded : ThreadLocalRandom.current();
+    return draw(allowed, layout.protection().toLowerCase(Locale.ROOT), nodeUses, random).id();
   }
 
   /**

@@ -7,6 +7,7 @@ import io.parityfs.meta.registry.NodeRecord;
 import io.parityfs.meta.registry.OfflineRecord;
 import io.parityfs.meta.registry.OnlineRecord;
 import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.RetiredRecord;
 import io.parityfs.meta.registry.TargetRecord;
 import io.parityfs.meta.registry.ZkPaths;
 import java.io.Closeable;
@@ -32,7 +33,6 @@ import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -76,10 +76,10 @@ public final class TargetRegistry implements Closeable {
 
   private enum State { LATENT, STARTED, CLOSED }
 
-  /** The four folders watched; {@code read} knows the record type of each one's children. */
+  /** The folders watched; {@code read} knows the record type of each one's children. */
   private enum Folder {
     NODES(ZkPaths.NODES), TARGETS(ZkPaths.TARGETS), ONLINE(ZkPaths.ONLINE),
-    OFFLINE(ZkPaths.OFFLINE);
+    OFFLINE(ZkPaths.OFFLINE), RETIRED(ZkPaths.RETIRED);
 
     final String path;
 
@@ -223,31 +223,12 @@ public final class TargetRegistry implements Closeable {
     try {
       // the write's zxid (the mark's mzxid) is what later registrations are compared with; a
       // rewrite also moves the version, which guards the delete of a superseded mark
-      for (int attempt = 0; ; attempt++) {
-        try {
-          zk.setData().forPath(path, data);
-          break;
-        } catch (KeeperException.NoNodeException e) {
-          try {
-            zk.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
-                .forPath(path, data);
-            break;
-          } catch (KeeperException.NodeExistsException raced) {
-            if (attempt >= 10) {
-              throw raced;
-            }
-          }
-        }
-      }
+      ZkWrites.upsert(zk, path, data);
     } catch (Exception e) {
       throw unavailable(path, "writing the offline mark", e);
     }
     LOG.log(System.Logger.Level.WARNING, "target {0}: marked offline: {1}", targetId, reason);
-    onWorker(() -> {
-      read(Folder.OFFLINE, targetId);
-      publish();
-      return null;
-    });
+    reread(Folder.OFFLINE, targetId);
   }
 
   /**
@@ -263,22 +244,48 @@ public final class TargetRegistry implements Closeable {
     String path = ZkPaths.offline(targetId);
     boolean removed;
     try {
-      zk.delete().forPath(path);
-      removed = true;
-    } catch (KeeperException.NoNodeException e) {
-      removed = false;
+      removed = ZkWrites.delete(zk, path);
     } catch (Exception e) {
       throw unavailable(path, "removing the offline mark", e);
     }
     if (removed) {
       LOG.log(System.Logger.Level.INFO, "target {0}: offline mark cleared", targetId);
     }
+    reread(Folder.OFFLINE, targetId);
+    return removed;
+  }
+
+  private void reread(Folder folder, String name) throws NamespaceException {
     onWorker(() -> {
-      read(Folder.OFFLINE, targetId);
+      read(folder, name);
       publish();
       return null;
     });
-    return removed;
+  }
+
+  /**
+   * Reads the records at {@code paths} (each a child of a watched folder) again and returns
+   * when the view shows them: for {@link Retirements}' writes.
+   */
+  void reread(List<String> paths) throws NamespaceException {
+    checkStarted();
+    onWorker(() -> {
+      for (String path : paths) {
+        int slash = path.lastIndexOf('/');
+        Folder folder = Folder.of(path.substring(0, slash));
+        if (folder != null) {
+          read(folder, path.substring(slash + 1));
+        }
+      }
+      publish();
+      return null;
+    });
+  }
+
+  /** The Curator client of this view (its watches removed at close). */
+  CuratorFramework curator() {
+    checkStarted();
+    return zk;
   }
 
   /**
@@ -311,6 +318,7 @@ public final class TargetRegistry implements Closeable {
     onWorker(() -> {
       read(Folder.TARGETS, targetId);
       read(Folder.OFFLINE, targetId);
+      read(Folder.RETIRED, targetId);
       Set<String> nodeIds = new LinkedHashSet<>();
       TargetRecord r = model.targets.get(targetId);
       if (r != null) {
@@ -501,6 +509,8 @@ public final class TargetRegistry implements Closeable {
         case OFFLINE -> model.marks.put(name, new RegistryModel.Mark(
             RegistryCodec.decode(data, OfflineRecord.class, path), stat.getMzxid(),
             stat.getVersion()));
+        case RETIRED -> model.retired.put(name,
+            RegistryCodec.decode(data, RetiredRecord.class, path));
         default -> throw new IllegalStateException(folder.name());
       }
       model.readable(path);
@@ -531,6 +541,7 @@ public final class TargetRegistry implements Closeable {
       case TARGETS -> model.targets.remove(name);
       case ONLINE -> model.removeOnline(name, config.clock().millis());
       case OFFLINE -> model.marks.remove(name);
+      case RETIRED -> model.retired.remove(name);
       default -> throw new IllegalStateException(folder.name());
     }
   }

@@ -117,7 +117,8 @@ public final class StorageNode implements NodeServices, Closeable {
       registration.start();
       if (config.clusterManager()) {
         cluster = NodeClusterManager.start(registration.curator(), nodeId.toString(),
-            ClusterManagerConfig.DEFAULT).orElse(null);
+            ClusterManagerConfig.DEFAULT.toBuilder().deadAfter(config.deadAfter()).build())
+            .orElse(null);
       }
       state.set(State.STARTED);
       ok = true;

@@ -26,12 +26,15 @@ import java.util.Objects;
  * @param clusterManager whether the node runs a cluster-manager candidate ({@code
  *     cluster.manager.enabled})
  * @param domain the node's failure domain ({@code node.domain}), "" for none
+ * @param deadAfter how long a target may stay OFFLINE before this node's cluster manager, when
+ *     it leads, declares it bad ({@code cluster.manager.deadAfter}); zero: never
  */
 public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
     String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
     Duration refreshInterval, List<TargetConfig> targets,
-    NodeServerConfig server, boolean clusterManager, String domain) {
+    NodeServerConfig server, boolean clusterManager, String domain, Duration deadAfter) {
   public NodeConfig {
+    deadAfter = deadAfter == null ? Duration.ZERO : deadAfter;
     targets = List.copyOf(targets);
     Objects.requireNonNull(server, "server");
     domain = domain == null ? "" : domain;
@@ -43,6 +46,6 @@ public record NodeConfig(Path source, String name, Path idFile, String listenHos
       Duration refreshInterval, List<TargetConfig> targets) {
     this(source, name, idFile, listenHost, listenPort, advertiseHost, metricsHost, metricsPort,
         zooKeeper, refreshInterval, targets, NodeServerConfig.DEFAULT,
-        true, "");
+        true, "", Duration.ZERO);
   }
 }

@@ -135,6 +135,10 @@ public final class NodeConfigKeys {
   public static final Key<Boolean> CLUSTER_MANAGER = node("cluster.manager.enabled",
       ValueType.BOOL, "true", "",
       "run a cluster-manager candidate in this node (see \"Cluster manager\")");
+  public static final Key<Duration> CLUSTER_DEAD_AFTER = node("cluster.manager.deadAfter",
+      ValueType.duration(true), "0s", "",
+      "a target OFFLINE this long is declared bad and its members rebuilt elsewhere"
+          + " (docs/across-nodes.md §5); 0s: never (the leading manager's value applies)");
   public static final Key<CodecBackend> CODEC = node("codec", ValueType.CODEC, "auto", "",
       "parity backend for every target: `auto`, `cpu`, `gpu`");
   public static final Key<List<String>> TARGETS = node("targets", ValueType.LIST, "", "—",
@@ -188,7 +192,7 @@ public final class NodeConfigKeys {
       ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, REGISTRY_REFRESH, CODEC, TARGETS,
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,
       SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_IDLE_TIMEOUT,
-      SERVER_DRAIN_TIMEOUT, CLUSTER_MANAGER);
+      SERVER_DRAIN_TIMEOUT, CLUSTER_MANAGER, CLUSTER_DEAD_AFTER);
 
   /** Every target key, in the order of the docs' table. */
   public static final List<Key<?>> TARGET_KEYS = List.of(DRIVES, CREATE, GEOMETRY, CELL_SIZE,

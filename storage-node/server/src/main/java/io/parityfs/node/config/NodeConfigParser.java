@@ -2,6 +2,7 @@ package io.parityfs.node.config;
 
 import static io.parityfs.node.config.NodeConfigKeys.ADVERTISE_HOST;
 import static io.parityfs.node.config.NodeConfigKeys.CELL_SIZE;
+import static io.parityfs.node.config.NodeConfigKeys.CLUSTER_DEAD_AFTER;
 import static io.parityfs.node.config.NodeConfigKeys.CLUSTER_MANAGER;
 import static io.parityfs.node.config.NodeConfigKeys.CODEC;
 import static io.parityfs.node.config.NodeConfigKeys.CREATE;
@@ -199,7 +200,8 @@ public final class NodeConfigParser {
       throw new ConfigException(source, problems);
     }
     return new NodeConfig(Path.of(source), name, idFile, listenHost, listenPort, advertise,
-        metricsHost, metricsPort, zk, refresh, targets, server, clusterManager, domain);
+        metricsHost, metricsPort, zk, refresh, targets, server, clusterManager, domain,
+        get(CLUSTER_DEAD_AFTER, null));
   }
 
   private TargetConfig target(String t, CodecBackend nodeCodec) {

@@ -1,0 +1,43 @@
+package io.parityfs.meta.targets;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/** The registry's few writes of whole records. Stateless. */
+final class ZkWrites {
+  private ZkWrites() {}
+
+  /**
+   * Writes {@code data} at {@code path}, creating it (and its parents) if absent. Each write
+   * moves the znode's mzxid and version, which marks are compared and guarded by.
+   */
+  static void upsert(CuratorFramework zk, String path, byte[] data) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        zk.setData().forPath(path, data);
+        return;
+      } catch (KeeperException.NoNodeException e) {
+        try {
+          zk.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
+              .forPath(path, data);
+          return;
+        } catch (KeeperException.NodeExistsException raced) {
+          if (attempt >= 10) {
+            throw raced;
+          }
+        }
+      }
+    }
+  }
+
+  /** Deletes {@code path}; false when it was not there. */
+  static boolean delete(CuratorFramework zk, String path) throws Exception {
+    try {
+      zk.delete().forPath(path);
+      return true;
+    } catch (KeeperException.NoNodeException e) {
+      return false;
+    }
+  }
+}
