@@ -3,14 +3,17 @@ package io.parityfs.cli;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Namespace;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.SpaceTotal;
+import io.parityfs.meta.targets.Standing;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.admin.AdminCodec;
 import io.parityfs.node.protocol.admin.NodeInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -176,29 +179,53 @@ final class ClusterCommands {
 
   /** {@code targets [-h]}. */
   @Command(name = "targets", description = "Storage targets with their states: reachability"
-      + " (ONLINE, PROBABLY_OFFLINE, OFFLINE) and consistency (GOOD, DEGRADED, REBUILDING,"
-      + " FAILED).")
+      + " (ONLINE, PROBABLY_OFFLINE, OFFLINE), consistency (GOOD, DEGRADED, REBUILDING,"
+      + " FAILED) and the level across nodes (good, needs-resync with the files whose repair"
+      + " records name it, draining, bad).")
   static final class Targets extends CliCommand {
     @Option(names = "-h", description = "sizes in KiB, MiB, ...")
     boolean human;
 
     @Override
-    void run(Session s) throws CliException {
+    void run(Session s) throws CliException, IOException {
       List<TargetInfo> all = sortedTargets(s.client());
+      // the level across nodes: retired, or named by repair records (the repair index)
+      Map<String, Integer> resync = new HashMap<>();
+      for (Namespace.ToRepair f : s.client().namespace().filesToRepair()) {
+        f.targets().forEach(t -> resync.merge(t, 1, Integer::sum));
+      }
       if (s.json()) {
-        s.printJson(all.stream().map(Json::target).toList());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (TargetInfo i : all) {
+          Map<String, Object> m = Json.target(i);
+          m.put("across", across(i, resync));
+          m.put("standingReason", i.standingReason());
+          m.put("filesToResync", resync.getOrDefault(i.id(), 0));
+          rows.add(m);
+        }
+        s.printJson(rows);
         return;
       }
-      Table t = new Table("llllllrrll");
+      Table t = new Table("llllllrrlll");
       t.row("TARGET", "NODE", "ADDRESS", "NAME", "POOL", "PROTECTION", "SIZE", "FREE",
-          "REACHABILITY", "CONSISTENCY");
+          "REACHABILITY", "CONSISTENCY", "ACROSS");
       for (TargetInfo i : all) {
+        int files = resync.getOrDefault(i.id(), 0);
         t.row(i.id(), i.nodeId(), i.address(), i.name(), i.pool(), i.protection(),
             Sizes.of(i.capacityBytes(), human), Sizes.of(i.freeBytes(), human),
             i.reachability() + (i.offlineReason().isEmpty() ? "" : " (" + i.offlineReason()
-                + ")"), i.consistency());
+                + ")"), i.consistency(), across(i, resync) + (files > 0
+                ? " (" + files + (files == 1 ? " file)" : " files)") : ""));
       }
       t.print(s.out());
+    }
+
+    /** good, needs-resync, draining or bad (docs/across-nodes.md §5). */
+    private static String across(TargetInfo i, Map<String, Integer> resync) {
+      if (i.standing() != Standing.IN_SERVICE) {
+        return i.standing().label();
+      }
+      return resync.containsKey(i.id()) ? "needs-resync" : "good";
     }
   }
 }

@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
         ClusterCommands.Nodes.class, ClusterCommands.Targets.class, DriveCommands.Drives.class,
         DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,
         DriveCommands.Rebuild.class, DriveCommands.Scrub.class, LeaseCommands.RecoverLease.class,
-        RepairCommand.class, ReprotectCommand.class,
+        RepairCommand.class, ReprotectCommand.class, MoveCommands.Node.class,
         BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class,
         FormatCommand.class},
     footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",

@@ -1,5 +1,6 @@
 package io.parityfs.cli;
 
+import io.parityfs.client.FileWalk;
 import io.parityfs.client.Repairer;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;

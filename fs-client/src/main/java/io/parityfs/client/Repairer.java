@@ -36,6 +36,7 @@ import java.util.concurrent.CompletionException;
  * targets still down stay in the record. Thread-safe for distinct files.
  */
 public final class Repairer {
+  private static final System.Logger LOG = System.getLogger(Repairer.class.getName());
   /** Groups repaired between two commits of the shrunk record: a long repair resumes there. */
   static final int BATCH = 64;
 
@@ -189,6 +190,66 @@ public final class Repairer {
   }
 
   /**
+   * Copies group {@code g}'s member on live target {@code from} to {@code onto} as it is, with
+   * its tag (a drain, {@link Reprotector#drain}): the group keeps its round and its members,
+   * whichever other targets are down meanwhile. Returns the bytes copied, 0 when no member of
+   * the group is there, or -1 when it is not copied: the file's repair record names it, {@code
+   * from} has not got it, or reading or storing it failed (logged); the caller rebuilds it then.
+   */
+  long copy(FileStatus f, ChunkMap map, long g, String from, String onto) {
+    Layout layout = f.layout();
+    int position = layout.targets().indexOf(from);
+    int index = -1;
+    if (layout.across().isErasureCoded()) {
+      int k = layout.across().data();
+      int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
+      for (int j = 0; j < k + layout.across().parity(); j++) {
+        if (map.memberPosition(g, j) == position && (j < present || j >= k)) {
+          index = map.memberIndex(g, j);
+        }
+      }
+    } else {
+      for (int c = 0; c < map.copies(); c++) {
+        index = map.copyPosition(g, c) == position ? (int) g : index;
+      }
+    }
+    if (index < 0) {
+      return 0;
+    }
+    if (f.repairs().stale(from, g)) {
+      return -1;
+    }
+    try {
+      Optional<ChunkStat> size = chunks.statMember(from, f.id(), index);
+      if (size.isEmpty()) {
+        return -1;
+      }
+      ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(size.get().length()));
+      Optional<ChunkStat> read = Optional.empty();
+      while (bytes.hasRemaining()) {
+        int before = bytes.position();
+        read = chunks.readMember(from, f.id(), index, before, bytes);
+        if (read.isEmpty() || bytes.position() == before
+            || !sameTag(read.get(), size.get())) {
+          return -1;
+        }
+      }
+      ChunkStat tag = read.orElse(size.get());
+      chunks.writeMember(onto, f.id(), tag.generation(), tag.sequence(), index, bytes.flip());
+      return bytes.limit();
+    } catch (IOException | ArithmeticException e) {
+      LOG.log(System.Logger.Level.INFO, "{0}: member {1} not copied from {2} ({3}): rebuilt"
+          + " instead", f.path(), index, from, e.getMessage());
+      return -1;
+    }
+  }
+
+  private static boolean sameTag(ChunkStat a, ChunkStat b) {
+    return a.generation() == b.generation() && a.sequence() == b.sequence()
+        && a.length() == b.length();
+  }
+
+  /**
    * Stores group {@code g}'s member at target {@code at}'s position on target {@code onto}
    * ({@code at} itself for catch-up; a new target for re-protection, {@link Reprotector}),
    * from the group's other members: {@code f}'s repair record must name {@code at}'s member, so
@@ -243,9 +304,7 @@ public final class Repairer {
     ByteBuffer[] data = readData(f, g * k, present, k);
     List<String> targets = new ArrayList<>(layout.targets());
     targets.set(position, onto);
-    FileStatus moved = new FileStatus(f.path(), f.id(), f.type(), f.length(), f.version(),
-        f.modificationTime(), f.accessTime(), f.owner(), f.group(), f.permission(),
-        layout.withTargets(targets), f.writer(), f.generation(), f.repairs());
+    FileStatus moved = f.withLayout(layout.withTargets(targets));
     GroupWriter round = new GroupWriter(chunks, client.transfers(), moved,
         StaleMembers.every(k + m));
     ChunkIo.join(round.store(g, data));

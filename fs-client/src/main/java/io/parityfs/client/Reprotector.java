@@ -7,7 +7,6 @@ import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.Repairs;
 import io.parityfs.meta.targets.TargetPlacement;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -21,8 +20,13 @@ import java.util.concurrent.CompletionException;
  * other members ({@link Repairer#rebuild}); then the layout is switched in one versioned write
  * ({@code Namespace#moveMembers}), so readers and writers see the old layout or the new, never a
  * mix. Only closed files are moved; a file written meanwhile keeps its layout and is left for the
- * next pass (the members written to the replacement are deleted). Optionally throttled. One
- * instance may move several files at once (from several threads); its throttle covers them all.
+ * next pass (the members written to the replacement are deleted). Optionally throttled.
+ *
+ * <p>{@link #drain} is the same move off targets that are still live (decommission): each member
+ * is copied from its target as it is, with its tag (rebuilt only where the file's repair record
+ * names it), the old members stay readable until the switch, so protection never drops; files
+ * without a policy across nodes are copied too. One instance may move several files at once
+ * (from several threads); its throttle covers them all.
  */
 public final class Reprotector {
   /** Groups of one file rebuilt at once. */
@@ -83,13 +87,27 @@ public final class Reprotector {
     return false;
   }
 
-  /** Moves {@code path}'s members off the targets of {@code lost}. */
+  /** Moves {@code path}'s members off the targets of {@code lost}, rebuilding them. */
   public Outcome reprotect(String path, Set<String> lost) throws IOException {
+    return move(path, lost, false);
+  }
+
+  /**
+   * Moves {@code path}'s members off the live targets of {@code draining} (decommission),
+   * copying each member from its target as it is, with its tag ({@link Repairer#copy}), unless
+   * the file's repair record names it or the copy fails (then it is rebuilt): the old members
+   * stay until the layout switch, so protection never drops.
+   */
+  public Outcome drain(String path, Set<String> draining) throws IOException {
+    return move(path, draining, true);
+  }
+
+  private Outcome move(String path, Set<String> lost, boolean copy) throws IOException {
     FileStatus f = client.namespace().getStatus(path);
     if (f.isDirectory() || !uses(f, lost)) {
       return new Outcome(f.path(), 0, 0, 0, null);
     }
-    if (f.layout().across().isNone()) {
+    if (f.layout().across().isNone() && !copy) {
       return new Outcome(f.path(), 0, 0, 0, "no protection across nodes: its chunks on the"
           + " lost targets cannot be rebuilt");
     }
@@ -111,13 +129,14 @@ public final class Reprotector {
         return new Outcome(f.path(), moved, members, bytes, "no replacement for target " + from
             + ": " + e.getMessage());
       }
-      // nothing is read from the lost target: its members count as stale
       ChunkMap map = ChunkMap.of(f.layout());
       long units = f.layout().across().isErasureCoded()
           ? (map.dataChunks(f.length()) + map.layout().across().data() - 1)
               / map.layout().across().data()
           : map.dataChunks(f.length());
-      FileStatus reading = withRepairs(f, f.repairs().with(units == 0 ? Repairs.NONE
+      // re-protection reads nothing from the lost target (its members count as stale); a
+      // drain copies from the live one what its record does not name
+      FileStatus reading = copy ? f : f.withRepairs(f.repairs().with(units == 0 ? Repairs.NONE
           : new Repairs(List.of(new Repairs.Range(from, 0, units - 1)))));
       // WINDOW groups rebuilt at once: their member reads and decodes overlap
       java.util.ArrayDeque<CompletableFuture<Long>> inFlight = new java.util.ArrayDeque<>();
@@ -128,7 +147,8 @@ public final class Reprotector {
           String onto = to;
           inFlight.add(CompletableFuture.supplyAsync(() -> {
             try {
-              return rebuilder.rebuild(reading, map, group, lostTarget, onto);
+              long n = copy ? rebuilder.copy(reading, map, group, lostTarget, onto) : -1;
+              return n >= 0 ? n : rebuilder.rebuild(reading, map, group, lostTarget, onto);
             } catch (IOException e) {
               throw new CompletionException(e);
             }
@@ -169,22 +189,12 @@ public final class Reprotector {
     return new Outcome(f.path(), moved, members, bytes, null);
   }
 
-  /**
-   * A target for {@code from}'s position of {@code layout}: the placement rule fills the last
-   * position of the layout rotated so that position is last, with every other target named.
-   */
+  /** A target for {@code from}'s position of {@code layout} ({@link TargetPlacement#replacement}). */
   private String replacement(Layout layout, String from, String path) throws NamespaceException {
-    List<String> targets = layout.targets();
-    int p = targets.indexOf(from);
-    List<String> rotated = new ArrayList<>();
-    for (int i = 1; i < targets.size(); i++) {
-      rotated.add(targets.get((p + i) % targets.size()));
-    }
-    Layout placed = placement.place(layout.withTargets(rotated), path);
-    String to = placed.targets().get(placed.targets().size() - 1);
-    if (placed.targets().size() != targets.size() || !client.chunks().healthy(to)) {
-      throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "no"
-          + " online target on a failure domain the file's other members leave free");
+    String to = placement.replacement(layout, layout.targets().indexOf(from), path);
+    if (!client.chunks().healthy(to)) {
+      throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
+          + to + ", drawn as the replacement, does not answer");
     }
     return to;
   }
@@ -223,9 +233,4 @@ public final class Reprotector {
     }
   }
 
-  private static FileStatus withRepairs(FileStatus f, Repairs r) {
-    return new FileStatus(f.path(), f.id(), f.type(), f.length(), f.version(),
-        f.modificationTime(), f.accessTime(), f.owner(), f.group(), f.permission(), f.layout(),
-        f.writer(), f.generation(), r);
-  }
 }

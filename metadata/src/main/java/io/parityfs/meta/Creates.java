@@ -145,8 +145,7 @@ final class Creates {
         refuseIfLeasedByOther(existing, p);
       }
       Layout asked = options.layout() != null ? options.layout() : parent.inode().layout();
-      Layout layout = placer != null && asked.targets().isEmpty()
-          ? placer.place(asked, p) : asked;
+      Layout layout = placed(asked, p);
       CreateOptions resolved = access.resolve(options, parent, p, false);
       Lease lease = options.lease() ? core.leases.grant() : null;
       Inode made = createChild(parent, comps.get(n - 1), p,
@@ -228,5 +227,17 @@ final class Creates {
     } catch (Exception e) {
       throw Zk.failure(bucket, "creating an entry bucket", e);
     }
+  }
+
+  /** The targets of a new file: drawn where {@code asked} names none, else checked. */
+  private Layout placed(Layout asked, String path) throws NamespaceException {
+    if (placer == null) {
+      return asked;
+    }
+    if (asked.targets().isEmpty()) {
+      return placer.place(asked, path);
+    }
+    placer.admitNamed(asked, path);
+    return asked;
   }
 }

@@ -47,6 +47,18 @@ public record FileStatus(String path, long id, FileType type, long length, long 
         layout, writer, 0);
   }
 
+  /** This status with {@code r} as its repair record (what a mover reads around). */
+  public FileStatus withRepairs(Repairs r) {
+    return new FileStatus(path, id, type, length, version, modificationTime, accessTime, owner,
+        group, permission, layout, writer, generation, r);
+  }
+
+  /** This status with layout {@code l} (what a mover writes to before the switch). */
+  public FileStatus withLayout(Layout l) {
+    return new FileStatus(path, id, type, length, version, modificationTime, accessTime, owner,
+        group, permission, l, writer, generation, repairs);
+  }
+
   /** Whether the file is open for writing (a lease is held or awaits recovery). */
   public boolean isOpenForWrite() {
     return writer != null;

@@ -26,4 +26,14 @@ public interface LayoutPlacer {
    *     targets that could ever be drawn for it, or a target named twice
    */
   default void check(Layout layout, String path) throws NamespaceException {}
+
+  /**
+   * Checks a layout whose targets are all named (a directory default that pins them) before a
+   * file is created with it; such a create draws nothing, so {@link #place} is not called. The
+   * default accepts every layout.
+   *
+   * @param path the file being created, for messages
+   * @throws NamespaceException UNAVAILABLE when a named target takes no new files
+   */
+  default void admitNamed(Layout layout, String path) throws NamespaceException {}
 }

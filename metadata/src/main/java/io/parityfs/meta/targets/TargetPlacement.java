@@ -25,8 +25,8 @@ import java.util.random.RandomGenerator;
  * <p><b>Rule.</b>
  * <ol>
  *   <li>Targets the layout already names are kept, in order, after checking each is known,
- *       ONLINE and not FAILED (they are not checked against the pool, protection or free space:
- *       the caller chose them). Ids twice in the list are a caller mistake.
+ *       ONLINE, not FAILED and in service (not draining or bad); they are not checked against the
+ *       pool, protection or free space: the caller chose them. Ids twice in the list are a caller mistake.
  *   <li>The rest are drawn from the layout's {@link Layout#pool() pool}, among targets that are
  *       {@link Reachability#ONLINE}, not {@link Consistency#FAILED} (DEGRADED and REBUILDING
  *       arrays still take writes and are used) and not full (free below {@link
@@ -457,12 +457,39 @@ public final class TargetPlacement implements LayoutPlacer {
     return n + (n == 1 ? " target" : " targets");
   }
 
+  /**
+   * Refuses a layout whose named targets include one that is draining or bad: nothing new may
+   * land on a target being emptied (docs/across-nodes.md §5).
+   *
+   * @throws NamespaceException UNAVAILABLE naming the target and its standing
+   */
+  @Override
+  public void admitNamed(Layout layout, String path) throws NamespaceException {
+    for (String id : layout.targets()) {
+      TargetInfo t = registry.target(id).orElse(null);
+      if (t != null) {
+        refuseRetired(t, path);
+      }
+    }
+  }
+
+  private static void refuseRetired(TargetInfo t, String path) throws NamespaceException {
+    if (t.standing() != Standing.IN_SERVICE) {
+      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path, "layout names target "
+          + t.id() + " on node " + t.nodeId() + ", which is " + t.standing().label()
+          + (t.standingReason().isEmpty() ? "" : " (" + t.standingReason() + ")")
+          + ": nothing new is placed on it; set the directory's layout to other targets"
+          + " (parityfs setstripe)");
+    }
+  }
+
   private static TargetInfo checkNamed(String id, TargetInfo t, String path)
       throws NamespaceException {
     if (t == null) {
       throw new NamespaceException(NamespaceStatus.NOT_FOUND, path, "layout names target " + id
           + ", which the target registry does not know");
     }
+    refuseRetired(t, path);
     if (t.reachability() != Reachability.ONLINE || t.consistency() == Consistency.FAILED) {
       String why = t.reachability() != Reachability.ONLINE
           ? t.reachability() + (t.offlineReason().isEmpty() ? "" : " (" + t.offlineReason() + ")")

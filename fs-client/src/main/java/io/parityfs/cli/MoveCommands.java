@@ -1,0 +1,291 @@
+package io.parityfs.cli;
+
+import io.parityfs.client.MovePass;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.registry.MoveProgress;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.Retirements;
+import io.parityfs.meta.targets.Standing;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * Moving files off targets (docs/across-nodes.md §5): the pass that {@code reprotect}, {@code
+ * node drain} and {@code node remove} share ({@link MovePass}), its lines and summary, {@code
+ * --watch} of the progress records, and the {@code node} group.
+ */
+final class MoveCommands {
+  private MoveCommands() {}
+
+  /** The targets of node {@code arg} (its id, or a prefix only it has). */
+  static Set<String> nodeTargets(Session s, String arg) throws CliException {
+    Set<String> nodes = new LinkedHashSet<>();
+    for (TargetInfo t : s.client().registry().targets()) {
+      if (t.nodeId().equals(arg)) {
+        nodes = new LinkedHashSet<>(List.of(arg));
+        break;
+      }
+      if (t.nodeId().startsWith(arg)) {
+        nodes.add(t.nodeId());
+      }
+    }
+    if (nodes.isEmpty()) {
+      throw new CliException(ExitStatus.NOT_FOUND, arg, "NOT_FOUND: no node in the registry has"
+          + " this id or id prefix (see parityfs nodes)");
+    }
+    if (nodes.size() > 1) {
+      throw new CliException(ExitStatus.USAGE, arg, "INVALID_ARGUMENT: " + nodes.size()
+          + " nodes have this id prefix: " + nodes);
+    }
+    String node = nodes.iterator().next();
+    Set<String> out = new LinkedHashSet<>();
+    for (TargetInfo t : s.client().registry().targets()) {
+      if (t.nodeId().equals(node)) {
+        out.add(t.id());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs a pass over the files under {@code roots} using {@code targets}, a line per file and a
+   * summary ({@code --json}: the totals); reports what is left (exit 6) or failed (exit 1).
+   */
+  static MovePass.Summary pass(CliCommand cmd, Session s, Set<String> targets, boolean drain,
+      long rate, List<String> roots) throws CliException, IOException {
+    MovePass pass = new MovePass(s.client(), targets, drain, rate);
+    List<FileStatus> files = pass.find(roots.isEmpty() ? List.of("/") : roots);
+    String verb = drain ? "copied" : "rebuilt";
+    String name = drain ? "drain" : "reprotect";
+    for (FileStatus d : pass.pinned()) {
+      s.err().println(Printable.of("parityfs: " + name + ": " + d.path() + ": its layout names "
+          + targets.stream().filter(d.layout().targets()::contains).toList() + ": new files"
+          + " there are refused until it names other targets (parityfs setstripe)"));
+    }
+    long begin = System.nanoTime();
+    MovePass.Summary sum = pass.run(files, (i, of, f, o, error, soFar) -> {
+      if (s.json()) {
+        return;
+      }
+      if (error != null) {
+        cmd.report(s, CliException.of(f.path(), error));
+        return;
+      }
+      if (o.skipped() != null) {
+        s.err().println(Printable.of("parityfs: " + name + ": " + f.path() + ": "
+            + o.skipped()));
+        s.err().flush();
+      }
+      double secs = Math.max(1e-9, (System.nanoTime() - begin) / 1e9);
+      s.out().println("[" + i + "/" + of + "] " + Printable.of(f.path()) + ": " + o.members()
+          + " members " + verb + (o.moved() > 0 ? ", layout switched" : "") + "; "
+          + Sizes.human(soFar.bytes()) + " so far at " + Sizes.rate(soFar.bytes() / secs));
+      s.out().flush();
+    }, () -> true);
+    if (s.json()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put(drain ? "draining" : "lost", List.copyOf(targets));
+      m.put("files", sum.files());
+      m.put("moved", sum.moved());
+      m.put("members", sum.members());
+      m.put("bytes", sum.bytes());
+      m.put("leftForLater", sum.leftForLater());
+      m.put("failed", sum.failed());
+      m.put("pinnedDirectories", pass.pinned().stream().map(FileStatus::path).toList());
+      s.printJson(m);
+    } else {
+      s.out().println(name + ": " + sum.files() + " files on " + targets.size() + " "
+          + (drain ? "draining" : "lost") + " " + (targets.size() == 1 ? "target" : "targets")
+          + ": " + sum.moved() + " moved, " + sum.members() + " members " + verb + " ("
+          + Sizes.human(sum.bytes()) + "), " + sum.leftForLater() + " left for later, "
+          + sum.failed() + " failed");
+    }
+    s.out().flush();
+    if (sum.failed() > 0) {
+      cmd.report(s, new CliException(ExitStatus.FAILED, null, sum.failed()
+          + " files cannot be moved"));
+    } else if (sum.leftForLater() > 0) {
+      cmd.report(s, new CliException(ExitStatus.UNAVAILABLE, null, sum.leftForLater()
+          + " files were left for later: run it again once they are closed"));
+    }
+    return sum;
+  }
+
+  /**
+   * Follows the progress records of {@code targets} until every one says done (a pass run
+   * elsewhere: another CLI, the keeper); one line per target and poll.
+   */
+  static void watch(CliCommand cmd, Session s, Set<String> targets, double period)
+      throws CliException, IOException {
+    Retirements r = new Retirements(s.client().registry());
+    Map<String, Long> seenAt = new LinkedHashMap<>();
+    while (true) {
+      boolean allDone = true;
+      for (String t : targets) {
+        Optional<MoveProgress> p = r.progress(t);
+        if (p.isEmpty()) {
+          s.out().println(t + ": no move recorded yet");
+          allDone = false;
+          continue;
+        }
+        MoveProgress m = p.get();
+        if (m.done() && seenAt.containsKey(t)) {
+          continue;
+        }
+        double secs = Math.max(1e-3, (m.updatedMillis() - m.startedMillis()) / 1e3);
+        s.out().println(t + ": " + m.kind() + (m.done() ? " done" : " running") + ": "
+            + m.filesMoved() + " files moved, " + m.filesLeft() + " left, " + m.members()
+            + " members, " + Sizes.human(m.bytes()) + " at " + Sizes.rate(m.bytes() / secs)
+            + " (" + m.mover() + ", updated " + Instant.ofEpochMilli(m.updatedMillis()) + ")");
+        seenAt.put(t, m.updatedMillis());
+        allDone &= m.done();
+      }
+      s.out().flush();
+      if (allDone) {
+        return;
+      }
+      try {
+        Thread.sleep((long) (period * 1000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** {@code node}: the group; alone it prints its usage. */
+  @Command(name = "node", description = "Take a storage node out of service: drain it (copy"
+      + " everything off while it runs), remove it (rebuild what it held elsewhere, then drop"
+      + " it from the registry), or put it back in service.", mixinStandardHelpOptions = true,
+      subcommands = {Drain.class, Remove.class, Reinstate.class})
+  static final class Node implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getErr());
+      return ExitStatus.USAGE.code();
+    }
+  }
+
+  /** {@code node drain NODE}. */
+  @Command(name = "drain", description = {"Decommission a live node: mark its targets draining"
+      + " (no new file is placed on them), then copy every file's members off them onto other"
+      + " targets and switch each layout after the copy, so protection never drops.",
+      "Resumable: run it again to move what was left (files open for writing: exit 6)."})
+  static final class Drain extends CliCommand {
+    @Parameters(index = "0", paramLabel = "NODE", description = "node id or unique prefix")
+    String node;
+
+    @Option(names = "--rate", paramLabel = "BYTES", description = "write at most this many"
+        + " bytes a second (K, M, G suffixes; default unthrottled)")
+    String rate;
+
+    @Override
+    void run(Session s) throws CliException, IOException {
+      Set<String> targets = nodeTargets(s, node);
+      Retirements r = new Retirements(s.client().registry());
+      for (String t : targets) {
+        TargetInfo info = s.client().registry().target(t).orElseThrow();
+        if (info.standing() == Standing.BAD) {
+          throw new CliException(ExitStatus.CONFLICT, t, "declared bad (" + info.standingReason()
+              + "): its members are rebuilt, not copied (node remove), or reinstate it first");
+        }
+        r.retire(t, Standing.DRAINING, "drained by " + System.getProperty("user.name", "?"));
+      }
+      MovePass.Summary sum = pass(this, s, targets, true, rate == null ? 0 : Sizes.parse(rate),
+          List.of());
+      if (sum.complete() && !s.json()) {
+        s.out().println("node " + node + " drained: no file uses its targets; stop it, then"
+            + " run parityfs node remove " + node);
+      }
+    }
+  }
+
+  /** {@code node remove NODE}. */
+  @Command(name = "remove", description = {"Declare a node lost for good: mark its targets bad,"
+      + " rebuild every member they held onto other targets from the other members of its"
+      + " group, then remove the node and its targets from the registry.",
+      "The node must be down (a live node is drained first). Resumable: run it again while"
+          + " files are left (exit 6)."})
+  static final class Remove extends CliCommand {
+    @Parameters(index = "0", paramLabel = "NODE", description = "node id or unique prefix")
+    String node;
+
+    @Option(names = "--rate", paramLabel = "BYTES", description = "write at most this many"
+        + " bytes a second (K, M, G suffixes; default unthrottled)")
+    String rate;
+
+    @Override
+    void run(Session s) throws CliException, IOException {
+      Set<String> targets = nodeTargets(s, node);
+      for (String t : targets) {
+        if (s.client().registry().target(t).orElseThrow().reachability()
+            == Reachability.ONLINE) {
+          throw new CliException(ExitStatus.CONFLICT, t, "ONLINE: stop the node first (drain"
+              + " it before, to move its data off without lowering protection)");
+        }
+      }
+      Retirements r = new Retirements(s.client().registry());
+      for (String t : targets) {
+        if (s.client().registry().target(t).orElseThrow().standing() != Standing.BAD) {
+          r.retire(t, Standing.BAD, "removed by " + System.getProperty("user.name", "?"));
+        }
+      }
+      MovePass.Summary sum = pass(this, s, targets, false, rate == null ? 0
+          : Sizes.parse(rate), List.of());
+      if (!sum.complete()) {
+        return;
+      }
+      for (String t : targets) {
+        r.removeRecords(t);
+      }
+      if (!s.json()) {
+        s.out().println("node " + node + " removed: " + targets.size() + " targets out of the"
+            + " registry (their retirement marks stay, should the node come back)");
+      }
+    }
+  }
+
+  /** {@code node reinstate NODE}. */
+  @Command(name = "reinstate", description = "Put a draining or bad node's targets back in"
+      + " service (new files may be placed on them again).")
+  static final class Reinstate extends CliCommand {
+    @Parameters(index = "0", paramLabel = "NODE", description = "node id or unique prefix")
+    String node;
+
+    @Override
+    void run(Session s) throws CliException, NamespaceException {
+      Set<String> targets = nodeTargets(s, node);
+      Retirements r = new Retirements(s.client().registry());
+      List<String> back = new ArrayList<>();
+      for (String t : targets) {
+        if (r.reinstate(t)) {
+          back.add(t);
+        }
+      }
+      if (!s.json()) {
+        s.out().println(back.isEmpty() ? "node " + node + ": every target was in service"
+            : "node " + node + ": " + back.size() + " targets back in service");
+      } else {
+        s.printJson(Map.of("reinstated", back));
+      }
+    }
+  }
+}

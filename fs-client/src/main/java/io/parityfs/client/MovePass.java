@@ -1,0 +1,188 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.registry.MoveProgress;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.targets.Retirements;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One pass of moving every closed file off a set of targets (docs/across-nodes.md §5):
+ * re-protection of lost targets ({@link Reprotector#reprotect}) or a drain of live ones ({@link
+ * Reprotector#drain}). The files under the roots whose layouts use a target are found by a walk,
+ * the most endangered first (fewest members to spare), and moved one by one; each target's
+ * progress record ({@link MoveProgress}) is rewritten at most every {@link #PROGRESS_MILLIS}
+ * and at the end, for {@code parityfs reprotect --watch}. A pass is resumable: run again, it
+ * finds only what is left. Not thread-safe (one pass at a time per instance).
+ */
+public final class MovePass {
+  /** The least time between two writes of the progress records. */
+  static final long PROGRESS_MILLIS = 2000;
+  /** Who moves, in the progress records: user, host and process. */
+  private static final String MOVER = System.getProperty("user.name", "unknown") + "@"
+      + host() + "/" + ProcessHandle.current().pid();
+
+  /** What the pass tells its caller about each file, as it goes. */
+  public interface Listener {
+    /**
+     * @param index 1-based position of the file in the pass
+     * @param of the files in the pass
+     * @param outcome what moving it did; null when it failed with {@code error}
+     * @param soFar the totals so far
+     */
+    void moved(int index, int of, FileStatus file, Reprotector.Outcome outcome,
+        IOException error, Summary soFar);
+  }
+
+  /**
+   * Totals of a pass.
+   *
+   * @param files files found using the targets
+   * @param moved targets replaced in layouts
+   * @param members members written
+   * @param bytes bytes written
+   * @param leftForLater files left for a later pass (open, written meanwhile, no replacement)
+   * @param failed files that cannot be moved (no policy across nodes for re-protection) or
+   *     whose move failed with an error
+   */
+  public record Summary(long files, long moved, long members, long bytes, long leftForLater,
+      long failed) {
+    /** Whether no file uses the targets any more. */
+    public boolean complete() {
+      return leftForLater == 0 && failed == 0;
+    }
+  }
+
+  private final ParityClient client;
+  private final Reprotector mover;
+  private final Set<String> targets;
+  private final boolean drain;
+  private final List<FileStatus> pinned = new ArrayList<>();
+
+  /**
+   * @param targets the targets to move off
+   * @param drain copy from the live targets (drain) rather than rebuild (re-protection)
+   * @param bytesPerSecond the most the pass writes per second (0: unthrottled)
+   */
+  public MovePass(ParityClient client, Set<String> targets, boolean drain, long bytesPerSecond) {
+    this.client = client;
+    this.mover = client.reprotector(bytesPerSecond);
+    this.targets = Set.copyOf(targets);
+    this.drain = drain;
+  }
+
+  /**
+   * The closed and open files under {@code roots} whose layouts use one of the targets; the
+   * directories whose default layouts name one are kept for {@link #pinned}.
+   */
+  public List<FileStatus> find(List<String> roots) throws IOException {
+    List<FileStatus> todo = new ArrayList<>();
+    pinned.clear();
+    Namespace ns = client.namespace();
+    for (String root : roots) {
+      FileWalk.files(ns, ns.getStatus(root), new FileWalk.Visit<IOException>() {
+        @Override
+        public void file(FileStatus f) {
+          if (Reprotector.uses(f, targets)) {
+            todo.add(f);
+          }
+        }
+
+        @Override
+        public void directory(FileStatus d) {
+          if (d.layout() != null && Reprotector.uses(d, targets)) {
+            pinned.add(d);
+          }
+        }
+      });
+    }
+    todo.sort(Comparator.comparingInt(f -> Reprotector.margin(f, targets)));
+    return todo;
+  }
+
+  /**
+   * The directories found by the last {@link #find} whose default layouts name one of the
+   * targets: new files there are refused until an admin sets other targets (the pass does not
+   * choose for them).
+   */
+  public List<FileStatus> pinned() {
+    return List.copyOf(pinned);
+  }
+
+  /**
+   * Moves {@code files} (from {@link #find}), stopping early when {@code going} turns false.
+   */
+  public Summary run(List<FileStatus> files, Listener listener, BooleanSupplier going)
+      throws NamespaceException {
+    long started = System.currentTimeMillis();
+    long lastWrite = 0;
+    long moved = 0;
+    long members = 0;
+    long bytes = 0;
+    long left = 0;
+    long failed = 0;
+    long filesMoved = 0;
+    Summary sum = new Summary(files.size(), 0, 0, 0, 0, 0);
+    for (int i = 0; i < files.size() && going.getAsBoolean(); i++) {
+      FileStatus f = files.get(i);
+      Reprotector.Outcome o = null;
+      IOException error = null;
+      try {
+        o = drain ? mover.drain(f.path(), targets) : mover.reprotect(f.path(), targets);
+      } catch (IOException e) {
+        error = e;
+      }
+      if (o == null) {
+        failed++;
+      } else {
+        moved += o.moved();
+        members += o.members();
+        bytes += o.bytes();
+        filesMoved += o.moved() > 0 && o.skipped() == null ? 1 : 0;
+        if (o.skipped() != null) {
+          boolean cannot = !drain && f.layout().across().isNone();
+          failed += cannot ? 1 : 0;
+          left += cannot ? 0 : 1;
+        }
+      }
+      sum = new Summary(files.size(), moved, members, bytes, left, failed);
+      if (listener != null) {
+        listener.moved(i + 1, files.size(), f, o, error, sum);
+      }
+      long now = System.currentTimeMillis();
+      if (now - lastWrite >= PROGRESS_MILLIS) {
+        record(started, now, filesMoved, files.size() - filesMoved, members, bytes, false);
+        lastWrite = now;
+      }
+    }
+    boolean finished = going.getAsBoolean();
+    long notMoved = finished ? left + failed : files.size() - filesMoved;
+    record(started, System.currentTimeMillis(), filesMoved, notMoved, members, bytes, finished);
+    return sum;
+  }
+
+  private void record(long started, long now, long filesMoved, long filesLeft, long members,
+      long bytes, boolean done) throws NamespaceException {
+    Retirements r = new Retirements(client.registry());
+    for (String t : targets) {
+      r.recordProgress(new MoveProgress(RegistryCodec.SCHEMA, t, MOVER,
+          drain ? "drain" : "reprotect", filesMoved, filesLeft, members, bytes, started, now,
+          done));
+    }
+  }
+
+  private static String host() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return "localhost";
+    }
+  }
+}
