@@ -1,5 +1,6 @@
 package io.parityfs.cli;
 
+import io.parityfs.client.AcrossKeeper;
 import io.parityfs.client.MovePass;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.NamespaceException;
@@ -9,6 +10,7 @@ import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -286,6 +288,99 @@ final class MoveCommands {
       } else {
         s.printJson(Map.of("reinstated", back));
       }
+    }
+  }
+
+  /** {@code keeper}: the daemon that makes catch-up, re-protection and drains automatic. */
+  @Command(name = "keeper", description = {"Run the keeper of protection across nodes: every"
+      + " interval, catch up the files whose repair records name a target that is back,"
+      + " rebuild elsewhere the files on targets declared bad (node remove, or the cluster"
+      + " manager's cluster.manager.deadAfter), and finish drains. Several may run; one is"
+      + " elected and acts. Runs until stopped (SIGTERM, Ctrl-C) unless --once.",
+      "Prints a line per round that did something."})
+  static final class Keeper extends CliCommand {
+    @Option(names = "--interval", paramLabel = "<seconds>", description = "time between rounds"
+        + " (default 30)")
+    double interval = 30;
+
+    @Option(names = "--rate", paramLabel = "BYTES", description = "moves write at most this"
+        + " many bytes a second (K, M, G suffixes; default unthrottled)")
+    String rate;
+
+    @Option(names = "--once", description = "run one round now (leading or not), print it"
+        + " and exit")
+    boolean once;
+
+    @Override
+    void run(Session s) throws CliException, IOException {
+      if (interval <= 0 || interval > 86_400) {
+        throw new CliException(ExitStatus.USAGE, null, "--interval (" + interval + ") must be"
+            + " in (0, 86400] seconds");
+      }
+      long bytes = rate == null ? 0 : Sizes.parse(rate);
+      AcrossKeeper keeper = new AcrossKeeper(s.client(),
+          Duration.ofMillis((long) (interval * 1000)), bytes);
+      if (once) {
+        print(s, keeper.runOnce(() -> true));
+        return;
+      }
+      keeper.start();
+      Thread stop = new Thread(() -> {
+        try {
+          keeper.close();
+        } catch (IOException e) {
+          // leaving the election failed: the session's end removes the latch node
+        }
+      }, "parityfs-keeper-stop");
+      Runtime.getRuntime().addShutdownHook(stop);
+      s.err().println("parityfs: keeper running against " + s.zooKeeper().connect() + ", a"
+          + " round every " + interval + " s");
+      s.err().flush();
+      long seen = 0;
+      boolean wasLeading = false;
+      try {
+        while (true) {
+          Thread.sleep(1000);
+          AcrossKeeper.Status st = keeper.status();
+          if (st.leading() != wasLeading) {
+            s.err().println("parityfs: keeper " + (st.leading() ? "elected: acting"
+                : "not leading: standing by"));
+            s.err().flush();
+            wasLeading = st.leading();
+          }
+          if (st.rounds() != seen) {
+            seen = st.rounds();
+            if (st.lastError() != null) {
+              s.err().println(Printable.of("parityfs: keeper: round failed: " + st.lastError()));
+              s.err().flush();
+            } else if (st.last() != null && (st.last().busy() || st.last().filesLeft() > 0)) {
+              print(s, st.last());
+            }
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        keeper.close();
+      }
+    }
+
+    private static void print(Session s, AcrossKeeper.Round r) {
+      if (s.json()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("filesCaughtUp", r.filesCaughtUp());
+        m.put("membersCaughtUp", r.membersCaughtUp());
+        m.put("filesMoved", r.filesMoved());
+        m.put("bytesMoved", r.bytesMoved());
+        m.put("filesLeft", r.filesLeft());
+        s.printJson(m);
+      } else {
+        s.out().println(Instant.now() + " keeper: " + r.filesCaughtUp() + " files caught up ("
+            + r.membersCaughtUp() + " members), " + r.filesMoved() + " files moved off bad or"
+            + " draining targets (" + Sizes.human(r.bytesMoved()) + "), " + r.filesLeft()
+            + " left for later");
+      }
+      s.out().flush();
     }
   }
 }

@@ -51,12 +51,13 @@ public final class MovePass {
    * @param leftForLater files left for a later pass (open, written meanwhile, no replacement)
    * @param failed files that cannot be moved (no policy across nodes for re-protection) or
    *     whose move failed with an error
+   * @param settled files that no longer use the targets (moved by this pass or before it)
    */
   public record Summary(long files, long moved, long members, long bytes, long leftForLater,
-      long failed) {
-    /** Whether no file uses the targets any more. */
+      long failed, long settled) {
+    /** Whether no file of the pass uses the targets any more. */
     public boolean complete() {
-      return leftForLater == 0 && failed == 0;
+      return settled == files;
     }
   }
 
@@ -129,7 +130,8 @@ public final class MovePass {
     long left = 0;
     long failed = 0;
     long filesMoved = 0;
-    Summary sum = new Summary(files.size(), 0, 0, 0, 0, 0);
+    long settled = 0;
+    Summary sum = new Summary(files.size(), 0, 0, 0, 0, 0, 0);
     for (int i = 0; i < files.size() && going.getAsBoolean(); i++) {
       FileStatus f = files.get(i);
       Reprotector.Outcome o = null;
@@ -146,13 +148,14 @@ public final class MovePass {
         members += o.members();
         bytes += o.bytes();
         filesMoved += o.moved() > 0 && o.skipped() == null ? 1 : 0;
+        settled += o.skipped() == null ? 1 : 0;
         if (o.skipped() != null) {
           boolean cannot = !drain && f.layout().across().isNone();
           failed += cannot ? 1 : 0;
           left += cannot ? 0 : 1;
         }
       }
-      sum = new Summary(files.size(), moved, members, bytes, left, failed);
+      sum = new Summary(files.size(), moved, members, bytes, left, failed, settled);
       if (listener != null) {
         listener.moved(i + 1, files.size(), f, o, error, sum);
       }

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The node lifecycle from the CLI on four nodes, ec:2+1 across them (docs/across-nodes.md §5):
- * {@code targets} shows a target that missed a write as needs-resync until {@code repair}
- * catches it up; {@code node drain} copies a live node's members off it (the target shows
+ * {@code targets} shows a target that missed a write as needs-resync until a round of {@code
+ * keeper} catches it up; {@code node drain} copies a live node's members off it (the target shows
  * draining, {@code reprotect --watch} shows the finished pass); {@code node remove} refuses the
  * node while it runs, and once it is stopped takes its target out of the registry; the node
  * returning is known as bad until {@code node reinstate}. Content is keyed per file.
@@ -106,7 +106,8 @@ class CliNodeTest {
       cluster.restartNode(missedNode);
       cluster.awaitTargets(4);
     }
-    cli.ok("repair", "-r", "/p");
+    JsonNode round = cli.ok("keeper", "--once", "--json").json();
+    assertEquals(1, round.get("filesCaughtUp").asInt(), round.toString());
     assertEquals("good", target(missed).get("across").asText());
 
     byte[] e = put("/e/y", 2_100_000);

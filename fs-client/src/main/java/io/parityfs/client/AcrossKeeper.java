@@ -1,0 +1,266 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Namespace;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.registry.ZkPaths;
+import io.parityfs.meta.targets.Reachability;
+import io.parityfs.meta.targets.Standing;
+import io.parityfs.meta.targets.TargetInfo;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+
+/**
+ * The keeper of protection across nodes (docs/across-nodes.md §5): what makes the node-loss
+ * lifecycle automatic. Any number run ({@code parityfs keeper}, one beside the local cluster);
+ * a Curator {@link LeaderLatch} at {@link #LATCH} elects the one that acts. Every {@code
+ * interval} the leader runs a round:
+ *
+ * <ol>
+ *   <li><b>catch-up</b>: every file of the repair index ({@link Namespace#filesToRepair}) whose
+ *       record names a target that is online and in service again is repaired ({@link
+ *       Repairer}): a node that comes back catches up on what it missed, by generation, without
+ *       an admin;
+ *   <li><b>re-protection</b>: while a target is declared bad (by {@code parityfs node remove},
+ *       or by the cluster manager after {@code cluster.manager.deadAfter} offline), the files
+ *       that use it are rebuilt elsewhere, most endangered first, throttled ({@link MovePass});
+ *   <li><b>drain</b>: while a target is draining and online, the files that use it are copied
+ *       off it: a drain whose CLI was interrupted finishes without it.
+ * </ol>
+ *
+ * A set of bad or draining targets whose pass found nothing left is not walked again until
+ * the set changes (nothing new is placed on them). Every step is resumable and safe to run
+ * beside another mover: a file written meanwhile is left for the next round, a layout switch
+ * is one versioned write. A round stops between files when leadership is lost or the keeper
+ * closes. Thread-safe.
+ */
+public final class AcrossKeeper implements Closeable {
+  private static final System.Logger LOG = System.getLogger(AcrossKeeper.class.getName());
+  /** The election's znode, shared by every keeper of a cluster. */
+  public static final String LATCH = ZkPaths.ROOT + "/keeper/latch";
+
+  /**
+   * What one round did.
+   *
+   * @param filesCaughtUp files whose repair records shrank
+   * @param membersCaughtUp members stored again on returned targets
+   * @param filesMoved files moved off bad or draining targets (or found moved)
+   * @param bytesMoved bytes written by those moves
+   * @param filesLeft files still using bad or draining targets after the round (open, written
+   *     meanwhile, no replacement, no policy across nodes)
+   */
+  public record Round(long filesCaughtUp, long membersCaughtUp, long filesMoved,
+      long bytesMoved, long filesLeft) {
+    /** Whether the round did anything. */
+    public boolean busy() {
+      return filesCaughtUp + filesMoved > 0;
+    }
+  }
+
+  /**
+   * Totals since start, for {@code parityfs keeper}'s lines and metrics.
+   *
+   * @param leading whether this keeper is the one acting
+   * @param rounds rounds run
+   * @param last the last round, or null
+   * @param lastError the message of the last round that failed, or null
+   */
+  public record Status(boolean leading, long rounds, Round last, String lastError) {}
+
+  private final ParityClient client;
+  private final Duration interval;
+  private final long bytesPerSecond;
+  private final LeaderLatch latch;
+  private final Object roundLock = new Object();
+  private final AtomicReference<Status> status =
+      new AtomicReference<>(new Status(false, 0, null, null));
+  private ScheduledExecutorService timer;
+  private volatile boolean closed;
+  /** The bad and draining targets whose last pass found nothing to move. */
+  private Set<String> settled = Set.of();
+
+  /**
+   * @param interval time between rounds
+   * @param bytesPerSecond the most a round's moves write per second (0: unthrottled)
+   */
+  public AcrossKeeper(ParityClient client, Duration interval, long bytesPerSecond) {
+    this.client = Objects.requireNonNull(client, "client");
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("interval (" + interval + ") must be > 0");
+    }
+    if (bytesPerSecond < 0) {
+      throw new IllegalArgumentException("bytesPerSecond (" + bytesPerSecond + ") must be >= 0");
+    }
+    this.interval = interval;
+    this.bytesPerSecond = bytesPerSecond;
+    this.latch = new LeaderLatch(client.curator(), LATCH);
+  }
+
+  /** Joins the election and runs a round every interval while leading. */
+  public synchronized void start() throws IOException {
+    if (timer != null || closed) {
+      throw new IllegalStateException("start once, before close");
+    }
+    try {
+      latch.start();
+    } catch (Exception e) {
+      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, LATCH, "joining the keeper"
+          + " election: " + e.getMessage(), e);
+    }
+    timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "parityfs-keeper");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.scheduleWithFixedDelay(this::tick, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void tick() {
+    boolean leading = latch.hasLeadership();
+    Status s = status.get();
+    status.set(new Status(leading, s.rounds(), s.last(), s.lastError()));
+    if (!leading || closed) {
+      return;
+    }
+    try {
+      Round r = runOnce(() -> latch.hasLeadership() && !closed);
+      s = status.get();
+      status.set(new Status(true, s.rounds() + 1, r, null));
+      if (r.busy() || r.filesLeft() > 0) {
+        LOG.log(System.Logger.Level.INFO, "keeper round: {0}", r);
+      }
+    } catch (IOException | RuntimeException e) {
+      s = status.get();
+      status.set(new Status(true, s.rounds() + 1, s.last(), e.getMessage()));
+      LOG.log(System.Logger.Level.WARNING, "keeper round failed (the next one retries): {0}",
+          e.toString());
+    }
+  }
+
+  /** What this keeper has done so far. */
+  public Status status() {
+    return status.get();
+  }
+
+  /**
+   * Runs one round now, leading or not (the timer's rounds and tests), stopping between files
+   * once {@code going} turns false.
+   */
+  public Round runOnce(BooleanSupplier going) throws IOException {
+    synchronized (roundLock) {
+      long[] caught = catchUp(going);
+      long moved = 0;
+      long bytes = 0;
+      long left = 0;
+      Map<Standing, Set<String>> retired = retired();
+      Set<String> all = new TreeSet<>();
+      retired.values().forEach(all::addAll);
+      if (!all.isEmpty() && !all.equals(settled) && going.getAsBoolean()) {
+        for (Standing st : List.of(Standing.BAD, Standing.DRAINING)) {
+          Set<String> targets = retired.get(st);
+          if (targets.isEmpty()) {
+            continue;
+          }
+          MovePass pass = new MovePass(client, targets, st == Standing.DRAINING,
+              bytesPerSecond);
+          List<FileStatus> files = pass.find(List.of("/"));
+          if (files.isEmpty()) {
+            continue;
+          }
+          MovePass.Summary sum = pass.run(files, null, going);
+          moved += sum.settled();
+          bytes += sum.bytes();
+          left += files.size() - sum.settled();
+        }
+        settled = left == 0 && going.getAsBoolean() ? all : Set.of();
+      }
+      return new Round(caught[0], caught[1], moved, bytes, left);
+    }
+  }
+
+  /**
+   * The bad targets (any reachability) and the draining ones that are online, by standing.
+   */
+  private Map<Standing, Set<String>> retired() {
+    Map<Standing, Set<String>> out = new HashMap<>();
+    out.put(Standing.BAD, new TreeSet<>());
+    out.put(Standing.DRAINING, new TreeSet<>());
+    for (TargetInfo t : client.registry().targets()) {
+      if (t.standing() == Standing.BAD || t.standing() == Standing.DRAINING
+          && t.reachability() == Reachability.ONLINE) {
+        out.get(t.standing()).add(t.id());
+      }
+    }
+    return out;
+  }
+
+  /** Catch-up of the indexed files with a returned target: {files, members}. */
+  private long[] catchUp(BooleanSupplier going) throws IOException {
+    Map<String, TargetInfo> byId = new HashMap<>();
+    client.registry().targets().forEach(t -> byId.put(t.id(), t));
+    long files = 0;
+    long members = 0;
+    Repairer repairer = new Repairer(client);
+    for (Namespace.ToRepair f : client.namespace().filesToRepair()) {
+      if (!going.getAsBoolean()) {
+        break;
+      }
+      boolean back = f.targets().stream().map(byId::get).anyMatch(t -> t != null
+          && t.reachability() == Reachability.ONLINE && t.standing() != Standing.BAD
+          && client.chunks().healthy(t.id()));
+      if (!back) {
+        continue;
+      }
+      try {
+        FileStatus st = client.namespace().getStatus(f.path());
+        if (st.id() != f.fileId()) {
+          LOG.log(System.Logger.Level.INFO, "keeper: file {0} is no longer at {1} (a directory"
+              + " above was renamed): run parityfs repair -r over its new place", f.fileId(),
+              f.path());
+          continue;
+        }
+        Repairer.Outcome o = repairer.repair(f.path());
+        files += o.repaired() > 0 ? 1 : 0;
+        members += o.repaired();
+      } catch (NamespaceException e) {
+        if (e.status() != NamespaceStatus.NOT_FOUND) {
+          throw e;
+        }
+      }
+    }
+    return new long[] {files, members};
+  }
+
+  /** Leaves the election and stops the rounds (a running one stops before its next file). */
+  @Override
+  public synchronized void close() throws IOException {
+    closed = true;
+    if (timer != null) {
+      timer.shutdownNow();
+      try {
+        timer.awaitTermination(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      try {
+        latch.close();
+      } catch (IOException | IllegalStateException e) {
+        LOG.log(System.Logger.Level.DEBUG, "keeper latch close: {0}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package io.parityfs.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.meta.Across;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.Retirements;
+import io.parityfs.meta.targets.Standing;
+import io.parityfs.testing.MiniCluster;
+import io.parityfs.testkit.Eventually;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The keeper (docs/across-nodes.md §5) on four RAID-6 nodes, ec:2+1 files pinned to the first
+ * three: of two keepers one leads; a file written while a node was down is caught up once the
+ * node returns, with nobody running repair; a node declared bad while down has its files
+ * rebuilt onto the fourth node, after which they read with another node down too. Content is
+ * keyed by path and generation.
+ */
+class AcrossKeeperTest {
+  static final int CHUNK = 256 << 10;
+
+  @TempDir
+  static Path dir;
+  static MiniCluster cluster;
+  static ParityClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = MiniCluster.start(dir, 4, "raid6:4+2", 6);
+    client = cluster.client(Caller.of("root"));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (client != null) {
+      client.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static byte[] write(String path, int n) throws IOException {
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      byte[] b = new byte[n];
+      new Random(path.hashCode() * 31L + out.file().generation()).nextBytes(b);
+      out.write(b);
+      return b;
+    }
+  }
+
+  private static byte[] read(ParityClient c, String path) throws IOException {
+    try (PfsInputStream in = c.open(path)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] buf = new byte[256 << 10];
+      int n;
+      while ((n = in.read(buf, 0, buf.length)) > 0) {
+        out.write(buf, 0, n);
+      }
+      return out.toByteArray();
+    }
+  }
+
+  private static int nodeOf(String target) throws IOException {
+    String node = client.registry().target(target).orElseThrow().nodeId();
+    for (int i = 0; i < cluster.nodes().size(); i++) {
+      if (cluster.nodes().get(i).nodeId().equals(node)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException(target);
+  }
+
+  @Test
+  void theKeeperCatchesUpAReturnedNodeAndRebuildsABadOne() throws Exception {
+    List<String> three = client.registry().targets().stream().map(t -> t.id()).limit(3)
+        .toList();
+    client.namespace().mkdirs("/p", CreateOptions.directory().withLayout(
+        new Layout(CHUNK, 3, three, "raid6:4+2").withAcross(Across.ec(2, 1))));
+    int missed = nodeOf(three.get(2));
+    cluster.stopNode(missed);
+    byte[] a;
+    try {
+      a = write("/p/a", 5 * CHUNK + 777);
+      assertFalse(client.namespace().getStatus("/p/a").repairs().isEmpty(), "recorded");
+    } finally {
+      cluster.restartNode(missed);
+      cluster.awaitTargets(4);
+    }
+    byte[] b = write("/p/b", 3 * CHUNK + 5);
+
+    try (ParityClient other = cluster.client(Caller.of("root"));
+        AcrossKeeper k1 = new AcrossKeeper(client, Duration.ofMillis(200), 0);
+        AcrossKeeper k2 = new AcrossKeeper(other, Duration.ofMillis(200), 0)) {
+      k1.start();
+      k2.start();
+      Eventually.passes("one keeper leads", Duration.ofSeconds(20), () -> {
+        if (k1.status().leading() == k2.status().leading()) {
+          throw new IllegalStateException(k1.status() + " / " + k2.status());
+        }
+      });
+      Eventually.passes("caught up by the keeper", Duration.ofSeconds(30), () -> {
+        FileStatus f = client.namespace().getStatus("/p/a");
+        if (!f.repairs().isEmpty()) {
+          throw new IllegalStateException(f.repairs().toString());
+        }
+      });
+      assertTrue(client.namespace().filesToRepair().isEmpty());
+
+      // a node declared bad while it is down: its files are rebuilt on the fourth node
+      String bad = three.get(1);
+      int badNode = nodeOf(bad);
+      cluster.stopNode(badNode);
+      try {
+        new Retirements(client.registry()).retire(bad, Standing.BAD, "test: lost for good");
+        Eventually.passes("re-protected by the keeper", Duration.ofSeconds(60), () -> {
+          for (String p : List.of("/p/a", "/p/b")) {
+            Layout l = client.namespace().getStatus(p).layout();
+            if (l.targets().contains(bad)) {
+              throw new IllegalStateException(p + ": " + l);
+            }
+          }
+        });
+        AcrossKeeper.Status leader = k1.status().leading() ? k1.status() : k2.status();
+        assertTrue(leader.rounds() > 0 && leader.lastError() == null, leader.toString());
+        int another = nodeOf(three.get(0));
+        cluster.stopNode(another);
+        try (ParityClient fresh = cluster.client(Caller.of("root"))) {
+          assertArrayEquals(a, read(fresh, "/p/a"), "with the bad node and another down");
+          assertArrayEquals(b, read(fresh, "/p/b"), "with the bad node and another down");
+        } finally {
+          cluster.restartNode(another);
+        }
+      } finally {
+        cluster.restartNode(badNode);
+      }
+      assertEquals(0, k1.runOnce(() -> true).filesLeft(), "nothing left on the bad target");
+    }
+  }
+}
