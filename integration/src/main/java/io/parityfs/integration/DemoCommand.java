@@ -7,12 +7,16 @@ import io.parityfs.cli.Main;
 import io.parityfs.cli.ProgressLine;
 import io.parityfs.cli.Sizes;
 import io.parityfs.client.ParityClient;
+import io.parityfs.client.PfsInputStream;
+import io.parityfs.client.PfsOutputStream;
+import io.parityfs.client.Repairer;
 import io.parityfs.client.workload.BenchResult;
 import io.parityfs.client.workload.CheckpointWorkload;
 import io.parityfs.client.workload.PhaseResult;
 import io.parityfs.client.workload.Progress;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
+import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.TargetId;
 import java.io.IOException;
@@ -24,9 +28,11 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -39,16 +45,16 @@ import picocli.CommandLine;
  * {@code parityfs demo}: the quickstart. Starts the local cluster (creating it the first time),
  * writes a checkpoint with parallel writers and restores it, fails a drive, restores degraded,
  * replaces the drive and rebuilds it, restores once more, kills a storage node during a last
- * restore and brings it back, and prints what it measured. Every
- * restore compares every byte. Each admin step runs the {@code parityfs} command a user would
+ * restore, writes a file while it is down and brings it back (the keeper catches it up), and
+ * prints what it measured. Every restore compares every byte. Each admin step runs the {@code parityfs} command a user would
  * type, printed before its output.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {"The quickstart: start the local cluster (./.parityfs; created the first"
         + " time), write a checkpoint with parallel writers and restore it, fail a drive and"
         + " restore degraded, replace the drive and watch the rebuild, restore again, kill a"
-        + " storage node during a last restore and bring it back (every byte verified each"
-        + " time), and print a throughput summary. The cluster stays up.",
+        + " storage node during a last restore, write while it is down, bring it back and watch"
+        + " the keeper catch it up (every byte verified each time), and print a throughput summary. The cluster stays up.",
         "Exits 0 when every step held, 1 when one failed (its error says which)."})
 public final class DemoCommand implements Callable<Integer> {
   /** The slot the demo fails: any slot would do; RAID-6 survives two. */
@@ -184,7 +190,8 @@ public final class DemoCommand implements Callable<Integer> {
   /**
    * Step 7: a storage node is killed (SIGKILL) a quarter into a restore; the restore goes on
    * from the other nodes (the mirror copies, or the chunks decoded from the rest of their
-   * groups) and every byte is compared; the node is started again and its targets come back.
+   * groups) and every byte is compared; a file is written with the node down, the node is
+   * started again, and the keeper catches it up on what it missed.
    */
   private void nodeLoss(LocalCluster cluster, ParityClient client,
       CheckpointWorkload.Options options, String ckpt) throws IOException {
@@ -233,10 +240,49 @@ public final class DemoCommand implements Callable<Integer> {
           + cluster.nodeName(victim) + " was killed at its end; restoring again with it down");
       record("restore (a storage node down)", restore(client, options));
     }
+    // written while the node is down: the file's repair record names what it left out there
+    String during = ckpt + "/written-while-" + cluster.nodeName(victim) + "-was-down";
+    byte[] bytes = new byte[4 << 20];
+    new Random(during.hashCode()).nextBytes(bytes);
+    try (PfsOutputStream o = client.create(during, CreateOptions.file())) {
+      o.write(bytes);
+    }
+    long missed = client.namespace().getStatus(during).repairs().members();
+    out.println("  wrote " + during + " (4 MiB) with the node down: its repair record names "
+        + missed + " members left out on " + cluster.nodeName(victim));
     out.println("$ parityfs local start   # brings the killed node back");
     cluster.start(Duration.ofMinutes(3), m -> out.println("  " + m));
-    out.println("  nothing was written while it was down, so it has nothing to catch up");
+    catchUp(client, during, missed, cluster.nodeName(victim));
+    try (PfsInputStream in = client.open(during)) {
+      if (!Arrays.equals(bytes, in.readAllBytes())) {
+        throw new IOException(during + " read back differs from what was written");
+      }
+    }
+    out.println("  every byte of it read back and compared");
     cli(cluster, "targets");
+  }
+
+  /**
+   * Waits for the local cluster's keeper to catch {@code path} up (its repair record empty);
+   * runs the catch-up itself, saying so, when the keeper has not done it in three rounds.
+   */
+  private void catchUp(ParityClient client, String path, long missed, String node)
+      throws IOException {
+    long t0 = System.nanoTime();
+    long deadline = t0 + Duration.ofSeconds(3L * LocalCluster.KEEPER_INTERVAL_S + 5).toNanos();
+    while (!client.namespace().getStatus(path).repairs().isEmpty()
+        && System.nanoTime() < deadline) {
+      ProcessSupervisor.sleep(250);
+    }
+    if (client.namespace().getStatus(path).repairs().isEmpty()) {
+      out.printf(Locale.ROOT, "  the keeper caught %s up %.1f s after it was back: %d members"
+          + " stored again from the other nodes, only what it missed%n", node,
+          (System.nanoTime() - t0) / 1e9, missed);
+      return;
+    }
+    Repairer.Outcome o = client.repair(path);
+    out.println("  the keeper did not catch " + node + " up in time (is it running? parityfs"
+        + " local status); parityfs repair did: " + o.repaired() + " members");
   }
 
   private PhaseResult restore(ParityClient client, CheckpointWorkload.Options options)

@@ -47,6 +47,10 @@ public final class LocalCluster {
   /** The ZooKeeper port a new cluster takes when it is free. */
   public static final int DEFAULT_ZOOKEEPER_PORT = 2181;
   private static final String NODE_MAIN = "io.parityfs.node.cli.NodeCommand";
+  /** The process name (and log name) of the keeper (docs/across-nodes.md §5). */
+  public static final String KEEPER = "keeper";
+  /** Seconds between two rounds of the local cluster's keeper. */
+  static final int KEEPER_INTERVAL_S = 10;
 
   /**
    * The shape of a cluster, fixed at creation.
@@ -129,6 +133,8 @@ public final class LocalCluster {
   /** Extra environment of a node's JVM, by node index ({@link #setNodeEnvironment}). */
   private final Map<Integer, Map<String, String>> nodeEnvironment =
       new ConcurrentHashMap<>();
+  /** Whether {@link #start} runs the keeper ({@link #withoutKeeper}). */
+  private volatile boolean keeper = true;
 
   private LocalCluster(ClusterLayout layout) {
     this.layout = layout;
@@ -242,7 +248,21 @@ public final class LocalCluster {
     return supervisor.state(nodeName(layout.checkNode(i)));
   }
 
-  /** Every process: ZooKeeper (each server of an ensemble), then the nodes. */
+  /** The keeper process (catch-up, re-protection, drains: docs/across-nodes.md §5). */
+  public ProcessState keeperProcess() {
+    return supervisor.state(KEEPER);
+  }
+
+  /**
+   * This object's starts leave the keeper out (a test that runs catch-up or re-protection itself
+   * and counts what it did); a keeper already running is stopped by {@link #stop} as ever.
+   */
+  public LocalCluster withoutKeeper() {
+    keeper = false;
+    return this;
+  }
+
+  /** Every process: ZooKeeper (each server of an ensemble), the nodes, then the keeper. */
   public List<ProcessState> processes() {
     List<ProcessState> all = new ArrayList<>();
     for (int s = 1; s <= shape().zooKeeperServers(); s++) {
@@ -251,12 +271,15 @@ public final class LocalCluster {
     for (int i = 0; i < shape().nodes(); i++) {
       all.add(nodeProcess(i));
     }
+    if (keeper || keeperProcess().running()) {
+      all.add(keeperProcess());
+    }
     return all;
   }
 
   /**
-   * Starts whatever is not running (ZooKeeper first, then the nodes) and waits until every
-   * node's target is online, or {@code timeout}. {@code progress} hears what happens.
+   * Starts whatever is not running (ZooKeeper first, then the nodes and the keeper) and waits
+   * until every node's target is online, or {@code timeout}. {@code progress} hears what happens.
    */
   public void start(Duration timeout, Consumer<String> progress) throws IOException {
     long end = System.nanoTime() + timeout.toNanos();
@@ -268,6 +291,14 @@ public final class LocalCluster {
           progress.accept("starting storage node " + nodeName(i));
           spawnNode(i);
         }
+      }
+      if (keeper && !keeperProcess().running()) {
+        progress.accept("starting the keeper (catch-up and re-protection across nodes)");
+        supervisor.spawn(KEEPER, supervisor.javaCommand(KEEPER, "512m",
+            List.of("--add-modules", "jdk.incubator.vector"),
+            List.of(io.parityfs.cli.Main.class.getName(), "--zookeeper", connectString(),
+                "--user", "root", "--groups", "supergroup", "keeper", "--interval",
+                Integer.toString(KEEPER_INTERVAL_S))));
       }
     }
     awaitTargetsOnline(shape().nodes(), end, progress);
@@ -397,11 +428,12 @@ public final class LocalCluster {
   }
 
   /**
-   * Stops every process: the nodes first (SIGTERM: they finish requests in progress, deregister
+   * Stops every process: the keeper and the nodes first (SIGTERM: they finish requests in progress, deregister
    * and close their arrays), then ZooKeeper; what has not exited after {@code timeout} is killed.
    */
   public void stop(Duration timeout, Consumer<String> progress) throws IOException {
     try (Lock ignored = supervisor.lock()) {
+      supervisor.terminate(List.of(KEEPER), timeout, progress);
       List<String> nodes = new ArrayList<>();
       for (int i = 0; i < shape().nodes(); i++) {
         nodes.add(nodeName(i));

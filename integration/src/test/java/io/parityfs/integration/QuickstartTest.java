@@ -87,7 +87,7 @@ class QuickstartTest {
 
     Run status = parityfs("local", "status", "--dir", dir().toString());
     assertEquals(0, status.rc(), status.all());
-    assertEquals(4, status.out().lines().filter(l -> l.contains(" running ")).count(),
+    assertEquals(5, status.out().lines().filter(l -> l.contains(" running ")).count(),
         status.out());
     assertEquals(3, status.out().lines().filter(l -> l.contains(" ONLINE ")).count(),
         status.out());
@@ -104,7 +104,7 @@ class QuickstartTest {
     assertEquals(0, stop.rc(), stop.all());
     Run stopped = parityfs("local", "status", "--dir", dir().toString());
     assertEquals(6, stopped.rc(), stopped.all());
-    assertEquals(4, stopped.out().lines().filter(l -> l.contains(" stopped ")).count(),
+    assertEquals(5, stopped.out().lines().filter(l -> l.contains(" stopped ")).count(),
         stopped.out());
     assertFalse(c.processes().stream().anyMatch(LocalCluster.ProcessState::running));
 
@@ -129,7 +129,8 @@ class QuickstartTest {
         + " checkpoint is ec:2+1 across nodes", "3 of 3 targets online",
         "failed; array DEGRADED", "rebuild slot 2: DONE",
         "restore (a drive failed: degraded): 18.0 MiB", "restore (after the rebuild): 18.0 MiB",
-        "The local cluster stays up."}) {
+        "The local cluster stays up.", "the keeper caught node2 up",
+        "every byte of it read back and compared"}) {
       assertTrue(out.contains(expected), "no '" + expected + "' in:\n" + out);
     }
     // the last restore ran with node2 killed (mid-way, or the whole restore again): all 18 MiB

@@ -74,7 +74,8 @@ final class TestCluster implements AutoCloseable {
       port = s.getLocalPort();
     }
     LocalCluster c = LocalCluster.createOrOpen(dir,
-        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g", zooKeeperServers));
+        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g", zooKeeperServers))
+        .withoutKeeper(); // the tests run catch-up themselves and count what it did
     configure.apply(c);
     TestCluster t = new TestCluster(c, test.getSimpleName());
     long begin = System.nanoTime();
