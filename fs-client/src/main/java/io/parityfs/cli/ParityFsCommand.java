@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
         DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,
         DriveCommands.Rebuild.class, DriveCommands.Scrub.class, LeaseCommands.RecoverLease.class,
         RepairCommand.class, ReprotectCommand.class, MoveCommands.Node.class,
-        MoveCommands.Keeper.class,
+        MoveCommands.Keeper.class, RebalanceCommand.class,
         BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class,
         FormatCommand.class},
     footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",

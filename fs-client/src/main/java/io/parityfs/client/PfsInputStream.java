@@ -41,7 +41,8 @@ public final class PfsInputStream extends InputStream {
   private final ParityClient client;
   private final String path;
   private final FileStatus file;
-  private final Layout layout;
+  /** The file's layout, followed when a mover switches it (docs/across-nodes.md §5). */
+  private volatile Layout layout;
   private final long chunkSize;
   private final long readAheadBytes;
   private volatile long length;
@@ -246,6 +247,24 @@ public final class PfsInputStream extends InputStream {
     return length > old && pos < length;
   }
 
+  /**
+   * After a failed read of a closed file: whether its layout was switched since this stream
+   * read it (a move's new targets hold the same members); then reads go to the new one. A
+   * stream follows each switch once, so a failure that is not a move still surfaces.
+   */
+  private synchronized boolean moved() throws IOException {
+    if (file.isOpenForWrite()) {
+      return false;
+    }
+    FileStatus now = client.namespace().getStatus(path);
+    if (now.id() != file.id() || now.layout().equals(layout) || now.length() != length) {
+      return false;
+    }
+    layout = now.layout();
+    repairs = now.repairs();
+    return true;
+  }
+
   /** Makes the window cover {@code pos}: from the read-ahead if it has it, else read now. */
   private void fill() throws IOException {
     while (!ahead.isEmpty()) {
@@ -333,8 +352,19 @@ public final class PfsInputStream extends InputStream {
     long offset = start % chunkSize;
     while (dst.hasRemaining()) {
       int want = dst.remaining();
-      int n = client.chunks().read(file.id(), layout, repairs, index, offset, dst);
+      int n;
+      try {
+        n = client.chunks().read(file.id(), layout, repairs, index, offset, dst);
+      } catch (IOException e) {
+        if (moved()) {
+          continue; // its members were moved (drain, rebalance) and the old ones deleted
+        }
+        throw e;
+      }
       if (n <= 0 && want > 0) {
+        if (moved()) {
+          continue;
+        }
         throw new ClientException(ClientStatus.DATA_LOST, path, path + ": chunk " + index
             + " of file " + file.id() + " ends before the file's length " + length
             + " says (data lost or not yet stored)");

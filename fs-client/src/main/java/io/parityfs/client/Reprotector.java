@@ -89,7 +89,7 @@ public final class Reprotector {
 
   /** Moves {@code path}'s members off the targets of {@code lost}, rebuilding them. */
   public Outcome reprotect(String path, Set<String> lost) throws IOException {
-    return move(path, lost, false);
+    return move(path, lost, false, null);
   }
 
   /**
@@ -99,10 +99,20 @@ public final class Reprotector {
    * stay until the layout switch, so protection never drops.
    */
   public Outcome drain(String path, Set<String> draining) throws IOException {
-    return move(path, draining, true);
+    return move(path, draining, true, null);
   }
 
-  private Outcome move(String path, Set<String> lost, boolean copy) throws IOException {
+  /**
+   * Moves {@code path}'s members on live target {@code from} to target {@code to} as {@link
+   * #drain} copies them (rebalance): {@code to} must be one of the placement's candidates for
+   * that position ({@link TargetPlacement#candidates}).
+   */
+  public Outcome rebalance(String path, String from, String to) throws IOException {
+    return move(path, Set.of(from), true, to);
+  }
+
+  private Outcome move(String path, Set<String> lost, boolean copy, String destination)
+      throws IOException {
     FileStatus f = client.namespace().getStatus(path);
     if (f.isDirectory() || !uses(f, lost)) {
       return new Outcome(f.path(), 0, 0, 0, null);
@@ -124,7 +134,8 @@ public final class Reprotector {
       }
       String to;
       try {
-        to = replacement(f.layout(), from, f.path());
+        to = destination != null ? checked(f.layout(), from, destination, f.path())
+            : replacement(f.layout(), from, f.path());
       } catch (NamespaceException e) {
         return new Outcome(f.path(), moved, members, bytes, "no replacement for target " + from
             + ": " + e.getMessage());
@@ -175,6 +186,11 @@ public final class Reprotector {
         f = client.namespace().moveMembers(f.path(), f.id(), f.version(), f.generation(), from,
             to);
         moved++;
+        if (copy) {
+          // the live target's old members: no layout names them now (readers that still
+          // held the old layout follow the switch, PfsInputStream#moved)
+          forget(f, map, f.layout().targets().indexOf(to), from, units);
+        }
       } catch (NamespaceException e) {
         switch (e.status()) {
           case CONFLICT, LEASE_CONFLICT -> {
@@ -199,12 +215,30 @@ public final class Reprotector {
     return to;
   }
 
-  /** Deletes what a move that was not committed wrote on {@code to} (best effort). */
+  /** {@code to}, when it may take {@code from}'s position of {@code layout} and answers. */
+  private String checked(Layout layout, String from, String to, String path)
+      throws NamespaceException {
+    if (!placement.candidates(layout, layout.targets().indexOf(from), path).contains(to)) {
+      throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
+          + to + " may not take " + from + "'s position (in the layout, not placeable, full,"
+          + " or on a failure domain its neighbours use)");
+    }
+    if (!client.chunks().healthy(to)) {
+      throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
+          + to + " does not answer");
+    }
+    return to;
+  }
+
+  /**
+   * Deletes the members at {@code position} on {@code to} (best effort): what a move that was
+   * not committed wrote there, or the members a copy left on the target it moved off.
+   */
   private void forget(FileStatus f, ChunkMap map, int position, String to, long units) {
     boolean ec = f.layout().across().isErasureCoded();
     for (long g = 0; g < units; g++) {
-      for (int j = 0; j < (ec ? map.members() : 1); j++) {
-        if (ec && map.memberPosition(g, j) != position) {
+      for (int j = 0; j < (ec ? map.members() : map.copies()); j++) {
+        if ((ec ? map.memberPosition(g, j) : map.copyPosition(g, j)) != position) {
           continue;
         }
         try {

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * keeper} catches it up; {@code node drain} copies a live node's members off it (the target shows
  * draining, {@code reprotect --watch} shows the finished pass); {@code node remove} refuses the
  * node while it runs, and once it is stopped takes its target out of the registry; the node
- * returning is known as bad until {@code node reinstate}. Content is keyed per file.
+ * returning is known as bad until {@code node reinstate}, after which {@code rebalance} moves
+ * members back onto it. Content is keyed per file.
  */
 class CliNodeTest {
   @TempDir
@@ -147,5 +148,15 @@ class CliNodeTest {
     assertEquals("bad", target(drained).get("across").asText());
     assertTrue(cli.ok("node", "reinstate", node).out().contains("1 targets back in service"));
     assertEquals("good", target(drained).get("across").asText());
+
+    // the reinstated target is empty: rebalance spreads the files back onto it
+    JsonNode plan = cli.ok("rebalance", "--dry-run", "--json").json();
+    assertTrue(plan.get("moves").asInt() > 0 && plan.get("dryRun").asBoolean(), plan.toString());
+    CliRunner.Run balanced = cli.ok("rebalance");
+    assertTrue(balanced.out().contains("rebalance: 4 targets") && balanced.out().contains(
+        " -> " + drained), balanced.out());
+    assertTrue(layout("/e/y").contains(drained) || layout("/p/x").contains(drained));
+    assertArrayEquals(e, cli.ok("cat", "/e/y").outBytes());
+    assertArrayEquals(p, cli.ok("cat", "/p/x").outBytes());
   }
 }

@@ -179,6 +179,11 @@ class DrainTest {
     assertTrue(second.complete(), second.toString());
     assertEquals(1, second.moved(), second.toString());
     assertTrue(again.find(List.of("/")).isEmpty(), "no file uses the drained target");
+    for (String path : files.keySet()) {
+      long id = client.namespace().getStatus(path).id();
+      assertEquals(List.of(), client.chunks().list(draining, id, 0, 1000).chunks(),
+          path + ": its old members on the drained target are deleted");
+    }
     MoveProgress p = retirements.progress(draining).orElseThrow();
     assertTrue(p.done() && p.filesLeft() == 0 && "drain".equals(p.kind()), p.toString());
 

@@ -217,27 +217,43 @@ public final class TargetPlacement implements LayoutPlacer {
   /**
    * A target to take over position {@code position} of an existing file's {@code layout}
    * (re-protection, drain; docs/across-nodes.md §5): drawn as rule 2 and 3 draw, among the
-   * placeable targets of the layout's pool that the layout does not name, not full, on a failure
-   * domain that no target within the policy's width of the position uses (the file's other
-   * targets are not checked: some may be down or retired themselves).
+   * {@link #candidates}.
    *
    * @throws NamespaceException UNAVAILABLE naming the pool and how many targets were considered
    *     when none qualifies
    */
   public String replacement(Layout layout, int position, String path)
       throws NamespaceException {
+    List<TargetInfo> allowed = allowed(layout, position, path);
+    Map<String, Integer> nodeUses = new HashMap<>();
+    for (String id : layout.targets()) {
+      registry.target(id).ifPresent(t -> nodeUses.merge(t.nodeId(), 1, Integer::sum));
+    }
+    RandomGenerator random = seeded != null ? seeded : ThreadLocalRandom.current();
+    return draw(allowed, layout.protection().toLowerCase(Locale.ROOT), nodeUses, random).id();
+  }
+
+  /**
+   * The ids of the targets that may take over position {@code position} of {@code layout}: the
+   * placeable ones of its pool that it does not name, not full, on a failure domain that no
+   * target within the policy's width of the position uses (the file's other targets are not
+   * checked: some may be down or retired themselves). UNAVAILABLE as {@link #replacement}.
+   */
+  public List<String> candidates(Layout layout, int position, String path)
+      throws NamespaceException {
+    return allowed(layout, position, path).stream().map(TargetInfo::id).toList();
+  }
+
+  private List<TargetInfo> allowed(Layout layout, int position, String path)
+      throws NamespaceException {
     List<TargetInfo> all = registry.targets();
     Map<String, TargetInfo> byId = new HashMap<>();
     all.forEach(t -> byId.put(t.id(), t));
     List<String> targets = layout.targets();
     List<String> domains = new ArrayList<>();
-    Map<String, Integer> nodeUses = new HashMap<>();
     for (String id : targets) {
       TargetInfo t = byId.get(id);
       domains.add(t == null ? "target " + id : t.failureDomain());
-      if (t != null) {
-        nodeUses.merge(t.nodeId(), 1, Integer::sum);
-      }
     }
     Set<String> taken = new HashSet<>();
     int width = Math.max(1, layout.across().width());
@@ -265,8 +281,7 @@ public final class TargetPlacement implements LayoutPlacer {
           + " that the " + (2 * (width - 1)) + " positions around it leave free (" + taken
           + ")");
     }
-    RandomGenerator random = seeded != null ? seeded : ThreadLocalRandom.current();
-    return draw(allowed, layout.protection().toLowerCase(Locale.ROOT), nodeUses, random).id();
+    return allowed;
   }
 
   /**
