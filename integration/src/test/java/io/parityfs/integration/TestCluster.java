@@ -69,12 +69,18 @@ final class TestCluster implements AutoCloseable {
    */
   static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, Configure configure)
       throws IOException {
+    return start(dir, test, zooKeeperServers, 3, configure);
+  }
+
+  /** {@link #start(Path, Class, int, Configure)} with {@code nodes} storage nodes. */
+  static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, int nodes,
+      Configure configure) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     LocalCluster c = LocalCluster.createOrOpen(dir,
-        new LocalCluster.Shape(3, 6, "raid6:4+2", port, "1g", zooKeeperServers))
+        new LocalCluster.Shape(nodes, 6, "raid6:4+2", port, "1g", zooKeeperServers))
         .withoutKeeper(); // the tests run catch-up themselves and count what it did
     configure.apply(c);
     TestCluster t = new TestCluster(c, test.getSimpleName());
