@@ -311,6 +311,14 @@ final class MoveCommands {
         + " and exit")
     boolean once;
 
+    @Option(names = "--metrics-port", paramLabel = "<port>", description = "serve /metrics"
+        + " (Prometheus) on this port (0: a free one; default: none)")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-host", paramLabel = "<host>", description = "the address of"
+        + " /metrics (default 127.0.0.1)")
+    String metricsHost = "127.0.0.1";
+
     @Override
     void run(Session s) throws CliException, IOException {
       if (interval <= 0 || interval > 86_400) {
@@ -325,8 +333,13 @@ final class MoveCommands {
         return;
       }
       keeper.start();
+      KeeperMetrics metrics = metricsPort == null ? null
+          : KeeperMetrics.start(metricsHost, metricsPort, keeper);
       Thread stop = new Thread(() -> {
         try {
+          if (metrics != null) {
+            metrics.close();
+          }
           keeper.close();
         } catch (IOException e) {
           // leaving the election failed: the session's end removes the latch node
@@ -334,7 +347,8 @@ final class MoveCommands {
       }, "parityfs-keeper-stop");
       Runtime.getRuntime().addShutdownHook(stop);
       s.err().println("parityfs: keeper running against " + s.zooKeeper().connect() + ", a"
-          + " round every " + interval + " s");
+          + " round every " + interval + " s" + (metrics == null ? ""
+              : ", metrics at http://" + metricsHost + ":" + metrics.port() + "/metrics"));
       s.err().flush();
       long seen = 0;
       boolean wasLeading = false;
@@ -361,6 +375,9 @@ final class MoveCommands {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
+        if (metrics != null) {
+          metrics.close();
+        }
         keeper.close();
       }
     }

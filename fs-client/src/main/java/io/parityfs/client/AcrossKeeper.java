@@ -76,18 +76,36 @@ public final class AcrossKeeper implements Closeable {
    *
    * @param leading whether this keeper is the one acting
    * @param rounds rounds run
-   * @param last the last round, or null
-   * @param lastError the message of the last round that failed, or null
+   * @param failures rounds that failed
+   * @param last the last round that completed, or null
+   * @param total the sums of every completed round (its {@code filesLeft}: the last round's)
+   * @param lastError the message of the last round if it failed, else null
    */
-  public record Status(boolean leading, long rounds, Round last, String lastError) {}
+  public record Status(boolean leading, long rounds, long failures, Round last, Round total,
+      String lastError) {
+    Status next(boolean nowLeading) {
+      return new Status(nowLeading, rounds, failures, last, total, lastError);
+    }
+
+    Status done(Round r) {
+      Round t = new Round(total.filesCaughtUp() + r.filesCaughtUp(), total.membersCaughtUp()
+          + r.membersCaughtUp(), total.filesMoved() + r.filesMoved(), total.bytesMoved()
+          + r.bytesMoved(), r.filesLeft());
+      return new Status(true, rounds + 1, failures, r, t, null);
+    }
+
+    Status failed(String error) {
+      return new Status(true, rounds + 1, failures + 1, last, total, error);
+    }
+  }
 
   private final ParityClient client;
   private final Duration interval;
   private final long bytesPerSecond;
   private final LeaderLatch latch;
   private final Object roundLock = new Object();
-  private final AtomicReference<Status> status =
-      new AtomicReference<>(new Status(false, 0, null, null));
+  private final AtomicReference<Status> status = new AtomicReference<>(
+      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0), null));
   private ScheduledExecutorService timer;
   private volatile boolean closed;
   /** The bad and draining targets whose last pass found nothing to move. */
@@ -131,21 +149,18 @@ public final class AcrossKeeper implements Closeable {
 
   private void tick() {
     boolean leading = latch.hasLeadership();
-    Status s = status.get();
-    status.set(new Status(leading, s.rounds(), s.last(), s.lastError()));
+    status.updateAndGet(s -> s.next(leading));
     if (!leading || closed) {
       return;
     }
     try {
       Round r = runOnce(() -> latch.hasLeadership() && !closed);
-      s = status.get();
-      status.set(new Status(true, s.rounds() + 1, r, null));
+      status.updateAndGet(s -> s.done(r));
       if (r.busy() || r.filesLeft() > 0) {
         LOG.log(System.Logger.Level.INFO, "keeper round: {0}", r);
       }
     } catch (IOException | RuntimeException e) {
-      s = status.get();
-      status.set(new Status(true, s.rounds() + 1, s.last(), e.getMessage()));
+      status.updateAndGet(s -> s.failed(String.valueOf(e.getMessage())));
       LOG.log(System.Logger.Level.WARNING, "keeper round failed (the next one retries): {0}",
           e.toString());
     }

@@ -159,4 +159,30 @@ class CliNodeTest {
     assertArrayEquals(e, cli.ok("cat", "/e/y").outBytes());
     assertArrayEquals(p, cli.ok("cat", "/p/x").outBytes());
   }
+
+  /** {@code keeper --metrics-port}: the endpoint tells whether it leads and counts its rounds. */
+  @Test
+  void theKeepersMetricsCountItsRounds() throws Exception {
+    try (io.parityfs.client.ParityClient c = cluster.client(io.parityfs.meta.Caller.of("root"));
+        io.parityfs.client.AcrossKeeper keeper = new io.parityfs.client.AcrossKeeper(c,
+            java.time.Duration.ofMillis(100), 0);
+        KeeperMetrics metrics = KeeperMetrics.start("127.0.0.1", 0, keeper)) {
+      keeper.start();
+      io.parityfs.testkit.Eventually.passes("two rounds as leader", java.time.Duration
+          .ofSeconds(30), () -> {
+            if (keeper.status().rounds() < 2) {
+              throw new IllegalStateException(keeper.status().toString());
+            }
+          });
+      java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+              + metrics.port() + "/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode());
+      assertTrue(r.body().contains("parityfs_keeper_leading 1.0"), r.body());
+      assertTrue(r.body().lines().anyMatch(l -> l.startsWith("parityfs_keeper_rounds_total ")
+          && Double.parseDouble(l.split(" ")[1]) >= 2), r.body());
+      assertTrue(r.body().contains("parityfs_keeper_members_caught_up_total"), r.body());
+    }
+  }
 }
