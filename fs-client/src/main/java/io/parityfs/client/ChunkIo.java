@@ -231,8 +231,33 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * every copy of it.
    */
   void delete(long fileId, long generation, Layout layout, int index) throws IOException {
+    delete(fileId, generation, layout, index, null);
+  }
+
+  /**
+   * {@link #delete(long, long, Layout, int)}; for a file with protection across nodes, a copy
+   * on a target that is down is added to {@code stale} (its chunk or group) instead of failing,
+   * so catch-up deletes it once the target is back ({@code Repairer}'s trim).
+   */
+  void delete(long fileId, long generation, Layout layout, int index, StaleMembers stale)
+      throws IOException {
+    long unit = ChunkMap.of(layout).group(index);
     for (String target : copyTargets(layout, index)) {
+      deleteMember(target, fileId, index, generation, layout.across().isNone() ? null : stale,
+          unit);
+    }
+  }
+
+  /** Deletes one member; a target that is down goes in {@code stale} (if given) as {@code unit}. */
+  void deleteMember(String target, long fileId, int index, long generation, StaleMembers stale,
+      long unit) throws IOException {
+    try {
       delete(target, fileId, index, generation);
+    } catch (ClientException e) {
+      if (stale == null || !StaleMembers.targetDown(e)) {
+        throw e;
+      }
+      stale.add(target, unit);
     }
   }
 

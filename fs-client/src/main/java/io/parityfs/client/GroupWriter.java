@@ -186,7 +186,8 @@ final class GroupWriter {
     for (long g = from; g <= to; g++) {
       for (int p = k; p < k + m; p++) {
         String target = layout.targets().get(map.memberPosition(g, p));
-        chunks.delete(target, file.id(), map.memberIndex(g, p), file.generation());
+        chunks.deleteMember(target, file.id(), map.memberIndex(g, p), file.generation(), stale,
+            g); // a target that is down: recorded, trimmed by catch-up
       }
     }
   }

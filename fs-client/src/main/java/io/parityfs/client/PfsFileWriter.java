@@ -517,7 +517,7 @@ public final class PfsFileWriter implements Closeable {
   }
 
   private void deleteChunk(int index) throws IOException {
-    client.chunks().delete(file.id(), file.generation(), layout, index);
+    client.chunks().delete(file.id(), file.generation(), layout, index, stale);
   }
 
   // ------------------------------------------------------------------ ec:K+M groups

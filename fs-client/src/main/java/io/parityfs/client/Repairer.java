@@ -81,7 +81,16 @@ public final class Repairer {
     int inBatch = 0;
     for (Repairs.Range r : f.repairs().ranges()) {
       if (r.from() >= groups) {
-        done = done.with(new Repairs(List.of(r))); // wholly past the end: nothing to store
+        // wholly past the end (a truncate could not delete there): nothing to store, but what
+        // the target holds past the end is deleted once it is back
+        if (layout.targets().contains(r.target()) && !chunks.healthy(r.target())) {
+          waiting += r.groups();
+          continue;
+        }
+        if (layout.targets().contains(r.target())) {
+          trim(f, map, r.target());
+        }
+        done = done.with(new Repairs(List.of(r)));
         continue;
       }
       if (!chunks.healthy(r.target()) || !layout.targets().contains(r.target())) {
