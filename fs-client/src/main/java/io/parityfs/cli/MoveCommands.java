@@ -266,18 +266,32 @@ final class MoveCommands {
   }
 
   /** {@code node reinstate NODE}. */
-  @Command(name = "reinstate", description = "Put a draining or bad node's targets back in"
-      + " service (new files may be placed on them again).")
+  @Command(name = "reinstate", description = {"Put a draining or bad node's targets back in"
+      + " service (new files may be placed on them again).", "A bad target must be online: what"
+      + " it holds of files that moved off it (re-protected elsewhere) is deleted first."})
   static final class Reinstate extends CliCommand {
     @Parameters(index = "0", paramLabel = "NODE", description = "node id or unique prefix")
     String node;
 
     @Override
-    void run(Session s) throws CliException, NamespaceException {
+    void run(Session s) throws CliException, IOException {
       Set<String> targets = nodeTargets(s, node);
       Retirements r = new Retirements(s.client().registry());
       List<String> back = new ArrayList<>();
       for (String t : targets) {
+        TargetInfo info = s.client().registry().target(t).orElseThrow();
+        if (info.standing() == Standing.BAD) {
+          // its members of files re-protected elsewhere are garbage now: deleted first
+          if (info.reachability() != Reachability.ONLINE) {
+            throw new CliException(ExitStatus.CONFLICT, t, "bad and " + info.reachability()
+                + ": start its node first (reinstating a bad target deletes what it holds of"
+                + " files that moved off it)");
+          }
+          long wiped = new MovePass(s.client(), Set.of(t), false, 0).wipeUnused(t);
+          if (!s.json()) {
+            s.out().println(t + ": " + wiped + " chunks of files that moved off it deleted");
+          }
+        }
         if (r.reinstate(t)) {
           back.add(t);
         }

@@ -171,6 +171,40 @@ public final class MovePass {
     return sum;
   }
 
+  /**
+   * Deletes what {@code target} holds of files that no longer use it (a bad target whose node
+   * came back, before it is put back in service): the files under {@code /} whose layouts name
+   * it are found first, and every chunk of another file is deleted. Nothing new is placed on a
+   * bad target, so no file starts using it meanwhile. Returns the chunks deleted.
+   *
+   * @throws IllegalArgumentException unless {@code target} is one of this pass's targets
+   */
+  public long wipeUnused(String target) throws IOException {
+    if (!targets.contains(target)) {
+      throw new IllegalArgumentException(target + " is not a target of this pass: " + targets);
+    }
+    Set<Long> users = new java.util.HashSet<>();
+    for (FileStatus f : find(List.of("/"))) {
+      if (f.layout().targets().contains(target)) {
+        users.add(f.id());
+      }
+    }
+    long deleted = 0;
+    long cursor = 0;
+    do {
+      io.parityfs.meta.chunks.ChunkPage page = client.chunks().list(target,
+          io.parityfs.meta.chunks.ChunkService.ALL_FILES, cursor, 1000);
+      for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
+        if (!users.contains(c.fileId()) && client.chunks().delete(target, c.fileId(),
+            c.index())) {
+          deleted++;
+        }
+      }
+      cursor = page.nextCursor();
+    } while (cursor != io.parityfs.meta.chunks.ChunkService.END);
+    return deleted;
+  }
+
   private void record(long started, long now, long filesMoved, long filesLeft, long members,
       long bytes, boolean done) throws NamespaceException {
     Retirements r = new Retirements(client.registry());

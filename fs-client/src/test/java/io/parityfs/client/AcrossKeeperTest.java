@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The keeper (docs/across-nodes.md §5) on four RAID-6 nodes, ec:2+1 files pinned to the first
  * three: of two keepers one leads; a file written while a node was down is caught up once the
  * node returns, with nobody running repair; a node declared bad while down has its files
- * rebuilt onto the fourth node, after which they read with another node down too. Content is
+ * rebuilt onto the fourth node, after which they read with another node down too; back, its
+ * old members are wiped. Content is
  * keyed by path and generation.
  */
 class AcrossKeeperTest {
@@ -151,6 +152,15 @@ class AcrossKeeperTest {
         cluster.restartNode(badNode);
       }
       assertEquals(0, k1.runOnce(() -> true).filesLeft(), "nothing left on the bad target");
+      // the bad node is back holding its old members, which no layout names: wiped
+      cluster.awaitTargets(4);
+      long id = client.namespace().getStatus("/p/a").id();
+      assertFalse(client.chunks().list(bad, id, 0, 1000).chunks().isEmpty(), "left there");
+      long wiped = new MovePass(client, java.util.Set.of(bad), false, 0).wipeUnused(bad);
+      assertTrue(wiped > 0, "wiped " + wiped);
+      assertEquals(List.of(), client.chunks().list(bad, io.parityfs.meta.chunks.ChunkService
+          .ALL_FILES, 0, 1000).chunks());
+      assertArrayEquals(a, read(client, "/p/a"), "the moved file is untouched");
     }
   }
 }
