@@ -108,49 +108,66 @@ public final class Rebalancer {
     long moves = 0;
     long bytes = 0;
     long skipped = 0;
-    for (FileStatus f : files) {
-      if (!going.getAsBoolean()) {
-        break;
-      }
-      Map<String, Long> on = bytesOn(f);
-      Layout layout = f.layout();
-      for (String from : List.copyOf(layout.targets())) {
-        TargetInfo src = placeable.get(from);
-        long b = on.getOrDefault(from, 0L);
-        if (src == null || b == 0 || load.get(from) <= upper(placeable, load, src.pool())) {
+    // the files' layouts as moved so far (planned ones, in a dry run); files left out of this
+    // pass (open, written meanwhile, failed) drop out of it
+    Map<String, Layout> layouts = new LinkedHashMap<>();
+    files.forEach(f -> layouts.put(f.path(), f.layout()));
+    boolean progress = true;
+    // passes over the files until none moves: the result is a fixed point, so running the
+    // rebalance again at once finds nothing to do
+    while (progress && going.getAsBoolean()) {
+      progress = false;
+      for (FileStatus f : files) {
+        if (!going.getAsBoolean()) {
+          break;
+        }
+        Layout layout = layouts.get(f.path());
+        if (layout == null) {
           continue;
         }
-        String to = leastLoaded(layout, from, f.path(), load, b,
-            mean(placeable, load, src.pool()));
-        if (to == null) {
-          continue;
-        }
-        Move m = new Move(f.path(), from, to, b);
-        if (dryRun) {
-          listener.moved(m, null, null);
-        } else {
-          Reprotector.Outcome o = null;
-          IOException error = null;
-          try {
-            o = mover.rebalance(f.path(), from, to);
-          } catch (IOException e) {
-            error = e;
+        Map<String, Long> on = bytesOn(f.withLayout(layout));
+        for (String from : List.copyOf(layout.targets())) {
+          TargetInfo src = placeable.get(from);
+          long b = on.getOrDefault(from, 0L);
+          if (src == null || b == 0 || load.get(from) <= upper(placeable, load, src.pool())) {
+            continue;
           }
-          listener.moved(m, o, error);
-          if (o == null || o.skipped() != null || o.moved() == 0) {
-            skipped++;
-            break; // the file changed or cannot move: leave it for the next pass
+          String to = leastLoaded(layout, from, f.path(), load, b,
+              mean(placeable, load, src.pool()));
+          if (to == null) {
+            continue;
           }
-          layout = client.namespace().getStatus(f.path()).layout();
+          Move m = new Move(f.path(), from, to, b);
+          if (dryRun) {
+            listener.moved(m, null, null);
+            List<String> t = new ArrayList<>(layout.targets());
+            t.set(t.indexOf(from), to);
+            layout = layout.withTargets(t);
+          } else {
+            Reprotector.Outcome o = null;
+            IOException error = null;
+            try {
+              o = mover.rebalance(f.path(), from, to);
+            } catch (IOException e) {
+              error = e;
+            }
+            listener.moved(m, o, error);
+            if (o == null || o.skipped() != null || o.moved() == 0) {
+              skipped++;
+              layout = null; // the file changed or cannot move: left for the next run
+              break;
+            }
+            layout = client.namespace().getStatus(f.path()).layout();
+          }
+          layouts.put(f.path(), layout);
+          progress = true;
+          moves++;
+          bytes += b;
+          load.merge(from, -b, Long::sum);
+          load.merge(to, b, Long::sum);
         }
-        moves++;
-        bytes += b;
-        load.merge(from, -b, Long::sum);
-        load.merge(to, b, Long::sum);
-        if (dryRun) {
-          List<String> t = new ArrayList<>(layout.targets());
-          t.set(t.indexOf(from), to);
-          layout = layout.withTargets(t);
+        if (layout == null) {
+          layouts.remove(f.path());
         }
       }
     }

@@ -14,7 +14,6 @@ import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;
 import io.parityfs.testing.MiniCluster;
 import io.parityfs.testkit.Eventually;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,35 +65,13 @@ class AcrossKeeperTest {
     }
   }
 
-  private static byte[] read(ParityClient c, String path) throws IOException {
-    try (PfsInputStream in = c.open(path)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[256 << 10];
-      int n;
-      while ((n = in.read(buf, 0, buf.length)) > 0) {
-        out.write(buf, 0, n);
-      }
-      return out.toByteArray();
-    }
-  }
-
-  private static int nodeOf(String target) throws IOException {
-    String node = client.registry().target(target).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(node)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException(target);
-  }
-
   @Test
   void theKeeperCatchesUpAReturnedNodeAndRebuildsABadOne() throws Exception {
     List<String> three = client.registry().targets().stream().map(t -> t.id()).limit(3)
         .toList();
     client.namespace().mkdirs("/p", CreateOptions.directory().withLayout(
         new Layout(CHUNK, 3, three, "raid6:4+2").withAcross(Across.ec(2, 1))));
-    int missed = nodeOf(three.get(2));
+    int missed = cluster.nodeOf(client, three.get(2));
     cluster.stopNode(missed);
     byte[] a;
     try {
@@ -126,7 +103,7 @@ class AcrossKeeperTest {
 
       // a node declared bad while it is down: its files are rebuilt on the fourth node
       String bad = three.get(1);
-      int badNode = nodeOf(bad);
+      int badNode = cluster.nodeOf(client, bad);
       cluster.stopNode(badNode);
       try {
         new Retirements(client.registry()).retire(bad, Standing.BAD, "test: lost for good");
@@ -140,11 +117,11 @@ class AcrossKeeperTest {
         });
         AcrossKeeper.Status leader = k1.status().leading() ? k1.status() : k2.status();
         assertTrue(leader.rounds() > 0 && leader.lastError() == null, leader.toString());
-        int another = nodeOf(three.get(0));
+        int another = cluster.nodeOf(client, three.get(0));
         cluster.stopNode(another);
         try (ParityClient fresh = cluster.client(Caller.of("root"))) {
-          assertArrayEquals(a, read(fresh, "/p/a"), "with the bad node and another down");
-          assertArrayEquals(b, read(fresh, "/p/b"), "with the bad node and another down");
+          assertArrayEquals(a, MiniCluster.read(fresh, "/p/a"), "the bad node and another down");
+          assertArrayEquals(b, MiniCluster.read(fresh, "/p/b"), "the bad node and another down");
         } finally {
           cluster.restartNode(another);
         }
@@ -160,7 +137,7 @@ class AcrossKeeperTest {
       assertTrue(wiped > 0, "wiped " + wiped);
       assertEquals(List.of(), client.chunks().list(bad, io.parityfs.meta.chunks.ChunkService
           .ALL_FILES, 0, 1000).chunks());
-      assertArrayEquals(a, read(client, "/p/a"), "the moved file is untouched");
+      assertArrayEquals(a, MiniCluster.read(client, "/p/a"), "the moved file is untouched");
     }
   }
 }

@@ -17,7 +17,6 @@ import io.parityfs.meta.registry.MoveProgress;
 import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;
 import io.parityfs.testing.MiniCluster;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -71,28 +70,6 @@ class DrainTest {
     return b;
   }
 
-  private static byte[] read(ParityClient c, String path) throws IOException {
-    try (PfsInputStream in = c.open(path)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[256 << 10];
-      int n;
-      while ((n = in.read(buf, 0, buf.length)) > 0) {
-        out.write(buf, 0, n);
-      }
-      return out.toByteArray();
-    }
-  }
-
-  private static int nodeOf(String target) throws IOException {
-    String node = client.registry().target(target).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(node)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException(target);
-  }
-
   @Test
   void aDrainedNodeLeavesEveryFileAsProtectedAsBefore() throws Exception {
     Map<String, byte[]> files = new LinkedHashMap<>();
@@ -120,7 +97,7 @@ class DrainTest {
     open.hsync();
 
     String draining = three.get(1);
-    int drained = nodeOf(draining);
+    int drained = cluster.nodeOf(client, draining);
     Retirements retirements = new Retirements(client.registry());
     retirements.retire(draining, Standing.DRAINING, "test");
     // nothing new lands on it: drawn layouts avoid it, and a layout naming it is refused
@@ -137,7 +114,7 @@ class DrainTest {
     for (String p : files.keySet()) {
       before.put(p, client.namespace().getStatus(p));
     }
-    int other = nodeOf(three.get(2));
+    int other = cluster.nodeOf(client, three.get(2));
     cluster.stopNode(other);
     MovePass.Summary first;
     List<String> pinnedDirs;
@@ -190,15 +167,15 @@ class DrainTest {
     cluster.stopNode(drained);
     try (ParityClient fresh = cluster.client(Caller.of("root"))) {
       for (Map.Entry<String, byte[]> f : files.entrySet()) {
-        assertArrayEquals(f.getValue(), read(fresh, f.getKey()), f.getKey()
+        assertArrayEquals(f.getValue(), MiniCluster.read(fresh, f.getKey()), f.getKey()
             + " with the drained node stopped");
       }
-      int first3 = nodeOf(three.get(0));
+      int first3 = cluster.nodeOf(client, three.get(0));
       cluster.stopNode(first3);
       try {
         for (Map.Entry<String, byte[]> f : files.entrySet()) {
           if (!f.getKey().startsWith("/none")) {
-            assertArrayEquals(f.getValue(), read(fresh, f.getKey()), f.getKey()
+            assertArrayEquals(f.getValue(), MiniCluster.read(fresh, f.getKey()), f.getKey()
                 + " with the drained node and node " + first3 + " stopped");
           }
         }

@@ -12,7 +12,6 @@ import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.testing.MiniCluster;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -63,28 +62,6 @@ class ReprotectTest {
     return b;
   }
 
-  private static byte[] read(ParityClient c, String path) throws IOException {
-    try (PfsInputStream in = c.open(path)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[256 << 10];
-      int n;
-      while ((n = in.read(buf, 0, buf.length)) > 0) {
-        out.write(buf, 0, n);
-      }
-      return out.toByteArray();
-    }
-  }
-
-  private static int nodeOf(String target) throws IOException {
-    String node = client.registry().target(target).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(node)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException(target);
-  }
-
   @Test
   void aNodeLostForGoodIsRebuiltElsewhereThenAnotherMayBeLost() throws Exception {
     Map<String, byte[]> files = new LinkedHashMap<>();
@@ -107,7 +84,7 @@ class ReprotectTest {
       }
     }
     String lostTarget = three.get(1);
-    int lost = nodeOf(lostTarget);
+    int lost = cluster.nodeOf(client, lostTarget);
     cluster.stopNode(lost);
     // written with the node down: repair records that re-protection must clear
     for (String d : List.of("/mirror-2", "/ec-2-1")) {
@@ -141,12 +118,12 @@ class ReprotectTest {
 
     // another node lost: every file still reads, from the rebuilt members
     String second = client.namespace().getStatus("/ec-2-1/f0").layout().targets().get(0);
-    int other = nodeOf(second);
+    int other = cluster.nodeOf(client, second);
     cluster.stopNode(other);
     try (ParityClient fresh = cluster.client(Caller.of("root"))) {
       for (Map.Entry<String, byte[]> f : files.entrySet()) {
-        assertArrayEquals(f.getValue(), read(fresh, f.getKey()), f.getKey() + " with nodes "
-            + lost + " and " + other + " down");
+        assertArrayEquals(f.getValue(), MiniCluster.read(fresh, f.getKey()), f.getKey()
+            + " with nodes " + lost + " and " + other + " down");
       }
     } finally {
       cluster.restartNode(other);

@@ -127,6 +127,24 @@ public final class MiniCluster implements Closeable {
     return node;
   }
 
+  /** The index of the node serving {@code target}, as {@code c}'s registry sees it. */
+  public int nodeOf(ParityClient c, String target) throws IOException {
+    String node = c.registry().target(target).orElseThrow().nodeId();
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).nodeId().equals(node)) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("no node of this cluster serves target " + target);
+  }
+
+  /** Every byte of {@code path}, read through {@code c}. */
+  public static byte[] read(ParityClient c, String path) throws IOException {
+    try (io.parityfs.client.PfsInputStream in = c.open(path)) {
+      return in.readAllBytes();
+    }
+  }
+
   /** The wire-protocol address node {@code i} serves on (as it registers it). */
   public InetSocketAddress address(int i) {
     return nodes.get(i).address();

@@ -153,30 +153,8 @@ final class Leases {
 
   /** Every open record (256 {@code getChildren}, then one read per record). */
   List<OpenFile> openFiles() throws NamespaceException {
-    List<OpenFile> out = new ArrayList<>();
-    for (int i = 0; i < ZNodes.SHARDS; i++) {
-      String shard = zn.leaseShard(i);
-      List<String> names;
-      try {
-        names = client.getChildren().forPath(shard);
-      } catch (KeeperException.NoNodeException e) {
-        continue;
-      } catch (Exception e) {
-        throw Zk.failure(shard, "listing open files", e);
-      }
-      for (String name : names) {
-        String z = shard + "/" + name;
-        try {
-          out.add(decode(client.getData().forPath(z), z));
-        } catch (KeeperException.NoNodeException e) {
-          // closed meanwhile
-        } catch (NamespaceException e) {
-          throw e;
-        } catch (Exception e) {
-          throw Zk.failure(z, "reading an open record", e);
-        }
-      }
-    }
+    List<OpenFile> out = Zk.readShards(client, zn::leaseShard, Leases::decode,
+        "open records");
     return out;
   }
 

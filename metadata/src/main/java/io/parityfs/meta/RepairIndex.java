@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 
 /**
@@ -101,30 +100,8 @@ final class RepairIndex {
 
   /** Every index record (256 {@code getChildren}, then one read per record), by file id. */
   List<Listed> list() throws NamespaceException {
-    List<Listed> out = new ArrayList<>();
-    for (int i = 0; i < ZNodes.SHARDS; i++) {
-      String shard = zn.repairShard(i);
-      List<String> names;
-      try {
-        names = client.getChildren().forPath(shard);
-      } catch (KeeperException.NoNodeException e) {
-        continue;
-      } catch (Exception e) {
-        throw Zk.failure(shard, "listing files to repair", e);
-      }
-      for (String name : names) {
-        String z = shard + "/" + name;
-        try {
-          out.add(decode(client.getData().forPath(z), z));
-        } catch (KeeperException.NoNodeException e) {
-          // repaired or removed meanwhile
-        } catch (NamespaceException e) {
-          throw e;
-        } catch (Exception e) {
-          throw Zk.failure(z, "reading a repair index record", e);
-        }
-      }
-    }
+    List<Listed> out = new ArrayList<>(Zk.readShards(client, zn::repairShard,
+        RepairIndex::decode, "the repair index"));
     out.sort((a, b) -> Long.compare(a.id(), b.id()));
     return out;
   }

@@ -222,6 +222,44 @@ final class Zk {
     }
   }
 
+  /** Decodes one record read from {@code znode}. */
+  @FunctionalInterface
+  interface Decoder<T> {
+    T decode(byte[] data, String znode) throws NamespaceException;
+  }
+
+  /**
+   * Every record in the {@link ZNodes#SHARDS} shard folders {@code shard.apply(i)}: a listing
+   * of each, then one read per record; a shard not made yet and a record deleted between its
+   * listing and its read are skipped. {@code what} names the records in errors.
+   */
+  static <T> List<T> readShards(CuratorFramework client, java.util.function.IntFunction<String>
+      shard, Decoder<T> decoder, String what) throws NamespaceException {
+    List<T> out = new ArrayList<>();
+    for (int i = 0; i < ZNodes.SHARDS; i++) {
+      String folder = shard.apply(i);
+      List<String> names;
+      try {
+        names = client.getChildren().forPath(folder);
+      } catch (KeeperException.NoNodeException e) {
+        continue;
+      } catch (Exception e) {
+        throw failure(folder, "listing " + what, e);
+      }
+      for (String name : names) {
+        String z = folder + "/" + name;
+        try {
+          out.add(decoder.decode(client.getData().forPath(z), z));
+        } catch (KeeperException.NoNodeException e) {
+          // removed meanwhile
+        } catch (Exception e) {
+          throw failure(z, "reading " + what, e);
+        }
+      }
+    }
+    return out;
+  }
+
   /** The exception to throw for an unexpected ZooKeeper or client failure. */
   static NamespaceException failure(String path, String what, Exception e) {
     if (e instanceof NamespaceException ne) {
