@@ -288,28 +288,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
       throw new ClientException(ClientStatus.DATA_LOST, null, "chunk " + index + " of file "
           + fileId + ": every copy is in the file's repair record (" + stale + ")");
     }
-    IOException failed = null;
-    for (String target : suspects.healthyFirst(copies, locator)) {
-      ByteBuffer into = dst.duplicate();
-      try {
-        int n = readCopy(target, fileId, index, offset, into);
-        dst.position(into.position());
-        return n;
-      } catch (ClientException e) {
-        if (!servedElsewhere(e)) {
-          throw e;
-        }
-        noteFailure(target, e);
-        if (failed == null) {
-          failed = e;
-        } else {
-          failed.addSuppressed(e);
-        }
-        LOG.log(System.Logger.Level.INFO, "chunk {0} of file {1}: copy on target {2} failed"
-            + " ({3}); reading another copy", index, fileId, target, e.getMessage());
-      }
-    }
-    throw failed;
+    return MirrorReads.read(this, fileId, index, offset, dst,
+        suspects.healthyFirst(copies, locator));
   }
 
   /**
@@ -446,7 +426,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     };
   }
 
-  private int readCopy(String target, long fileId, int index, long offset, ByteBuffer dst)
+  int readCopy(String target, long fileId, int index, long offset, ByteBuffer dst)
       throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     return onTarget(target, at -> nodes.readChunk(at.node(), at.wireId(),

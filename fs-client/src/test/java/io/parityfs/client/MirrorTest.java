@@ -2,6 +2,7 @@ package io.parityfs.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -162,6 +163,37 @@ class MirrorTest extends StripedClusterTest {
     }
     try (PfsInputStream in = client.open(later)) {
       assertArrayEquals(data, readAll(in));
+    }
+  }
+
+  /**
+   * Copies that differ without a repair record (a flush that reached one copy and failed
+   * before its acknowledgement): every read takes the newer copy, whichever copy it asks first,
+   * so two readers never see two versions of the same bytes.
+   */
+  @Test
+  void aReadTakesTheNewerOfTwoCopiesThatDiffer() throws Exception {
+    String path = "/m/torn";
+    byte[] old;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      old = content(2 * CHUNK, out.file(), 41);
+      out.write(old);
+    }
+    FileStatus f = client.namespace().getStatus(path);
+    ChunkStat[] stat = new ChunkStat[1];
+    copyBytes(f, 1, 1, stat);
+    // a newer version of chunk 1 on its second copy only, as a failed flush leaves it
+    byte[] newer = content(CHUNK, f, 42);
+    String second = ChunkIo.copyTargets(f.layout(), 1).get(1);
+    client.chunks().writeMember(second, f.id(), f.generation(), stat[0].sequence() + 1, 1,
+        ByteBuffer.wrap(newer));
+    assertFalse(Arrays.equals(newer, copyBytes(f, 1, 0, stat)), "the first copy is the old one");
+    byte[] expected = Arrays.copyOf(old, old.length);
+    System.arraycopy(newer, 0, expected, CHUNK, CHUNK);
+    try (ParityClient fresh = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      try (PfsInputStream in = fresh.open(path)) {
+        assertArrayEquals(expected, readAll(in), "the newer copy, read from its second target");
+      }
     }
   }
 }
