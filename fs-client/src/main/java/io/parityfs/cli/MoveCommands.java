@@ -70,10 +70,14 @@ final class MoveCommands {
    */
   static MovePass.Summary pass(CliCommand cmd, Session s, Set<String> targets, boolean drain,
       long rate, List<String> roots) throws CliException, IOException {
-    MovePass pass = new MovePass(s.client(), targets, drain, rate);
+    String name = drain ? "drain" : "reprotect";
+    MovePass pass = new MovePass(s.client(), targets, drain, rate).waitingForLocks(
+        s.client().config().zooKeeper().sessionTimeout().plusSeconds(5), m -> {
+          s.err().println(Printable.of("parityfs: " + name + ": " + m));
+          s.err().flush();
+        });
     List<FileStatus> files = pass.find(roots.isEmpty() ? List.of("/") : roots);
     String verb = drain ? "copied" : "rebuilt";
-    String name = drain ? "drain" : "reprotect";
     for (FileStatus d : pass.pinned()) {
       s.err().println(Printable.of("parityfs: " + name + ": " + d.path() + ": its layout names "
           + targets.stream().filter(d.layout().targets()::contains).toList() + ": new files"

@@ -74,6 +74,13 @@ final class ParityFsCommand implements Callable<Integer> {
       description = "how long to wait for ZooKeeper (default ${DEFAULT-VALUE} s)")
   double connectTimeoutSeconds;
 
+  @Option(names = "--session-timeout", scope = ScopeType.INHERIT, paramLabel = "<seconds>",
+      defaultValue = "${env:PARITYFS_SESSION_TIMEOUT:-30}",
+      description = "the ZooKeeper session asked for: how long a killed command's write leases"
+          + " and mover locks outlast it (env PARITYFS_SESSION_TIMEOUT; default ${DEFAULT-VALUE}"
+          + " s)")
+  double sessionTimeoutSeconds;
+
   @Option(names = "--json", scope = ScopeType.INHERIT,
       description = "machine-readable output: one JSON document per line")
   boolean json;

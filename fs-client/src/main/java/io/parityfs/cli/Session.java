@@ -114,8 +114,8 @@ final class Session implements Closeable {
     long millis = Math.round(options.connectTimeoutSeconds * 1000);
     try {
       return new ZooKeeperSettings(options.zooKeeper, options.chroot == null ? ""
-          : options.chroot, Duration.ofSeconds(30), Duration.ofMillis(Math.max(100, millis)),
-          digest);
+          : options.chroot, Duration.ofMillis(Math.round(options.sessionTimeoutSeconds * 1000)),
+          Duration.ofMillis(Math.max(100, millis)), digest);
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: " + e.getMessage());
     }

@@ -196,7 +196,16 @@ public final class AcrossKeeper implements Closeable {
           if (files.isEmpty()) {
             continue;
           }
-          MovePass.Summary sum = pass.run(files, null, going);
+          MovePass.Summary sum;
+          try {
+            sum = pass.run(files, null, going);
+          } catch (NamespaceException e) {
+            if (e.status() != NamespaceStatus.CONFLICT) {
+              throw e;
+            }
+            left += files.size(); // another pass (a CLI's) is moving them: its work
+            continue;
+          }
           moved += sum.settled();
           bytes += sum.bytes();
           left += files.size() - sum.settled();

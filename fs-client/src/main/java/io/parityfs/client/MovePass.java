@@ -3,15 +3,22 @@ package io.parityfs.client;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.registry.MoveProgress;
 import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.meta.targets.Retirements;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
 
 /**
  * One pass of moving every closed file off a set of targets (docs/across-nodes.md §5):
@@ -23,6 +30,8 @@ import java.util.function.BooleanSupplier;
  * finds only what is left. Not thread-safe (one pass at a time per instance).
  */
 public final class MovePass {
+  /** Where the mover locks of the targets live. */
+  static final String LOCKS = ZkPaths.ROOT + "/movers";
   /** The least time between two writes of the progress records. */
   static final long PROGRESS_MILLIS = 2000;
   /** Who moves, in the progress records: user, host and process. */
@@ -66,6 +75,8 @@ public final class MovePass {
   private final Set<String> targets;
   private final boolean drain;
   private final List<FileStatus> pinned = new ArrayList<>();
+  private Duration lockWait = Duration.ZERO;
+  private Consumer<String> lockNotice = m -> { };
 
   /**
    * @param targets the targets to move off
@@ -109,6 +120,17 @@ public final class MovePass {
   }
 
   /**
+   * Makes {@link #run} wait up to {@code wait} for a target's mover lock that another pass holds
+   * (a killed pass's lock lasts until its ZooKeeper session expires), telling {@code notice}
+   * once what it waits for; by default it does not wait.
+   */
+  public MovePass waitingForLocks(Duration wait, Consumer<String> notice) {
+    this.lockWait = wait;
+    this.lockNotice = notice;
+    return this;
+  }
+
+  /**
    * The directories found by the last {@link #find} whose default layouts name one of the
    * targets: new files there are refused until an admin sets other targets (the pass does not
    * choose for them).
@@ -121,6 +143,68 @@ public final class MovePass {
    * Moves {@code files} (from {@link #find}), stopping early when {@code going} turns false.
    */
   public Summary run(List<FileStatus> files, Listener listener, BooleanSupplier going)
+      throws NamespaceException {
+    List<InterProcessSemaphoreMutex> held = lock();
+    try {
+      return runLocked(files, listener, going);
+    } finally {
+      release(held);
+    }
+  }
+
+  private static void release(List<InterProcessSemaphoreMutex> held) {
+    for (InterProcessSemaphoreMutex m : held) {
+      try {
+        m.release();
+      } catch (Exception e) {
+        // the lock's node is ephemeral: it goes with this client's session anyway
+      }
+    }
+  }
+
+  /**
+   * Takes the mover lock of every target of the pass (a Curator semaphore mutex under {@link
+   * #LOCKS}, named by the target, held by one pass at a time in the whole cluster: two movers of
+   * the same file could pick the same replacement, and one's clean-up would delete the other's
+   * members).
+   *
+   * @throws NamespaceException CONFLICT naming the target another pass is moving files off
+   */
+  private List<InterProcessSemaphoreMutex> lock() throws NamespaceException {
+    List<InterProcessSemaphoreMutex> held = new ArrayList<>();
+    for (String t : new TreeSet<>(targets)) {
+      InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(client.curator(),
+          LOCKS + "/" + t);
+      boolean got = acquire(m, Duration.ZERO);
+      if (!got && lockWait.toMillis() > 0) {
+        lockNotice.accept("another pass holds the mover lock of target " + t + ": waiting up to "
+            + lockWait.toSeconds() + " s for it (a killed pass's lock goes when its ZooKeeper"
+            + " session expires)");
+        got = acquire(m, lockWait);
+      }
+      if (!got) {
+        release(held);
+        throw new NamespaceException(NamespaceStatus.CONFLICT, t, "another"
+            + " pass is moving files off target " + t + " (parityfs reprotect --watch --target "
+            + t + " follows it)");
+      }
+      held.add(m);
+    }
+    return held;
+  }
+
+  private static boolean acquire(InterProcessSemaphoreMutex m, Duration wait) {
+    try {
+      return m.acquire(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (Exception e) {
+      return false; // ZooKeeper unreachable: refused like a held lock
+    }
+  }
+
+  private Summary runLocked(List<FileStatus> files, Listener listener, BooleanSupplier going)
       throws NamespaceException {
     long started = System.currentTimeMillis();
     long lastWrite = 0;

@@ -194,7 +194,11 @@ public final class Reprotector {
       } catch (NamespaceException e) {
         switch (e.status()) {
           case CONFLICT, LEASE_CONFLICT -> {
-            forget(f, map, f.layout().targets().indexOf(from), to, units);
+            if (!namedNow(f, to)) {
+              // what this move wrote on the replacement; not when another mover switched the
+              // file onto the same target meanwhile: those members are its
+              forget(f, map, f.layout().targets().indexOf(from), to, units);
+            }
             return new Outcome(f.path(), moved, members, bytes, "written meanwhile: left for"
                 + " the next pass (" + e.getMessage() + ")");
           }
@@ -213,6 +217,16 @@ public final class Reprotector {
           + to + ", drawn as the replacement, does not answer");
     }
     return to;
+  }
+
+  /** Whether {@code f}'s layout as it is now names {@code target} (true when unknown). */
+  private boolean namedNow(FileStatus f, String target) {
+    try {
+      FileStatus now = client.namespace().getStatus(f.path());
+      return now.id() == f.id() && now.layout().targets().contains(target);
+    } catch (IOException e) {
+      return true; // cannot tell: leave an orphan rather than delete a member in use
+    }
   }
 
   /** {@code to}, when it may take {@code from}'s position of {@code layout} and answers. */

@@ -3,6 +3,7 @@ package io.parityfs.client;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.meta.Across;
@@ -10,6 +11,9 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
+import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;
 import io.parityfs.testing.MiniCluster;
@@ -19,6 +23,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,11 +139,54 @@ class AcrossKeeperTest {
       cluster.awaitTargets(4);
       long id = client.namespace().getStatus("/p/a").id();
       assertFalse(client.chunks().list(bad, id, 0, 1000).chunks().isEmpty(), "left there");
-      long wiped = new MovePass(client, java.util.Set.of(bad), false, 0).wipeUnused(bad);
+      long wiped = new MovePass(client, Set.of(bad), false, 0).wipeUnused(bad);
       assertTrue(wiped > 0, "wiped " + wiped);
-      assertEquals(List.of(), client.chunks().list(bad, io.parityfs.meta.chunks.ChunkService
-          .ALL_FILES, 0, 1000).chunks());
+      assertEquals(List.of(), client.chunks().list(bad, ChunkService.ALL_FILES, 0, 1000)
+          .chunks());
       assertArrayEquals(a, MiniCluster.read(client, "/p/a"), "the moved file is untouched");
+      new Retirements(client.registry()).reinstate(bad); // for the other tests
+    }
+  }
+
+  /**
+   * One pass at a time per target in the whole cluster: while another holds a target's mover
+   * lock, a pass over it is refused (CONFLICT) and the keeper leaves its files for a later round
+   * instead of failing; released, the keeper drains them.
+   */
+  @Test
+  void aTargetIsMovedOffByOnePassAtATime() throws Exception {
+    cluster.awaitTargets(4); // all four in service, whichever test ran first
+    List<String> ids = client.registry().targets().stream().map(t -> t.id()).toList();
+    List<String> last = ids.subList(1, 4);
+    client.namespace().mkdirs("/lk", CreateOptions.directory().withLayout(
+        new Layout(CHUNK, 3, last, "raid6:4+2").withAcross(Across.ec(2, 1))));
+    byte[] data = write("/lk/f", 3 * CHUNK + 11);
+    client.namespace().setLayout("/lk", new Layout(CHUNK, 3, List.of(), "raid6:4+2")
+        .withAcross(Across.ec(2, 1)));
+    String draining = last.get(2);
+    Retirements r = new Retirements(client.registry());
+    r.retire(draining, Standing.DRAINING, "test: locks");
+    InterProcessSemaphoreMutex other = new InterProcessSemaphoreMutex(client.curator(),
+        MovePass.LOCKS + "/" + draining);
+    other.acquire();
+    try (AcrossKeeper k = new AcrossKeeper(client, Duration.ofSeconds(60), 0)) {
+      MovePass pass = new MovePass(client, Set.of(draining), true, 0);
+      NamespaceException busy = assertThrows(NamespaceException.class,
+          () -> pass.run(pass.find(List.of("/lk")), null, () -> true));
+      assertEquals(NamespaceStatus.CONFLICT, busy.status());
+      AcrossKeeper.Round waiting = k.runOnce(() -> true);
+      assertEquals(1, waiting.filesLeft(), waiting.toString());
+      assertTrue(client.namespace().getStatus("/lk/f").layout().targets().contains(draining));
+      other.release();
+      AcrossKeeper.Round done = k.runOnce(() -> true);
+      assertEquals(0, done.filesLeft(), done.toString());
+      assertFalse(client.namespace().getStatus("/lk/f").layout().targets().contains(draining));
+      assertArrayEquals(data, MiniCluster.read(client, "/lk/f"));
+    } finally {
+      if (other.isAcquiredInThisProcess()) {
+        other.release();
+      }
+      r.reinstate(draining);
     }
   }
 }

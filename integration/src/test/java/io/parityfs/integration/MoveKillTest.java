@@ -62,7 +62,8 @@ class MoveKillTest {
         "-Dparityfs.local=" + dir.resolve("cluster").resolve("mover"), "-Xmx512m",
         "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "--zookeeper", cluster.local().connectString(), "--user", "root",
-        "--groups", "supergroup"));
+        "--groups", "supergroup",
+        "--session-timeout", "5")); // a killed mover's lock goes in 5 s, not 30
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     Thread reader = new Thread(() -> {
