@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         DriveCommands.Rebuild.class, DriveCommands.Scrub.class, LeaseCommands.RecoverLease.class,
         RepairCommand.class, ReprotectCommand.class, MoveCommands.Node.class,
         MoveCommands.Keeper.class, RebalanceCommand.class,
-        BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class,
+        CaCommands.Ca.class, BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class,
         FormatCommand.class},
     footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",
         "  parityfs: <command>: <path or target>: <STATUS>: <message>",
@@ -80,6 +80,28 @@ final class ParityFsCommand implements Callable<Integer> {
           + " and mover locks outlast it (env PARITYFS_SESSION_TIMEOUT; default ${DEFAULT-VALUE}"
           + " s)")
   double sessionTimeoutSeconds;
+
+  @Option(names = "--tls-key", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_TLS_KEY}",
+      description = "TLS to the storage nodes: this client's key, PEM (env PARITYFS_TLS_KEY;"
+          + " with --tls-cert and --tls-ca; docs/security.md)")
+  Path tlsKey;
+
+  @Option(names = "--tls-cert", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_TLS_CERT}",
+      description = "this client's certificate, PEM: role client, or admin for the drive"
+          + " commands (env PARITYFS_TLS_CERT)")
+  Path tlsCert;
+
+  @Option(names = "--tls-ca", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_TLS_CA}",
+      description = "the cluster CA's certificate, PEM (env PARITYFS_TLS_CA)")
+  Path tlsCa;
+
+  @Option(names = "--tls-crl", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_TLS_CRL}",
+      description = "the CA's revocation list, PEM, optional (env PARITYFS_TLS_CRL)")
+  Path tlsCrl;
 
   @Option(names = "--json", scope = ScopeType.INHERIT,
       description = "machine-readable output: one JSON document per line")

@@ -5,12 +5,15 @@ import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.tls.TlsConfig;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -84,7 +87,8 @@ final class Session implements Closeable {
     if (client == null) {
       ZooKeeperSettings zk = zooKeeper();
       try {
-        client = ParityClient.connect(ClientConfig.builder(zk).build(), caller());
+        client = ParityClient.connect(ClientConfig.builder(zk)
+            .nodes(NodeClientConfig.DEFAULT.toBuilder().tls(tls()).build()).build(), caller());
       } catch (IOException e) {
         throw connectFailure(zk, e);
       }
@@ -100,6 +104,21 @@ final class Session implements Closeable {
           + e.getMessage());
     }
     return c;
+  }
+
+  /** The storage-node TLS of {@code --tls-key/--tls-cert/--tls-ca}: all three, or none (off). */
+  TlsConfig tls() throws CliException {
+    Path key = options.tlsKey;
+    Path cert = options.tlsCert;
+    Path ca = options.tlsCa;
+    if (key == null && cert == null && ca == null) {
+      return TlsConfig.OFF;
+    }
+    if (key == null || cert == null || ca == null) {
+      throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: TLS needs all of"
+          + " --tls-key, --tls-cert and --tls-ca (or PARITYFS_TLS_KEY, _CERT, _CA)");
+    }
+    return new TlsConfig(true, key, cert, ca, options.tlsCrl);
   }
 
   ZooKeeperSettings zooKeeper() throws CliException {

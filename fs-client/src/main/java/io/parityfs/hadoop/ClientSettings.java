@@ -9,6 +9,8 @@ import io.parityfs.client.ClientConfig;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.tls.TlsConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -113,7 +115,26 @@ final class ClientSettings {
         .transferThreads(PfsConfigKeys.TRANSFER_THREADS.get(conf))
         .suspectWindow(PfsConfigKeys.SUSPECT_WINDOW.get(conf))
         .writeMargin(PfsConfigKeys.WRITE_MARGIN.get(conf))
+        .nodes(NodeClientConfig.DEFAULT.toBuilder().tls(tls(conf)).build())
         .build();
+  }
+
+  /** {@code fs.pfs.tls.*}: TLS when the key, certificate and CA are all named; none: off. */
+  static TlsConfig tls(Configuration conf) {
+    String key = PfsConfigKeys.TLS_KEY.get(conf);
+    String cert = PfsConfigKeys.TLS_CERT.get(conf);
+    String ca = PfsConfigKeys.TLS_CA.get(conf);
+    if (key.isEmpty() && cert.isEmpty() && ca.isEmpty()) {
+      return TlsConfig.OFF;
+    }
+    if (key.isEmpty() || cert.isEmpty() || ca.isEmpty()) {
+      throw new IllegalArgumentException("TLS needs all of " + PfsConfigKeys.TLS_KEY.name() + ", "
+          + PfsConfigKeys.TLS_CERT.name() + " and " + PfsConfigKeys.TLS_CA.name() + " (key '"
+          + key + "', cert '" + cert + "', ca '" + ca + "')");
+    }
+    String crl = PfsConfigKeys.TLS_CRL.get(conf);
+    return new TlsConfig(true, Path.of(key), Path.of(cert), Path.of(ca),
+        crl.isEmpty() ? null : Path.of(crl));
   }
 
   /** {@code fs.pfs.list.page-size}: entries per page of a listing, in [1, 1000]. */

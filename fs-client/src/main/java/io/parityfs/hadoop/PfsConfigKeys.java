@@ -170,6 +170,18 @@ public final class PfsConfigKeys {
           + "write still stores while targets are down, at most M-1 (N-2), 0..4; the members "
           + "left out go in the file's repair record");
 
+  // ---------------------------------------------------------------- TLS to the storage nodes
+
+  public static final Key<String> TLS_KEY = string("tls.key", "", "the client's private key,"
+      + " PKCS#8 PEM (parityfs ca issue --role client); with tls.cert and tls.ca set, every"
+      + " storage-node connection is mutual TLS 1.3 (docs/security.md); all empty: plaintext");
+  public static final Key<String> TLS_CERT = string("tls.cert", "", "the client's certificate,"
+      + " PEM, role client (admin for the drive commands); read again when it changes");
+  public static final Key<String> TLS_CA = string("tls.ca", "", "the cluster CA's certificate,"
+      + " PEM: nodes are trusted only with a node certificate of it naming their address");
+  public static final Key<String> TLS_CRL = string("tls.crl", "", "the CA's revocation list,"
+      + " PEM (optional; read again when it changes)");
+
   // ---------------------------------------------------------------- what Hadoop is told
 
   public static final Key<Long> BLOCK_SIZE = bytes("block.size", 8L << 20,
@@ -184,7 +196,8 @@ public final class PfsConfigKeys {
       ZOOKEEPER_DIGEST_FILE, ZOOKEEPER_SESSION_TIMEOUT, ZOOKEEPER_CONNECTION_TIMEOUT,
       NAMESPACE_ROOT, PERMISSIONS_ENABLED, PERMISSIONS_SUPERUSER, PERMISSIONS_SUPERGROUP,
       ENTRY_CACHE_SIZE, LIST_PAGE_SIZE, WRITE_BUFFER_SIZE, WRITE_UPLOADS_PER_TARGET, READ_AHEAD,
-      READ_REQUEST_SIZE, TRANSFER_THREADS, SUSPECT_WINDOW, BLOCK_SIZE, CHECKSUM_ALGORITHM);
+      READ_REQUEST_SIZE, TRANSFER_THREADS, SUSPECT_WINDOW, TLS_KEY, TLS_CERT, TLS_CA, TLS_CRL,
+      BLOCK_SIZE, CHECKSUM_ALGORITHM);
 
   /** Every per-cluster key. */
   public static final List<ClusterKey> CLUSTER_KEYS = List.of(CLUSTER_ZOOKEEPER, CLUSTER_CHROOT,

@@ -11,7 +11,11 @@ import io.parityfs.node.config.NodeConfig;
 import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.net.NettyNodeServer;
+import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.testing.TestNodeConfig;
+import io.parityfs.node.tls.CertificateAuthority;
+import io.parityfs.node.tls.TlsConfig;
+import io.parityfs.node.tls.TlsRole;
 import io.parityfs.testkit.Eventually;
 import java.io.Closeable;
 import java.io.IOException;
@@ -35,6 +39,7 @@ public final class MiniCluster implements Closeable {
   private final TestingServer zk;
   private final List<StorageNode> nodes = new ArrayList<>();
   private final List<Properties> props = new ArrayList<>();
+  private Path pki;
 
   private MiniCluster(Path dir) throws Exception {
     this.dir = dir;
@@ -47,7 +52,31 @@ public final class MiniCluster implements Closeable {
    */
   public static MiniCluster start(Path dir, int nodeCount, String geometry, int drives)
       throws Exception {
+    return start(new MiniCluster(dir), nodeCount, geometry, drives);
+  }
+
+  /**
+   * As {@link #start}, with TLS on every node: a CA in {@code dir/pki}, a node certificate per
+   * node (127.0.0.1 and localhost), and {@code client} and {@code admin} certificates there;
+   * {@link #clientConfig()} uses the client's.
+   */
+  public static MiniCluster startWithTls(Path dir, int nodeCount, String geometry, int drives)
+      throws Exception {
     MiniCluster c = new MiniCluster(dir);
+    c.pki = dir.resolve("pki");
+    CertificateAuthority ca = CertificateAuthority.init(c.pki, "mini");
+    ca.issue(TlsRole.CLIENT, "client", Duration.ofDays(1), List.of(), c.pki);
+    ca.issue(TlsRole.ADMIN, "admin", Duration.ofDays(1), List.of(), c.pki);
+    return start(c, nodeCount, geometry, drives);
+  }
+
+  /** The CA's folder of a cluster started {@link #startWithTls with TLS}, else null. */
+  public Path pki() {
+    return pki;
+  }
+
+  private static MiniCluster start(MiniCluster c, int nodeCount, String geometry, int drives)
+      throws Exception {
     try {
       ParityClient.format(c.clientConfig().build()); // clients do not format: the cluster does
       for (int i = 0; i < nodeCount; i++) {
@@ -71,7 +100,9 @@ public final class MiniCluster implements Closeable {
   }
 
   public ClientConfig.Builder clientConfig() {
-    return ClientConfig.builder(zooKeeper());
+    ClientConfig.Builder b = ClientConfig.builder(zooKeeper());
+    return pki == null ? b : b.nodes(NodeClientConfig.DEFAULT.toBuilder()
+        .tls(TlsConfig.inDirectory(pki, "client")).build());
   }
 
   /** A client acting for {@code caller} with the default client settings. */
@@ -101,6 +132,16 @@ public final class MiniCluster implements Closeable {
             .set(NodeConfigKeys.ZK_CONNECTION_TIMEOUT, Duration.ofSeconds(5)),
             "t", geometry, TestNodeConfig.driveFolders(home, drives))
         .toProperties();
+    if (pki != null) {
+      CertificateAuthority.open(pki).issue(TlsRole.NODE, "node" + i, Duration.ofDays(1),
+          List.of("127.0.0.1", "localhost"), pki);
+      p.setProperty(NodeConfigKeys.SECURITY_TLS.name(), "true");
+      p.setProperty(NodeConfigKeys.SECURITY_TLS_KEY.name(), pki.resolve("node" + i + ".key")
+          .toString());
+      p.setProperty(NodeConfigKeys.SECURITY_TLS_CERT.name(), pki.resolve("node" + i + ".crt")
+          .toString());
+      p.setProperty(NodeConfigKeys.SECURITY_TLS_CA.name(), pki.resolve("ca.crt").toString());
+    }
     props.add(p);
     StorageNode node = startNode(p, home);
     nodes.add(node);

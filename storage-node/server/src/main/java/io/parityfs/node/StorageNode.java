@@ -117,7 +117,8 @@ public final class StorageNode implements NodeServices, Closeable {
       registration.start();
       if (config.clusterManager()) {
         cluster = NodeClusterManager.start(registration.curator(), nodeId.toString(),
-            ClusterManagerConfig.DEFAULT.toBuilder().deadAfter(config.deadAfter()).build())
+            ClusterManagerConfig.DEFAULT.toBuilder().deadAfter(config.deadAfter()).build(),
+            config.server().tls())
             .orElse(null);
       }
       state.set(State.STARTED);

@@ -3,12 +3,23 @@ package io.parityfs.node.client;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.Future;
+import io.parityfs.node.protocol.FrameDecoder;
+import io.parityfs.node.protocol.FrameEncoder;
+import io.parityfs.node.protocol.Role;
 import io.parityfs.node.protocol.Status;
+import io.parityfs.node.tls.TlsContext;
+import io.parityfs.node.tls.TlsRole;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * The connections to one node. A request goes on the least loaded connection; a new connection is
@@ -24,10 +35,29 @@ final class ConnectionPool {
   private boolean closed; // guarded by this
   private int opened; // guarded by this
 
-  ConnectionPool(InetSocketAddress node, Bootstrap bootstrap, NodeClientConfig config) {
+  /**
+   * @param bootstrap the client's, without a handler (each pool adds its own: a TLS handler
+   *     checks the node's certificate against the node's own address)
+   * @param tls the client's TLS context, or null for plaintext
+   */
+  ConnectionPool(InetSocketAddress node, Bootstrap bootstrap, NodeClientConfig config,
+      TlsContext tls) {
     this.node = node;
-    this.bootstrap = bootstrap;
     this.config = config;
+    long timeoutNanos = config.requestTimeout().toNanos();
+    this.bootstrap = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        if (tls != null) {
+          SslHandler ssl = tls.newHandler(ch.alloc(), node.getHostString(), node.getPort());
+          ssl.setHandshakeTimeoutMillis(config.connectTimeout().toMillis());
+          ch.pipeline().addLast("tls", ssl);
+        }
+        ch.pipeline().addLast("decoder", new FrameDecoder(Role.CLIENT));
+        ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+        ch.pipeline().addLast("calls", new NodeConnection(timeoutNanos));
+      }
+    });
   }
 
   synchronized CompletableFuture<NodeConnection> acquire() {
@@ -62,31 +92,57 @@ final class ConnectionPool {
     CompletableFuture<NodeConnection> future = new CompletableFuture<>();
     connecting = future;
     opened++;
-    ChannelFuture cf = bootstrap.connect(node);
-    cf.addListener(f -> {
-      NodeConnection conn = null;
-      synchronized (this) {
-        connecting = null;
-        if (f.isSuccess()) {
-          Channel ch = cf.channel();
-          conn = ch.pipeline().get(NodeConnection.class);
-          if (closed) {
-            ch.close();
-            conn = null;
-          } else {
-            connections.add(conn);
-          }
+    ChannelFuture tcp = bootstrap.connect(node);
+    // with TLS, a connection is usable once the handshake ended and the peer is a node
+    tcp.addListener(t -> {
+      SslHandler ssl = t.isSuccess() ? tcp.channel().pipeline().get(SslHandler.class) : null;
+      if (ssl == null) {
+        ready(tcp, tcp, future);
+        return;
+      }
+      ssl.handshakeFuture().addListener(h -> {
+        Optional<TlsRole> role = h.isSuccess()
+            ? TlsContext.peerRole(ssl.engine().getSession()) : Optional.empty();
+        if (h.isSuccess() && role.orElse(null) != TlsRole.NODE) {
+          tcp.channel().close();
+          ready(tcp, tcp.channel().newFailedFuture(new SSLHandshakeException("the peer's"
+              + " certificate (" + TlsContext.peerName(ssl.engine().getSession()) + ") is not"
+              + " a node's: its role is " + role.map(TlsRole::label).orElse("none"))), future);
+        } else {
+          ready(tcp, h, future);
         }
-      }
-      if (conn != null) {
-        future.complete(conn);
-      } else {
-        future.completeExceptionally(new NodeException(Status.UNAVAILABLE,
-            "cannot connect to " + node + ": " + (f.cause() == null ? "client closed" : f.cause()),
-            f.cause()));
-      }
+      });
     });
     return future;
+  }
+
+  /** Completes {@code future} with the connection of {@code tcp} once {@code f} ended. */
+  private void ready(ChannelFuture tcp, Future<?> f,
+      CompletableFuture<NodeConnection> future) {
+    NodeConnection conn = null;
+    synchronized (this) {
+      connecting = null;
+      if (f.isSuccess()) {
+        Channel ch = tcp.channel();
+        conn = ch.pipeline().get(NodeConnection.class);
+        if (closed) {
+          ch.close();
+          conn = null;
+        } else {
+          connections.add(conn);
+        }
+      }
+    }
+    if (conn != null) {
+      future.complete(conn);
+      return;
+    }
+    if (f != tcp) {
+      tcp.channel().close(); // connected, but the handshake or the node's role failed
+    }
+    future.completeExceptionally(new NodeException(Status.UNAVAILABLE,
+        "cannot connect to " + node + ": " + (f.cause() == null ? "client closed"
+            : (f != tcp ? "TLS: " : "") + f.cause()), f.cause()));
   }
 
   void close() {

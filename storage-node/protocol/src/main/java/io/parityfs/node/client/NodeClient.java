@@ -3,21 +3,17 @@ package io.parityfs.node.client;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.DataFrame;
 import io.parityfs.node.protocol.DeleteRequest;
 import io.parityfs.node.protocol.DeleteResponse;
-import io.parityfs.node.protocol.FrameDecoder;
-import io.parityfs.node.protocol.FrameEncoder;
 import io.parityfs.node.protocol.ListRequest;
 import io.parityfs.node.protocol.ListResponse;
 import io.parityfs.node.protocol.Opcode;
@@ -25,7 +21,6 @@ import io.parityfs.node.protocol.PingRequest;
 import io.parityfs.node.protocol.ReadRequest;
 import io.parityfs.node.protocol.Request;
 import io.parityfs.node.protocol.Response;
-import io.parityfs.node.protocol.Role;
 import io.parityfs.node.protocol.StatRequest;
 import io.parityfs.node.protocol.StatResponse;
 import io.parityfs.node.protocol.Status;
@@ -34,6 +29,7 @@ import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.protocol.WriteRequest;
 import io.parityfs.node.protocol.WriteResponse;
+import io.parityfs.node.tls.TlsContext;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -85,6 +81,7 @@ public final class NodeClient implements Closeable {
   private final NodeClientConfig config;
   private final EventLoopGroup group;
   private final Bootstrap bootstrap;
+  private final TlsContext tls;
   private final ConcurrentHashMap<InetSocketAddress, ConnectionPool> pools =
       new ConcurrentHashMap<>();
   private final NodeAdminClient admin = new NodeAdminClient(this);
@@ -92,7 +89,6 @@ public final class NodeClient implements Closeable {
   private NodeClient(NodeClientConfig config) {
     this.config = config;
     this.group = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
-    long timeoutNanos = config.requestTimeout().toNanos();
     int high = config.writeBufferHighWater();
     this.bootstrap = new Bootstrap()
         .group(group)
@@ -102,15 +98,13 @@ public final class NodeClient implements Closeable {
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.SO_KEEPALIVE, true)
         .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast("decoder", new FrameDecoder(Role.CLIENT));
-            ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
-            ch.pipeline().addLast("calls", new NodeConnection(timeoutNanos));
-          }
-        });
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high));
+    try {
+      this.tls = config.tls().enabled() ? TlsContext.forClient(config.tls()) : null;
+    } catch (IOException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw new IllegalArgumentException("cannot start TLS: " + e.getMessage(), e);
+    }
   }
 
   public static NodeClient create(NodeClientConfig config) {
@@ -410,7 +404,7 @@ public final class NodeClient implements Closeable {
     if (state.get() != State.OPEN) {
       throw new IllegalStateException("the client is closed");
     }
-    return pools.computeIfAbsent(node, n -> new ConnectionPool(n, bootstrap, config));
+    return pools.computeIfAbsent(node, n -> new ConnectionPool(n, bootstrap, config, tls));
   }
 
   /** A connection, retrying failed connects (nothing was sent, so any request may retry). */

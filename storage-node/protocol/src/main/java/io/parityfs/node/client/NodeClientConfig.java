@@ -1,6 +1,7 @@
 package io.parityfs.node.client;
 
 import io.parityfs.node.protocol.FrameFormat;
+import io.parityfs.node.tls.TlsConfig;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -23,6 +24,9 @@ import java.util.Objects;
  *     from the connection (default 4 MiB)
  * @param writeBufferHighWater bytes queued on a connection before writers wait (default 1 MiB;
  *     they resume at half)
+ * @param tls the client's TLS files (its certificate, the cluster CA), or {@link TlsConfig#OFF}
+ *     for plaintext; with TLS, a node is trusted only with a node certificate of the CA naming
+ *     the address the client connects to
  */
 public record NodeClientConfig(
     Duration connectTimeout,
@@ -35,11 +39,13 @@ public record NodeClientConfig(
     int ioThreads,
     int writeFrameSize,
     int readWindow,
-    int writeBufferHighWater) {
+    int writeBufferHighWater,
+    TlsConfig tls) {
 
   public static final NodeClientConfig DEFAULT = builder().build();
 
   public NodeClientConfig {
+    Objects.requireNonNull(tls, "tls (TlsConfig.OFF for plaintext)");
     positive("connectTimeout", connectTimeout);
     positive("requestTimeout", requestTimeout);
     positive("initialBackoff", initialBackoff);
@@ -86,6 +92,7 @@ public record NodeClientConfig(
     b.writeFrameSize = writeFrameSize;
     b.readWindow = readWindow;
     b.writeBufferHighWater = writeBufferHighWater;
+    b.tls = tls;
     return b;
   }
 
@@ -102,6 +109,7 @@ public record NodeClientConfig(
     private int writeFrameSize = 256 << 10;
     private int readWindow = 4 << 20;
     private int writeBufferHighWater = 1 << 20;
+    private TlsConfig tls = TlsConfig.OFF;
 
     private Builder() {}
 
@@ -116,11 +124,12 @@ public record NodeClientConfig(
     public Builder writeFrameSize(int v) { writeFrameSize = v; return this; }
     public Builder readWindow(int v) { readWindow = v; return this; }
     public Builder writeBufferHighWater(int v) { writeBufferHighWater = v; return this; }
+    public Builder tls(TlsConfig v) { tls = v; return this; }
 
     public NodeClientConfig build() {
       return new NodeClientConfig(connectTimeout, requestTimeout, maxConnectionsPerNode,
           maxInFlightPerConnection, maxAttempts, initialBackoff, maxBackoff, ioThreads,
-          writeFrameSize, readWindow, writeBufferHighWater);
+          writeFrameSize, readWindow, writeBufferHighWater, tls);
     }
   }
 }

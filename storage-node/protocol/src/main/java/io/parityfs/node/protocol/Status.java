@@ -20,6 +20,8 @@ public enum Status {
   ILLEGAL_STATE(6, false, "the operation does not apply in the array's current state"),
   STALE_GENERATION(7, false, "WRITE or DELETE by an older writer generation of the file than the"
       + " target has seen: the writer's lease was recovered or the file reopened (fenced)"),
+  PERMISSION_DENIED(8, false, "the peer's certificate has no role that may run this opcode (an"
+      + " admin opcode from a client or node certificate)"),
 
   NO_SPACE(16, false, "the target is full"),
   NOT_ENOUGH_DRIVES(17, false, "the array has lost more drives than it can tolerate"),

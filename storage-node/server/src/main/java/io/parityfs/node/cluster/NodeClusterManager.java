@@ -8,6 +8,7 @@ import io.parityfs.meta.targets.TargetRegistry;
 import io.parityfs.meta.targets.TargetRegistryConfig;
 import io.parityfs.node.client.NodeClient;
 import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.tls.TlsConfig;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Optional;
@@ -44,7 +45,7 @@ public final class NodeClusterManager implements Closeable {
    * @return the candidate, or empty when it could not start (logged; the node serves anyway)
    */
   public static Optional<NodeClusterManager> start(CuratorFramework zk, String nodeId,
-      ClusterManagerConfig config) {
+      ClusterManagerConfig config, TlsConfig tls) {
     TargetRegistry registry = null;
     Namespace namespace = null;
     NodeClient client = null;
@@ -52,7 +53,8 @@ public final class NodeClusterManager implements Closeable {
       registry = TargetRegistry.open(zk, TargetRegistryConfig.DEFAULT);
       namespace = Namespace.open(zk, NamespaceConfig.DEFAULT.toBuilder()
           .ifMissing(NamespaceConfig.IfMissing.FORMAT_IF_NO_DATA).build());
-      client = NodeClient.create(NodeClientConfig.DEFAULT);
+      // towards the other nodes, with the node's own certificate (role node covers a client's)
+      client = NodeClient.create(NodeClientConfig.builder().tls(tls).build());
       ClusterManager manager = new ClusterManager(zk, namespace,
           new NodeChunkService(client, registry), registry, config, nodeId);
       manager.start();

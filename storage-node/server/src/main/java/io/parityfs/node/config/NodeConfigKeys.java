@@ -132,6 +132,18 @@ public final class NodeConfigKeys {
       ValueType.duration(true),
       ValueType.durationText(NodeServerConfig.DEFAULT.drainTimeout()), "",
       "on shutdown, how long requests in progress may finish");
+  public static final Key<Boolean> SECURITY_TLS = node("security.tls", ValueType.BOOL, "false",
+      "", "mutual TLS 1.3 on the node's port with the cluster CA's certificates (docs/security.md);"
+          + " `false` serves plaintext to anyone who reaches the port, with a warning at start");
+  public static final Key<String> SECURITY_TLS_KEY = node("security.tls.key", ValueType.TEXT, "",
+      "empty", "the node's private key, PKCS#8 PEM (`parityfs ca issue --role node`), mode 0600");
+  public static final Key<String> SECURITY_TLS_CERT = node("security.tls.cert", ValueType.TEXT,
+      "", "empty", "the node's certificate, PEM, with role `node` and the node's names and"
+          + " addresses; read again when it changes (rotation without a restart)");
+  public static final Key<String> SECURITY_TLS_CA = node("security.tls.ca", ValueType.TEXT, "",
+      "empty", "the cluster CA's certificate, PEM: the only one trusted");
+  public static final Key<String> SECURITY_TLS_CRL = node("security.tls.crl", ValueType.TEXT, "",
+      "empty", "the CA's revocation list, PEM (`parityfs ca revoke`); read again when it changes");
   public static final Key<Boolean> CLUSTER_MANAGER = node("cluster.manager.enabled",
       ValueType.BOOL, "true", "",
       "run a cluster-manager candidate in this node (see \"Cluster manager\")");
@@ -192,7 +204,8 @@ public final class NodeConfigKeys {
       ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, REGISTRY_REFRESH, CODEC, TARGETS,
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,
       SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_IDLE_TIMEOUT,
-      SERVER_DRAIN_TIMEOUT, CLUSTER_MANAGER, CLUSTER_DEAD_AFTER);
+      SERVER_DRAIN_TIMEOUT, SECURITY_TLS, SECURITY_TLS_KEY, SECURITY_TLS_CERT, SECURITY_TLS_CA,
+      SECURITY_TLS_CRL, CLUSTER_MANAGER, CLUSTER_DEAD_AFTER);
 
   /** Every target key, in the order of the docs' table. */
   public static final List<Key<?>> TARGET_KEYS = List.of(DRIVES, CREATE, GEOMETRY, CELL_SIZE,

@@ -16,6 +16,11 @@ import static io.parityfs.node.config.NodeConfigKeys.MAX_CHUNK_SIZE;
 import static io.parityfs.node.config.NodeConfigKeys.METRICS_HOST;
 import static io.parityfs.node.config.NodeConfigKeys.METRICS_PORT;
 import static io.parityfs.node.config.NodeConfigKeys.NODE_ID_FILE;
+import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS;
+import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS_CA;
+import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS_CERT;
+import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS_CRL;
+import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS_KEY;
 import static io.parityfs.node.config.NodeConfigKeys.NODE_DOMAIN;
 import static io.parityfs.node.config.NodeConfigKeys.NODE_NAME;
 import static io.parityfs.node.config.NodeConfigKeys.POOL;
@@ -42,6 +47,7 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.node.config.NodeConfigKeys.Key;
 import io.parityfs.node.config.NodeConfigKeys.Scope;
+import io.parityfs.node.tls.TlsConfig;
 import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.select.CodecBackend;
@@ -92,6 +98,25 @@ public final class NodeConfigParser {
     }
     Path dir = file.toAbsolutePath().getParent();
     return new NodeConfigParser(file.toString(), dir, p).parse();
+  }
+
+  /** The {@code security.tls*} keys: every file named when TLS is on. */
+  private TlsConfig tls() {
+    if (!get(SECURITY_TLS, null)) {
+      return TlsConfig.OFF;
+    }
+    List<Path> files = new ArrayList<>();
+    for (Key<String> k : List.of(SECURITY_TLS_KEY, SECURITY_TLS_CERT, SECURITY_TLS_CA)) {
+      String v = get(k, null);
+      if (v.isEmpty()) {
+        problem(k.name(), "must name a PEM file when security.tls is true (parityfs ca issue"
+            + " --role node makes them)");
+      }
+      files.add(base.resolve(v));
+    }
+    String crl = get(SECURITY_TLS_CRL, null);
+    return new TlsConfig(true, files.get(0), files.get(1), files.get(2),
+        crl.isEmpty() ? null : base.resolve(crl));
   }
 
   /** Parses properties that came from {@code source}, relative paths against {@code base}. */
@@ -179,9 +204,11 @@ public final class NodeConfigParser {
         }
       }
     }
+    TlsConfig tls = tls();
     NodeServerConfig server = null;
     try {
       server = NodeServerConfig.builder()
+          .tls(tls)
           .workerThreads(get(SERVER_WORKER_THREADS, null))
           .maxRequestsPerConnection(get(SERVER_MAX_REQUESTS_PER_CONNECTION, null))
           .maxBytesPerConnection(get(SERVER_MAX_BYTES_PER_CONNECTION, null))

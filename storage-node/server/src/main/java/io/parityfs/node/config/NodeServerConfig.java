@@ -1,5 +1,6 @@
 package io.parityfs.node.config;
 
+import io.parityfs.node.tls.TlsConfig;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,6 +25,8 @@ import java.util.Objects;
  * @param readFrameSize DATA payload of READ answers (at most 1 MiB)
  * @param writeBufferHighWater outbound bytes per connection before it is unwritable (low: half)
  * @param nativeTransport use epoll when available (else NIO)
+ * @param tls the node's TLS files (mutual TLS 1.3, docs/security.md), or {@link TlsConfig#OFF}:
+ *     plaintext, every peer trusted, a warning at start
  */
 public record NodeServerConfig(
     int ioThreads,
@@ -37,10 +40,12 @@ public record NodeServerConfig(
     Duration claimWait,
     int readFrameSize,
     int writeBufferHighWater,
-    boolean nativeTransport) {
+    boolean nativeTransport,
+    TlsConfig tls) {
   public static final NodeServerConfig DEFAULT = builder().build();
 
   public NodeServerConfig {
+    Objects.requireNonNull(tls, "tls (TlsConfig.OFF for plaintext)");
     positive("ioThreads", ioThreads);
     positive("workerThreads", workerThreads);
     positive("maxRequestsPerConnection", maxRequestsPerConnection);
@@ -93,6 +98,7 @@ public record NodeServerConfig(
     b.readFrameSize = readFrameSize;
     b.writeBufferHighWater = writeBufferHighWater;
     b.nativeTransport = nativeTransport;
+    b.tls = tls;
     return b;
   }
 
@@ -110,6 +116,7 @@ public record NodeServerConfig(
     private int readFrameSize = 1 << 20;
     private int writeBufferHighWater = 2 << 20;
     private boolean nativeTransport = true;
+    private TlsConfig tls = TlsConfig.OFF;
 
     private Builder() {}
 
@@ -125,11 +132,12 @@ public record NodeServerConfig(
     public Builder readFrameSize(int v) { readFrameSize = v; return this; }
     public Builder writeBufferHighWater(int v) { writeBufferHighWater = v; return this; }
     public Builder nativeTransport(boolean v) { nativeTransport = v; return this; }
+    public Builder tls(TlsConfig v) { tls = v; return this; }
 
     public NodeServerConfig build() {
       return new NodeServerConfig(ioThreads, workerThreads, maxRequestsPerConnection,
           maxBytesPerConnection, maxRequestsPerNode, maxBytesPerNode, idleTimeout, drainTimeout,
-          claimWait, readFrameSize, writeBufferHighWater, nativeTransport);
+          claimWait, readFrameSize, writeBufferHighWater, nativeTransport, tls);
     }
   }
 }

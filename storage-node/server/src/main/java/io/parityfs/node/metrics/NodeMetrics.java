@@ -25,6 +25,7 @@ public final class NodeMetrics {
   private final Histogram latency;
   private final Counter received;
   private final Counter sent;
+  private final Counter refused;
 
   public NodeMetrics() {
     requests = Counter.builder().name("parityfs_node_requests")
@@ -38,6 +39,14 @@ public final class NodeMetrics {
         .help("Payload bytes received, by operation").labelNames("op").register(registry);
     sent = Counter.builder().name("parityfs_node_sent").unit(Unit.BYTES)
         .help("Payload bytes sent, by operation").labelNames("op").register(registry);
+    refused = Counter.builder().name("parityfs_node_auth_refused")
+        .help("Connections and requests refused by TLS authentication, by reason (handshake,"
+            + " no_role, permission)").labelNames("reason").register(registry);
+  }
+
+  /** Counts a connection or request refused for {@code reason} (docs/security.md). */
+  public void refused(String reason) {
+    refused.labelValues(reason).inc();
   }
 
   /** The registry every node metric is registered with (and the HTTP endpoint serves). */

@@ -17,6 +17,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.parityfs.node.NodeServer;
@@ -27,8 +28,10 @@ import io.parityfs.node.protocol.FrameDecoder;
 import io.parityfs.node.protocol.FrameEncoder;
 import io.parityfs.node.protocol.Role;
 import io.parityfs.node.protocol.Status;
+import io.parityfs.node.tls.TlsContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -50,8 +53,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * otherwise. Each connection's pipeline is
  *
  * <pre>
- * IdleStateHandler → FrameTracker → FrameDecoder(NODE) → FrameEncoder → ConnectionHandler
+ * IdleStateHandler → [SslHandler] → FrameTracker → FrameDecoder(NODE) → FrameEncoder →
+ *     [PeerAuth] → ConnectionHandler
  * </pre>
+ *
+ * <p><b>TLS</b> (docs/security.md), when {@code tls} is on: TLS 1.3 with a client certificate of
+ * the cluster CA required; the handshake must end within {@link #HANDSHAKE_MILLIS}, and {@link
+ * PeerAuth} reads the peer's role and refuses the opcodes it does not cover. The TLS files are
+ * read again when they change (rotation without a restart: new connections take them). Off, the
+ * node warns at start: every peer may do everything.
  *
  * <p><b>Threading.</b> Event loops ({@code ioThreads}) decode, route and encode and never block.
  * Every call into the array runs on the node's worker pool ({@code workerThreads} threads; its
@@ -75,6 +85,11 @@ public final class NettyNodeServer implements NodeServer {
 
   private enum State { LATENT, STARTED, DRAINING, CLOSED }
 
+  /** The longest a TLS handshake may take before the connection is closed. */
+  static final long HANDSHAKE_MILLIS = 10_000;
+  /** A peer's refusals are logged at most once per this many milliseconds. */
+  private static final long REFUSAL_LOG_MILLIS = 60_000;
+
   private final NodeServerConfig config;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final AtomicInteger requests = new AtomicInteger();
@@ -97,6 +112,8 @@ public final class NettyNodeServer implements NodeServer {
   private ChannelGroup channels;
   private Channel server;
   private String transport;
+  private volatile TlsContext tls;
+  private final Map<String, Long> refusalsLogged = new ConcurrentHashMap<>();
 
   public NettyNodeServer(NodeServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -113,6 +130,18 @@ public final class NettyNodeServer implements NodeServer {
       throw new IllegalStateException("server already started or closed");
     }
     this.services = services;
+    if (config.tls().enabled()) {
+      try {
+        tls = TlsContext.forServer(config.tls());
+      } catch (IOException | RuntimeException e) {
+        state.set(State.CLOSED);
+        throw new IOException("cannot start TLS: " + e.getMessage(), e);
+      }
+    } else {
+      LOG.log(System.Logger.Level.WARNING, "TLS is off (security.tls = off): any host that"
+          + " reaches this node's port may read, write and delete every chunk and run the admin"
+          + " opcodes; run it so only on a trusted network (docs/security.md)");
+    }
     boolean epoll = config.nativeTransport() && Epoll.isAvailable();
     transport = epoll ? "epoll" : "nio";
     var factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -146,9 +175,18 @@ public final class NettyNodeServer implements NodeServer {
             connections.add(handler);
             ch.pipeline().addLast("idle", new IdleStateHandler(idleNanos, 0, 0,
                 TimeUnit.NANOSECONDS));
+            TlsContext t = tls;
+            if (t != null) {
+              SslHandler ssl = t.newHandler(ch.alloc(), null, 0);
+              ssl.setHandshakeTimeoutMillis(HANDSHAKE_MILLIS);
+              ch.pipeline().addLast("tls", ssl);
+            }
             ch.pipeline().addLast("tracker", tracker);
             ch.pipeline().addLast("decoder", new FrameDecoder(Role.NODE));
             ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+            if (t != null) {
+              ch.pipeline().addLast("auth", new PeerAuth(NettyNodeServer.this));
+            }
             ch.pipeline().addLast("node", handler);
           }
         });
@@ -163,6 +201,27 @@ public final class NettyNodeServer implements NodeServer {
     LOG.log(System.Logger.Level.INFO, "node server listening on {0} ({1}, {2} I/O threads, {3}"
         + " workers)", bound, transport, config.ioThreads(), config.workerThreads());
     return bound;
+  }
+
+  /** The node's TLS context, or null when TLS is off (or before start). */
+  public TlsContext tls() {
+    return tls;
+  }
+
+  /** Whether a refusal of a peer at {@code address} is to be logged now (once a minute). */
+  boolean shouldLogRefusal(SocketAddress address) {
+    String host = address instanceof InetSocketAddress a ? a.getHostString() : String.valueOf(
+        address);
+    long now = System.currentTimeMillis();
+    if (refusalsLogged.size() > 4096) {
+      refusalsLogged.values().removeIf(t -> now - t > REFUSAL_LOG_MILLIS);
+    }
+    Long last = refusalsLogged.get(host);
+    if (last != null && now - last < REFUSAL_LOG_MILLIS) {
+      return false;
+    }
+    refusalsLogged.put(host, now);
+    return true;
   }
 
   /** {@code epoll} or {@code nio} (null before start). */

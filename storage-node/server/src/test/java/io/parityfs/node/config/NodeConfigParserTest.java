@@ -2,6 +2,8 @@ package io.parityfs.node.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.raid.array.format.ArrayConfig;
@@ -95,6 +97,28 @@ class NodeConfigParserTest {
     p.setProperty(key, value);
     return assertThrows(ConfigException.class,
         () -> NodeConfigParser.parse(p, "bad.properties", dir));
+  }
+
+  @Test
+  void tlsNamesItsFilesAgainstTheFilesFolder() throws Exception {
+    assertFalse(NodeConfigParser.parse(minimal(), "test.properties", dir).server().tls()
+        .enabled(), "off unless asked for");
+    Properties p = minimal();
+    p.setProperty("security.tls", "true");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> NodeConfigParser.parse(p, "test.properties", dir));
+    assertTrue(e.problems().stream().anyMatch(m -> m.startsWith("security.tls.key:")),
+        e.problems().toString());
+    assertTrue(e.problems().stream().anyMatch(m -> m.startsWith("security.tls.ca:")),
+        e.problems().toString());
+    p.setProperty("security.tls.key", "pki/n.key");
+    p.setProperty("security.tls.cert", "pki/n.crt");
+    p.setProperty("security.tls.ca", "/etc/pki/ca.crt");
+    var tls = NodeConfigParser.parse(p, "test.properties", dir).server().tls();
+    assertTrue(tls.enabled());
+    assertEquals(dir.resolve("pki/n.key"), tls.key());
+    assertEquals(Path.of("/etc/pki/ca.crt"), tls.ca());
+    assertNull(tls.crl());
   }
 
   @Test

@@ -37,7 +37,12 @@ final class RawClient implements Closeable {
   private boolean eof;
 
   RawClient(InetSocketAddress node) throws IOException {
-    socket = new Socket(node.getAddress(), node.getPort());
+    this(new Socket(node.getAddress(), node.getPort()));
+  }
+
+  /** Over a socket already connected (a TLS one, say). */
+  RawClient(Socket connected) throws IOException {
+    socket = connected;
     socket.setTcpNoDelay(true);
     out = socket.getOutputStream();
     in = socket.getInputStream();

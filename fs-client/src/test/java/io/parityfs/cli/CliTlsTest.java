@@ -1,0 +1,87 @@
+package io.parityfs.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.parityfs.testing.MiniCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CLI against a cluster whose nodes run mutual TLS (docs/security.md): {@code ca init},
+ * {@code issue} and {@code revoke}; put and cat with a client certificate; without one, the
+ * nodes are unreachable; a drive command needs an admin certificate.
+ */
+class CliTlsTest {
+  @TempDir static Path dir;
+  static MiniCluster cluster;
+  static CliRunner cli;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = MiniCluster.startWithTls(dir.resolve("cluster"), 1, "raid6:4+2", 6);
+    cli = new CliRunner(cluster.connectString());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static String[] as(String who, String... args) {
+    Path pki = cluster.pki();
+    String[] all = new String[args.length + 6];
+    all[0] = "--tls-key";
+    all[1] = pki.resolve(who + ".key").toString();
+    all[2] = "--tls-cert";
+    all[3] = pki.resolve(who + ".crt").toString();
+    all[4] = "--tls-ca";
+    all[5] = pki.resolve("ca.crt").toString();
+    System.arraycopy(args, 0, all, 6, args.length);
+    return all;
+  }
+
+  @Test
+  void clientsNeedACertificateAndDriveCommandsAnAdminOne() throws Exception {
+    Path local = dir.resolve("in.txt");
+    Files.writeString(local, "written by the tls client\n".repeat(1000));
+    cli.ok(as("client", "put", local.toString(), "/t.txt"));
+    assertEquals(Files.readString(local), cli.ok(as("client", "cat", "/t.txt")).out());
+    CliRunner.Run plain = cli.run("cat", "/t.txt");
+    assertEquals(6, plain.rc(), plain.err()); // the nodes refuse plaintext: unavailable
+    String target = cluster.nodes().get(0).targets().get(0).id();
+    CliRunner.Run denied = cli.run(as("client", "fail-drive", target, "1"));
+    assertTrue(denied.rc() != 0 && denied.err().contains("PERMISSION_DENIED"), denied.err());
+    CliRunner.Run byAdmin = cli.ok(as("admin", "fail-drive", target, "1"));
+    assertTrue(byAdmin.out().contains("FAILED"), byAdmin.out());
+    assertEquals(Files.readString(local), cli.ok(as("client", "cat", "/t.txt")).out(),
+        "read degraded");
+    CliRunner.Run half = cli.run("--tls-key", "k", "cat", "/t.txt");
+    assertEquals(2, half.rc(), half.err());
+  }
+
+  @Test
+  void theCaCommandsMakeIssueAndRevoke() throws Exception {
+    Path ca = dir.resolve("ca");
+    cli.ok("ca", "init", "--dir", ca.toString(), "--cluster", "prod");
+    assertEquals(7, cli.run("ca", "init", "--dir", ca.toString()).rc(), "never overwritten");
+    CliRunner.Run node = cli.ok("--json", "ca", "issue", "--dir", ca.toString(), "--role",
+        "node", "--name", "node7", "--host", "10.0.0.7,node7.example");
+    assertEquals("node", node.json().get("role").asText());
+    assertTrue(Files.exists(ca.resolve("node7.key")));
+    assertEquals(2, cli.run("ca", "issue", "--dir", ca.toString(), "--role", "root", "--name",
+        "x").rc(), "unknown role");
+    CliRunner.Run revoked = cli.ok("ca", "revoke", "--dir", ca.toString(),
+        ca.resolve("node7.crt").toString());
+    assertTrue(revoked.out().startsWith("revoked CN=node7"), revoked.out());
+    assertTrue(Files.readString(ca.resolve("ca.crl"), StandardCharsets.US_ASCII)
+        .contains("BEGIN X509 CRL"));
+  }
+}
