@@ -124,6 +124,25 @@ public final class NodeConfigKeys {
   public static final Key<Long> SERVER_MAX_BYTES_PER_NODE = node("server.maxBytesPerNode",
       ValueType.SIZE_BYTES, ValueType.sizeText(NodeServerConfig.DEFAULT.maxBytesPerNode()), "",
       "node-wide: beyond this much WRITE data in hand, new WRITEs are answered BUSY");
+  public static final Key<Integer> SERVER_MAX_CONNECTIONS = node("server.maxConnections",
+      ValueType.integer(1, 1 << 20),
+      Integer.toString(NodeServerConfig.DEFAULT.maxConnections()), "",
+      "node-wide: a connection beyond this many open ones is closed as it is accepted, before"
+          + " its TLS handshake");
+  public static final Key<Integer> SERVER_MAX_CONNECTIONS_PER_PEER = node(
+      "server.maxConnectionsPerPeer", ValueType.integer(1, 1 << 20),
+      Integer.toString(NodeServerConfig.DEFAULT.maxConnectionsPerPeer()), "",
+      "the same for the connections of one peer address (clients hold 4 per node by default)");
+  public static final Key<Long> SERVER_MAX_PARTIAL_FRAME_BYTES = node(
+      "server.maxPartialFrameBytes", ValueType.SIZE_BYTES,
+      ValueType.sizeText(NodeServerConfig.DEFAULT.maxPartialFrameBytes()), "",
+      "node-wide: bytes of frames received in part, over all connections; a connection whose"
+          + " partial frame would go past it is closed (at least one largest frame, 4.1 MiB)");
+  public static final Key<Integer> SERVER_MAX_LISTS_IN_PROGRESS = node(
+      "server.maxListsInProgress", ValueType.integer(1, 1024),
+      Integer.toString(NodeServerConfig.DEFAULT.maxListsInProgress()), "",
+      "node-wide: LIST requests running at once (each reads every drive's directory); beyond,"
+          + " LIST is answered BUSY and retried by the client");
   public static final Key<Duration> SERVER_IDLE_TIMEOUT = node("server.idleTimeout",
       ValueType.duration(false),
       ValueType.durationText(NodeServerConfig.DEFAULT.idleTimeout()), "",
@@ -203,7 +222,9 @@ public final class NodeConfigKeys {
       LISTEN_PORT, ADVERTISE_HOST, METRICS_HOST, METRICS_PORT, ZK_CONNECT, ZK_CHROOT,
       ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, REGISTRY_REFRESH, CODEC, TARGETS,
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,
-      SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_IDLE_TIMEOUT,
+      SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_MAX_CONNECTIONS,
+      SERVER_MAX_CONNECTIONS_PER_PEER, SERVER_MAX_PARTIAL_FRAME_BYTES,
+      SERVER_MAX_LISTS_IN_PROGRESS, SERVER_IDLE_TIMEOUT,
       SERVER_DRAIN_TIMEOUT, SECURITY_TLS, SECURITY_TLS_KEY, SECURITY_TLS_CERT, SECURITY_TLS_CA,
       SECURITY_TLS_CRL, CLUSTER_MANAGER, CLUSTER_DEAD_AFTER);
 

@@ -32,6 +32,10 @@ import static io.parityfs.node.config.NodeConfigKeys.SERVER_DRAIN_TIMEOUT;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_IDLE_TIMEOUT;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_BYTES_PER_CONNECTION;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_BYTES_PER_NODE;
+import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_CONNECTIONS;
+import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_CONNECTIONS_PER_PEER;
+import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_LISTS_IN_PROGRESS;
+import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_PARTIAL_FRAME_BYTES;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_REQUESTS_PER_CONNECTION;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_REQUESTS_PER_NODE;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_WORKER_THREADS;
@@ -214,6 +218,10 @@ public final class NodeConfigParser {
           .maxBytesPerConnection(get(SERVER_MAX_BYTES_PER_CONNECTION, null))
           .maxRequestsPerNode(get(SERVER_MAX_REQUESTS_PER_NODE, null))
           .maxBytesPerNode(get(SERVER_MAX_BYTES_PER_NODE, null))
+          .maxConnections(get(SERVER_MAX_CONNECTIONS, null))
+          .maxConnectionsPerPeer(get(SERVER_MAX_CONNECTIONS_PER_PEER, null))
+          .maxPartialFrameBytes(get(SERVER_MAX_PARTIAL_FRAME_BYTES, null))
+          .maxListsInProgress(get(SERVER_MAX_LISTS_IN_PROGRESS, null))
           .idleTimeout(get(SERVER_IDLE_TIMEOUT, null))
           .drainTimeout(get(SERVER_DRAIN_TIMEOUT, null))
           .build();

@@ -1,5 +1,6 @@
 package io.parityfs.node.config;
 
+import io.parityfs.node.protocol.FrameFormat;
 import io.parityfs.node.tls.TlsConfig;
 import java.time.Duration;
 import java.util.Objects;
@@ -24,6 +25,14 @@ import java.util.Objects;
  *     is refused CONFLICT
  * @param readFrameSize DATA payload of READ answers (at most 1 MiB)
  * @param writeBufferHighWater outbound bytes per connection before it is unwritable (low: half)
+ * @param maxConnections open connections on the whole node; a connection beyond is closed as it
+ *     is accepted, before its TLS handshake
+ * @param maxConnectionsPerPeer open connections from one peer address; beyond, the same
+ * @param maxPartialFrameBytes bytes of frames received in part, summed over every connection: a
+ *     connection whose partial frame would take the sum past this is closed (the bound on what
+ *     peers that start frames and never finish them make the node hold)
+ * @param maxListsInProgress LIST requests running at once on the node (each reads the directory
+ *     of every drive); beyond, a LIST is answered BUSY (clients retry it with backoff)
  * @param nativeTransport use epoll when available (else NIO)
  * @param tls the node's TLS files (mutual TLS 1.3, docs/security.md), or {@link TlsConfig#OFF}:
  *     plaintext, every peer trusted, a warning at start
@@ -40,8 +49,15 @@ public record NodeServerConfig(
     Duration claimWait,
     int readFrameSize,
     int writeBufferHighWater,
+    int maxConnections,
+    int maxConnectionsPerPeer,
+    long maxPartialFrameBytes,
+    int maxListsInProgress,
     boolean nativeTransport,
     TlsConfig tls) {
+  /** The most bytes one frame can have (fixed part, the largest header and payload). */
+  public static final long LARGEST_FRAME = FrameFormat.FIXED_LENGTH
+      + (long) FrameFormat.MAX_HEADER_LENGTH + FrameFormat.MAX_PAYLOAD_LENGTH;
   public static final NodeServerConfig DEFAULT = builder().build();
 
   public NodeServerConfig {
@@ -67,6 +83,14 @@ public record NodeServerConfig(
     if (readFrameSize < 4096 || readFrameSize > (1 << 20)) {
       throw new IllegalArgumentException("readFrameSize (" + readFrameSize
           + ") must be in 4096..1048576");
+    }
+    positive("maxConnections", maxConnections);
+    positive("maxConnectionsPerPeer", maxConnectionsPerPeer);
+    positive("maxListsInProgress", maxListsInProgress);
+    if (maxPartialFrameBytes < LARGEST_FRAME) {
+      throw new IllegalArgumentException("maxPartialFrameBytes (" + maxPartialFrameBytes
+          + ") must be at least one frame of the largest size (" + LARGEST_FRAME
+          + ")");
     }
     if (writeBufferHighWater < 64 << 10) {
       throw new IllegalArgumentException("writeBufferHighWater (" + writeBufferHighWater
@@ -97,6 +121,10 @@ public record NodeServerConfig(
     b.claimWait = claimWait;
     b.readFrameSize = readFrameSize;
     b.writeBufferHighWater = writeBufferHighWater;
+    b.maxConnections = maxConnections;
+    b.maxConnectionsPerPeer = maxConnectionsPerPeer;
+    b.maxPartialFrameBytes = maxPartialFrameBytes;
+    b.maxListsInProgress = maxListsInProgress;
     b.nativeTransport = nativeTransport;
     b.tls = tls;
     return b;
@@ -115,6 +143,11 @@ public record NodeServerConfig(
     private Duration claimWait = Duration.ofSeconds(30);
     private int readFrameSize = 1 << 20;
     private int writeBufferHighWater = 2 << 20;
+    // 32 clients of 4 connections each (the load test) from one address stay far inside
+    private int maxConnections = 4096;
+    private int maxConnectionsPerPeer = 512;
+    private long maxPartialFrameBytes = 1L << 30;
+    private int maxListsInProgress = 4;
     private boolean nativeTransport = true;
     private TlsConfig tls = TlsConfig.OFF;
 
@@ -131,13 +164,18 @@ public record NodeServerConfig(
     public Builder claimWait(Duration v) { claimWait = v; return this; }
     public Builder readFrameSize(int v) { readFrameSize = v; return this; }
     public Builder writeBufferHighWater(int v) { writeBufferHighWater = v; return this; }
+    public Builder maxConnections(int v) { maxConnections = v; return this; }
+    public Builder maxConnectionsPerPeer(int v) { maxConnectionsPerPeer = v; return this; }
+    public Builder maxPartialFrameBytes(long v) { maxPartialFrameBytes = v; return this; }
+    public Builder maxListsInProgress(int v) { maxListsInProgress = v; return this; }
     public Builder nativeTransport(boolean v) { nativeTransport = v; return this; }
     public Builder tls(TlsConfig v) { tls = v; return this; }
 
     public NodeServerConfig build() {
       return new NodeServerConfig(ioThreads, workerThreads, maxRequestsPerConnection,
           maxBytesPerConnection, maxRequestsPerNode, maxBytesPerNode, idleTimeout, drainTimeout,
-          claimWait, readFrameSize, writeBufferHighWater, nativeTransport, tls);
+          claimWait, readFrameSize, writeBufferHighWater, maxConnections, maxConnectionsPerPeer,
+          maxPartialFrameBytes, maxListsInProgress, nativeTransport, tls);
     }
   }
 }

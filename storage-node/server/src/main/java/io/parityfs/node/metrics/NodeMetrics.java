@@ -39,9 +39,10 @@ public final class NodeMetrics {
         .help("Payload bytes received, by operation").labelNames("op").register(registry);
     sent = Counter.builder().name("parityfs_node_sent").unit(Unit.BYTES)
         .help("Payload bytes sent, by operation").labelNames("op").register(registry);
-    refused = Counter.builder().name("parityfs_node_auth_refused")
-        .help("Connections and requests refused by TLS authentication, by reason (handshake,"
-            + " no_role, permission)").labelNames("reason").register(registry);
+    refused = Counter.builder().name("parityfs_node_refused")
+        .help("Connections and requests refused, by reason: TLS authentication (handshake,"
+            + " no_role, permission) and the limits (connections, partial_budget)")
+        .labelNames("reason").register(registry);
   }
 
   /** Counts a connection or request refused for {@code reason} (docs/security.md). */

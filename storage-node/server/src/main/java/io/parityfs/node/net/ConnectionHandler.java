@@ -334,7 +334,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } else if (r instanceof DeleteRequest d) {
       return delete(id, targets.get(0), d.chunk(), d.generation());
     } else if (r instanceof ListRequest l) {
-      return list(l, targets.get(0).chunks());
+      if (!server.startList()) {
+        return new ErrorResponse(id, Opcode.LIST, Status.BUSY, "LIST: "
+            + server.config().maxListsInProgress() + " listings in progress on this node"
+            + " (server.maxListsInProgress); nothing was done");
+      }
+      try {
+        return list(l, targets.get(0).chunks());
+      } finally {
+        server.endList();
+      }
     } else if (r instanceof SyncRequest) {
       for (TargetView t : targets) {
         t.chunks().sync();

@@ -3,6 +3,7 @@ package io.parityfs.node.net;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -30,6 +31,7 @@ import io.parityfs.node.protocol.Role;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.tls.TlsContext;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -114,6 +116,13 @@ public final class NettyNodeServer implements NodeServer {
   private String transport;
   private volatile TlsContext tls;
   private final Map<String, Long> refusalsLogged = new ConcurrentHashMap<>();
+  /** Connections admitted and not yet closed: on the node, and by peer address. */
+  private final AtomicInteger admitted = new AtomicInteger();
+  private final Map<InetAddress, Integer> admittedByPeer = new ConcurrentHashMap<>();
+  /** Bytes of partial frames over every connection ({@link FrameTracker}). */
+  private final AtomicLong partialBytes = new AtomicLong();
+  /** LIST requests running now ({@link #startList}). */
+  private final AtomicInteger lists = new AtomicInteger();
 
   public NettyNodeServer(NodeServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -168,8 +177,17 @@ public final class NettyNodeServer implements NodeServer {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
+            InetAddress peer = ch.remoteAddress().getAddress();
+            String over = admit(peer);
+            if (over != null) {
+              // before the TLS handshake and any buffer: a flood of connections costs little
+              refuseConnection(ch, over);
+              ch.close();
+              return;
+            }
+            ch.closeFuture().addListener(f -> release(peer));
             channels.add(ch);
-            FrameTracker tracker = new FrameTracker();
+            FrameTracker tracker = new FrameTracker(NettyNodeServer.this);
             ConnectionHandler handler = new ConnectionHandler(NettyNodeServer.this,
                 NettyNodeServer.this.services, tracker);
             connections.add(handler);
@@ -206,6 +224,86 @@ public final class NettyNodeServer implements NodeServer {
   /** The node's TLS context, or null when TLS is off (or before start). */
   public TlsContext tls() {
     return tls;
+  }
+
+  /**
+   * Counts a new connection from {@code peer} in; null when it is within the caps, else which
+   * cap it would pass (and it is not counted).
+   */
+  private String admit(InetAddress peer) {
+    int all = admitted.incrementAndGet();
+    int mine = admittedByPeer.merge(peer, 1, Integer::sum);
+    if (all > config.maxConnections()) {
+      release(peer);
+      return "server.maxConnections (" + config.maxConnections() + ") connections open on the"
+          + " node";
+    }
+    if (mine > config.maxConnectionsPerPeer()) {
+      release(peer);
+      return "server.maxConnectionsPerPeer (" + config.maxConnectionsPerPeer() + ") connections"
+          + " open from " + peer.getHostAddress();
+    }
+    return null;
+  }
+
+  private void release(InetAddress peer) {
+    admitted.decrementAndGet();
+    admittedByPeer.computeIfPresent(peer, (k, n) -> n == 1 ? null : n - 1);
+  }
+
+  private void refuseConnection(SocketChannel ch, String cap) {
+    metrics().refused("connections");
+    if (shouldLogRefusal(ch.remoteAddress())) {
+      LOG.log(System.Logger.Level.WARNING, "peer {0} refused: past {1}", ch.remoteAddress(), cap);
+    }
+  }
+
+  /** Counts and logs (once a minute per peer) a refusal of the peer of {@code ctx}. */
+  void refuse(ChannelHandlerContext ctx, String reason, String message) {
+    metrics().refused(reason);
+    if (shouldLogRefusal(ctx.channel().remoteAddress())) {
+      LOG.log(System.Logger.Level.WARNING, "peer {0} refused: {1}",
+          ctx.channel().remoteAddress(), message);
+    }
+  }
+
+  /**
+   * Adds {@code delta} to the bytes of partial frames on the node; false (and nothing added)
+   * when a growth would take them past {@code server.maxPartialFrameBytes}.
+   */
+  boolean holdPartial(long delta) {
+    if (delta == 0) {
+      return true;
+    }
+    long sum = partialBytes.addAndGet(delta);
+    if (delta > 0 && sum > config.maxPartialFrameBytes()) {
+      partialBytes.addAndGet(-delta);
+      return false;
+    }
+    return true;
+  }
+
+  /** Takes a place for one LIST ({@code server.maxListsInProgress}); false when none is free. */
+  boolean startList() {
+    if (lists.incrementAndGet() > config.maxListsInProgress()) {
+      lists.decrementAndGet();
+      return false;
+    }
+    return true;
+  }
+
+  void endList() {
+    lists.decrementAndGet();
+  }
+
+  /** Bytes of frames received in part, over every connection (for tests and metrics). */
+  public long partialFrameBytes() {
+    return partialBytes.get();
+  }
+
+  /** Connections counted against the caps now. */
+  public int admittedConnections() {
+    return admitted.get();
   }
 
   /** Whether a refusal of a peer at {@code address} is to be logged now (once a minute). */

@@ -20,7 +20,7 @@ import java.util.Optional;
  * handshake, or a certificate with no single role, closes the connection before any request is
  * read. Then every request whose opcode needs more than the peer's role ({@link
  * TlsRole#needed}) is answered PERMISSION_DENIED and goes no further. Refusals are counted
- * ({@code parityfs_node_auth_refused_total}) and logged at most once per peer address a minute.
+ * ({@code parityfs_node_refused_total}) and logged at most once per peer address a minute.
  * Event loop confined.
  */
 final class PeerAuth extends ChannelInboundHandlerAdapter {
@@ -81,10 +81,6 @@ final class PeerAuth extends ChannelInboundHandlerAdapter {
   }
 
   private void refuse(ChannelHandlerContext ctx, String reason, String message) {
-    server.metrics().refused(reason);
-    if (server.shouldLogRefusal(ctx.channel().remoteAddress())) {
-      LOG.log(System.Logger.Level.WARNING, "peer {0} refused: {1}",
-          ctx.channel().remoteAddress(), message);
-    }
+    server.refuse(ctx, reason, message);
   }
 }
