@@ -1,11 +1,16 @@
 package io.parityfs.integration;
 
 import io.parityfs.integration.LocalCluster.Shape;
+import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeProperties;
+import io.parityfs.node.tls.CertificateAuthority;
+import io.parityfs.node.tls.TlsConfig;
+import io.parityfs.node.tls.TlsRole;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -13,10 +18,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
@@ -34,6 +43,15 @@ final class ClusterLayout {
   /** Written once the first start formatted the namespace ({@link LocalCluster#start}). */
   static final String FORMATTED_FILE = "namespace.formatted";
   private static final String ZOOKEEPER = "zookeeper";
+  /** The folder of the cluster CA and every certificate of a cluster with TLS. */
+  static final String TLS_DIR = "tls";
+  /** The ZooKeeper digest of a secure cluster, {@code user:password}, mode 0600. */
+  static final String DIGEST_FILE = "zookeeper.digest";
+  /** The holder names of the certificates besides the nodes' ({@code node<i>}). */
+  static final String ADMIN = "admin";
+  static final String CLIENT = "client";
+  /** The names every node's certificate holds: the addresses clients dial on this machine. */
+  private static final List<String> NODE_HOSTS = List.of("127.0.0.1", "localhost");
 
   private final Path dir;
   private final Shape shape;
@@ -68,6 +86,10 @@ final class ClusterLayout {
       }
     }
     ClusterLayout c = new ClusterLayout(dir, s, ensemble);
+    if (s.secure()) {
+      c.issueCertificates();
+      c.writeDigest();
+    }
     c.writeConfiguration();
     Properties p = new Properties();
     p.setProperty("nodes", Integer.toString(s.nodes()));
@@ -75,6 +97,7 @@ final class ClusterLayout {
     p.setProperty("geometry", s.geometry());
     p.setProperty("zookeeper.port", Integer.toString(s.zooKeeperPort()));
     p.setProperty("node.heap", s.nodeHeap());
+    p.setProperty("secure", Boolean.toString(s.secure()));
     if (!ensemble.isEmpty()) {
       p.setProperty("zookeeper.servers", Integer.toString(s.zooKeeperServers()));
       p.setProperty("zookeeper.ensemble.ports", ensemble.stream()
@@ -99,7 +122,9 @@ final class ClusterLayout {
       Shape s = new Shape(Integer.parseInt(p.getProperty("nodes")),
           Integer.parseInt(p.getProperty("drives")), p.getProperty("geometry"),
           Integer.parseInt(p.getProperty("zookeeper.port")), p.getProperty("node.heap", "2g"),
-          Integer.parseInt(p.getProperty("zookeeper.servers", "1")));
+          Integer.parseInt(p.getProperty("zookeeper.servers", "1")),
+          // a cluster made before security was has no key: it stays plaintext and open
+          Boolean.parseBoolean(p.getProperty("secure", "false")));
       List<int[]> ensemble = new ArrayList<>();
       if (s.zooKeeperServers() > 1) {
         for (String e : p.getProperty("zookeeper.ensemble.ports").split(",")) {
@@ -181,6 +206,33 @@ final class ClusterLayout {
   /** Drive folder {@code d} of node {@code i}. */
   Path drive(int i, int d) {
     return nodeDir(i).resolve("drive" + d);
+  }
+
+  /**
+   * The TLS files of holder {@code name} ({@code node<i>}, {@link LocalCluster#KEEPER}, {@link
+   * #ADMIN}, {@link #CLIENT}), with the CA's revocation list; {@link TlsConfig#OFF} when the
+   * cluster is plaintext.
+   */
+  TlsConfig tls(String name) {
+    return shape.secure() ? TlsConfig.inDirectory(dir.resolve(TLS_DIR), name) : TlsConfig.OFF;
+  }
+
+  /** {@link LocalCluster#digestFile}. */
+  Optional<Path> digestFile() {
+    return shape.secure() ? Optional.of(dir.resolve(DIGEST_FILE)) : Optional.empty();
+  }
+
+  /** The digest {@code user:password} of a secure cluster, else "". */
+  String digest() {
+    Optional<Path> f = digestFile();
+    if (f.isEmpty()) {
+      return "";
+    }
+    try {
+      return ZooKeeperSettings.readDigestFile(f.get());
+    } catch (IOException e) {
+      throw new UncheckedIOException("the cluster's ZooKeeper digest is unreadable", e);
+    }
   }
 
   /** The {@code zoo.cfg} of ZooKeeper server {@code s}. */
@@ -279,6 +331,39 @@ final class ClusterLayout {
         + " of the ensemble of the ParityFS local cluster");
   }
 
+  /**
+   * The cluster CA (its key stays in the cluster's folder: this is a cluster for one machine)
+   * and a certificate for every node ({@code node<i>}, role node, for 127.0.0.1 and localhost),
+   * the keeper (role node), the CLI ({@link #ADMIN}) and the mount and Hadoop clients ({@link
+   * #CLIENT}), each valid ten years, all in {@value #TLS_DIR}/.
+   */
+  private void issueCertificates() throws IOException {
+    Path tls = dir.resolve(TLS_DIR);
+    CertificateAuthority ca = CertificateAuthority.init(tls, "local");
+    Duration validity = CertificateAuthority.CA_VALIDITY.minusDays(1);
+    for (int i = 0; i < shape.nodes(); i++) {
+      ca.issue(TlsRole.NODE, nodeName(i), validity, NODE_HOSTS, tls);
+    }
+    ca.issue(TlsRole.NODE, LocalCluster.KEEPER, validity, List.of(), tls);
+    ca.issue(TlsRole.ADMIN, ADMIN, validity, List.of(), tls);
+    ca.issue(TlsRole.CLIENT, CLIENT, validity, List.of(), tls);
+  }
+
+  /**
+   * A random digest identity for every process of the cluster ({@code parityfs:} and 24 random
+   * bytes, base64url), readable by its owner only: with it, every znode is creator-only.
+   */
+  private void writeDigest() throws IOException {
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    Path f = dir.resolve(DIGEST_FILE);
+    Files.deleteIfExists(f);
+    Files.createFile(f, PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(f, "parityfs:" + Base64.getUrlEncoder().withoutPadding()
+        .encodeToString(secret) + "\n", StandardCharsets.US_ASCII);
+  }
+
   private void writeStandaloneZooKeeper() throws IOException {
     Path zk = dir.resolve(ZOOKEEPER);
     Files.createDirectories(zk.resolve("data"));
@@ -304,7 +389,17 @@ final class ClusterLayout {
         drives.add(drive(i, d).toString());
       }
       // only what differs from the node's defaults (NodeConfigKeys), loopback and any port
-      Properties p = NodeProperties.create()
+      NodeProperties n = NodeProperties.create();
+      TlsConfig tls = tls(nodeName(i));
+      if (tls.enabled()) {
+        n.set(NodeConfigKeys.SECURITY_TLS, true)
+            .set(NodeConfigKeys.SECURITY_TLS_KEY, tls.key().toString())
+            .set(NodeConfigKeys.SECURITY_TLS_CERT, tls.cert().toString())
+            .set(NodeConfigKeys.SECURITY_TLS_CA, tls.ca().toString())
+            .set(NodeConfigKeys.SECURITY_TLS_CRL, tls.crl().toString());
+      }
+      digestFile().ifPresent(f -> n.set(NodeConfigKeys.ZK_DIGEST_FILE, f.toString()));
+      Properties p = n
           .set(NodeConfigKeys.NODE_NAME, nodeName(i))
           .set(NodeConfigKeys.NODE_ID_FILE, home.resolve("node.id"))
           .set(NodeConfigKeys.LISTEN_HOST, "127.0.0.1")

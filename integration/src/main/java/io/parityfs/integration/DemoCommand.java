@@ -295,8 +295,8 @@ public final class DemoCommand implements Callable<Integer> {
   private void cli(LocalCluster cluster, String... args) throws IOException {
     out.println("$ parityfs " + String.join(" ", args));
     out.flush();
-    List<String> all = new ArrayList<>(List.of("--zookeeper", cluster.connectString(),
-        "--user", "root"));
+    List<String> all = new ArrayList<>(cluster.cliOptions());
+    all.addAll(List.of("--user", "root"));
     all.addAll(List.of(args));
     CommandLine cl = ParityFsMain.commandLine(System.out, System.err, terminal);
     cl.setOut(out);

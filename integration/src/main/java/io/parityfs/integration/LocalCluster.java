@@ -9,6 +9,8 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.tls.TlsConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,9 +68,14 @@ public final class LocalCluster {
    *     a child JVM with its own {@code zoo.cfg}, {@code myid} and loopback ports; server 1
    *     takes {@code zooKeeperPort}, the others and the quorum and election ports are chosen
    *     free at creation)
+   * @param secure mutual TLS between every process and the nodes, and digest authentication
+   *     with creator-only ACLs on ZooKeeper (docs/security.md): at creation a cluster CA and
+   *     certificates for the nodes, the keeper, an admin CLI and a client are made in {@code
+   *     tls/}, and a random digest in {@code zookeeper.digest}; false: plaintext and open ACLs
+   *     on loopback (as every cluster made before this was)
    */
   public record Shape(int nodes, int drives, String geometry, int zooKeeperPort,
-      String nodeHeap, int zooKeeperServers) {
+      String nodeHeap, int zooKeeperServers, boolean secure) {
     public Shape {
       if (zooKeeperServers != 1 && zooKeeperServers != 3) {
         throw new IllegalArgumentException("ZooKeeper servers must be 1 or 3: "
@@ -84,31 +92,42 @@ public final class LocalCluster {
       }
     }
 
-    /** A shape with a standalone ZooKeeper server. */
+    /** A secure shape with a standalone ZooKeeper server. */
     public Shape(int nodes, int drives, String geometry, int zooKeeperPort, String nodeHeap) {
-      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, 1);
+      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, 1, true);
     }
 
-    /** 3 nodes, each a RAID-6 4+2 target over 6 drives. */
+    /** A secure shape. */
+    public Shape(int nodes, int drives, String geometry, int zooKeeperPort, String nodeHeap,
+        int zooKeeperServers) {
+      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, true);
+    }
+
+    /** 3 nodes, each a RAID-6 4+2 target over 6 drives, secure. */
     public static Shape defaults() {
       return new Shape(3, 6, "raid6:4+2", 0, "2g");
     }
 
     public Shape withNodes(int n) {
-      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers);
+      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, secure);
     }
 
     public Shape withDrives(int d, String g) {
-      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap, zooKeeperServers);
+      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap, zooKeeperServers, secure);
     }
 
     public Shape withZooKeeperPort(int port) {
-      return new Shape(nodes, drives, geometry, port, nodeHeap, zooKeeperServers);
+      return new Shape(nodes, drives, geometry, port, nodeHeap, zooKeeperServers, secure);
     }
 
     /** This shape with a ZooKeeper ensemble of {@code servers} (1 or 3). */
     public Shape withZooKeeperServers(int servers) {
-      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, servers);
+      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, servers, secure);
+    }
+
+    /** This shape secure (TLS and ZooKeeper digest) or not (plaintext, open ACLs). */
+    public Shape withSecure(boolean on) {
+      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, on);
     }
   }
 
@@ -182,13 +201,99 @@ public final class LocalCluster {
     return layout.zooKeeperClientPort(s);
   }
 
+  /** The cluster's ZooKeeper settings: its servers, a 10 s session, its digest when secure. */
   public ZooKeeperSettings zooKeeper() {
-    return ZooKeeperSettings.of(connectString()).withSessionTimeout(Duration.ofSeconds(10));
+    return ZooKeeperSettings.of(connectString()).withSessionTimeout(Duration.ofSeconds(10))
+        .withDigest(layout.digest());
   }
 
-  /** A client of the cluster acting for {@code caller}. */
+  /** The file of the ZooKeeper digest ({@code user:password}, mode 0600); empty when open. */
+  public Optional<Path> digestFile() {
+    return layout.digestFile();
+  }
+
+  /**
+   * The TLS files of holder {@code name}: {@code node<i>}, {@value #KEEPER}, {@value
+   * ClusterLayout#ADMIN} (the CLI's), {@value ClusterLayout#CLIENT} (the mount's and Hadoop's);
+   * {@link TlsConfig#OFF} for a plaintext cluster.
+   */
+  public TlsConfig tls(String name) {
+    return layout.tls(name);
+  }
+
+  /** Storage-node client settings with the admin certificate (plaintext without TLS). */
+  public NodeClientConfig.Builder nodeClientConfig() {
+    return NodeClientConfig.builder().tls(tls(ClusterLayout.ADMIN));
+  }
+
+  /** Client settings for this cluster: its ZooKeeper and {@link #nodeClientConfig}. */
+  public ClientConfig.Builder clientConfig() {
+    return ClientConfig.builder(zooKeeper()).nodes(nodeClientConfig().build());
+  }
+
+  /** A client of the cluster acting for {@code caller} (with the admin certificate). */
   public ParityClient client(Caller caller) throws IOException {
-    return ParityClient.connect(ClientConfig.builder(zooKeeper()).build(), caller);
+    return ParityClient.connect(clientConfig().build(), caller);
+  }
+
+  /**
+   * The {@code parityfs} global options that reach this cluster as holder {@code name}: {@code
+   * --zookeeper} and, when secure, {@code --digest-file} and {@code
+   * --tls-key/--tls-cert/--tls-ca/--tls-crl}.
+   */
+  public List<String> cliOptions(String name) {
+    List<String> o = new ArrayList<>(List.of("--zookeeper", connectString()));
+    digestFile().ifPresent(f -> o.addAll(List.of("--digest-file", f.toString())));
+    TlsConfig t = tls(name);
+    if (t.enabled()) {
+      o.addAll(List.of("--tls-key", t.key().toString(), "--tls-cert", t.cert().toString(),
+          "--tls-ca", t.ca().toString(), "--tls-crl", t.crl().toString()));
+    }
+    return o;
+  }
+
+  /** {@link #cliOptions} with the admin certificate: what an operator's CLI uses. */
+  public List<String> cliOptions() {
+    return cliOptions(ClusterLayout.ADMIN);
+  }
+
+  /**
+   * The environment that points {@code parityfs} at this cluster with the admin certificate
+   * ({@code parityfs local env}): {@code PARITYFS_ZOOKEEPER} and, when secure, {@code
+   * PARITYFS_DIGEST_FILE}, {@code PARITYFS_TLS_KEY}, {@code _CERT}, {@code _CA}, {@code _CRL}.
+   */
+  public Map<String, String> cliEnvironment() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PARITYFS_ZOOKEEPER", connectString());
+    digestFile().ifPresent(f -> env.put("PARITYFS_DIGEST_FILE", f.toString()));
+    TlsConfig t = tls(ClusterLayout.ADMIN);
+    if (t.enabled()) {
+      env.put("PARITYFS_TLS_KEY", t.key().toString());
+      env.put("PARITYFS_TLS_CERT", t.cert().toString());
+      env.put("PARITYFS_TLS_CA", t.ca().toString());
+      env.put("PARITYFS_TLS_CRL", t.crl().toString());
+    }
+    return env;
+  }
+
+  /**
+   * The Hadoop keys ({@code core-site.xml}) of a {@code pfs://<cluster>/} client of this
+   * cluster: its ZooKeeper and, when secure, its digest file and the client certificate ({@code
+   * fs.pfs.tls.*}).
+   */
+  public Map<String, String> hadoopProperties(String cluster) {
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("fs.pfs.cluster." + cluster + ".zookeeper", connectString());
+    digestFile().ifPresent(f -> conf.put("fs.pfs.cluster." + cluster + ".digest.file",
+        f.toString()));
+    TlsConfig t = tls(ClusterLayout.CLIENT);
+    if (t.enabled()) {
+      conf.put("fs.pfs.tls.key", t.key().toString());
+      conf.put("fs.pfs.tls.cert", t.cert().toString());
+      conf.put("fs.pfs.tls.ca", t.ca().toString());
+      conf.put("fs.pfs.tls.crl", t.crl().toString());
+    }
+    return conf;
   }
 
   /** Node {@code i}'s configuration file. */
@@ -296,13 +401,20 @@ public final class LocalCluster {
         progress.accept("starting the keeper (catch-up and re-protection across nodes)");
         supervisor.spawn(KEEPER, supervisor.javaCommand(KEEPER, "512m",
             List.of("--add-modules", "jdk.incubator.vector"),
-            List.of(io.parityfs.cli.Main.class.getName(), "--zookeeper", connectString(),
-                "--user", "root", "--groups", "supergroup", "keeper", "--interval",
-                Integer.toString(KEEPER_INTERVAL_S))));
+            keeperCommand()));
       }
     }
     awaitTargetsOnline(shape().nodes(), end, progress);
     setRootLayout(progress);
+  }
+
+  /** The keeper's command line, with the keeper's certificate (role node) under TLS. */
+  private List<String> keeperCommand() {
+    List<String> cmd = new ArrayList<>(List.of(io.parityfs.cli.Main.class.getName()));
+    cmd.addAll(cliOptions(KEEPER));
+    cmd.addAll(List.of("--user", "root", "--groups", "supergroup", "keeper", "--interval",
+        Integer.toString(KEEPER_INTERVAL_S)));
+    return cmd;
   }
 
   /**
@@ -317,7 +429,7 @@ public final class LocalCluster {
     if (Files.exists(marker)) {
       return;
     }
-    boolean created = ParityClient.format(ClientConfig.builder(zooKeeper()).build());
+    boolean created = ParityClient.format(clientConfig().build());
     progress.accept(created ? "namespace formatted" : "namespace already formatted");
     Files.writeString(marker, "the namespace of this cluster was formatted at its first start;"
         + " `parityfs format` makes one again if ZooKeeper lost it\n");

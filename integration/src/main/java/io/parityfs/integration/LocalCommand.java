@@ -26,9 +26,12 @@ import picocli.CommandLine.Spec;
     description = {"A ParityFS cluster on this machine: ZooKeeper and storage nodes as"
         + " background processes, their data and logs in one folder. It survives restarts.",
         "A new cluster has 3 storage nodes, each one RAID-6 4+2 target over 6 drive folders,"
-            + " and its files are protected ec:2+1 across the nodes (--nodes 5: ec:4+1)."},
+            + " and its files are protected ec:2+1 across the nodes (--nodes 5: ec:4+1).",
+        "Every connection to a node is mutual TLS with certificates of the cluster's own CA"
+            + " (in its folder's tls/), and ZooKeeper's znodes are readable with the cluster's"
+            + " digest only; `eval \"$(parityfs local env)\"` points the CLI at it."},
     subcommands = {LocalCommand.Start.class, LocalCommand.Stop.class,
-        LocalCommand.Status.class})
+        LocalCommand.Status.class, LocalCommand.Env.class})
 public final class LocalCommand {
   @Option(names = "--dir", scope = ScopeType.INHERIT, paramLabel = "<folder>",
       defaultValue = "${env:PARITYFS_LOCAL_DIR:-.parityfs}",
@@ -66,12 +69,17 @@ public final class LocalCommand {
             + " ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
+    @Option(names = "--plaintext", description = "a new cluster without security: no TLS (its"
+        + " nodes serve anyone who reaches their loopback ports) and no ZooKeeper digest (open"
+        + " ACLs); an existing cluster keeps what it was created with")
+    boolean plaintext;
+
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       try {
         LocalCluster c = startCluster(parent.dir, new LocalCluster.Shape(nodes, drives, geometry,
-            0, "2g"), Duration.ofSeconds(timeoutSeconds), out);
+            0, "2g").withSecure(!plaintext), Duration.ofSeconds(timeoutSeconds), out);
         printReach(c, out);
         return ExitStatus.OK.code();
       } catch (IllegalArgumentException e) {
@@ -135,8 +143,8 @@ public final class LocalCommand {
         return Main.fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
       }
       LocalCluster.Shape s = c.shape();
-      out.printf(Locale.ROOT, "local cluster %s: %d nodes x %d drives, %s, ZooKeeper %s%n",
-          c.dir(), s.nodes(), s.drives(), s.geometry(), c.connectString());
+      out.printf(Locale.ROOT, "local cluster %s: %d nodes x %d drives, %s, ZooKeeper %s, %s%n",
+          c.dir(), s.nodes(), s.drives(), s.geometry(), c.connectString(), transport(c));
       List<LocalCluster.ProcessState> ps = c.processes();
       out.printf(Locale.ROOT, "%-10s %-8s %-8s %s%n", "PROCESS", "STATE", "PID", "LOG");
       for (LocalCluster.ProcessState p : ps) {
@@ -156,6 +164,45 @@ public final class LocalCommand {
     }
   }
 
+  /** {@code local env}. */
+  @Command(name = "env", mixinStandardHelpOptions = true,
+      description = {"Print the shell lines that point parityfs at the cluster: its ZooKeeper"
+          + " and, when secure, its digest (PARITYFS_DIGEST_FILE) and the admin certificate"
+          + " (PARITYFS_TLS_*).",
+          "Use: eval \"$(parityfs local env)\""})
+  static final class Env implements Callable<Integer> {
+    @CommandLine.ParentCommand
+    LocalCommand parent;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      LocalCluster c;
+      try {
+        c = LocalCluster.open(parent.dir);
+      } catch (IOException e) {
+        return Main.fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
+      }
+      c.cliEnvironment().forEach((k, v) -> out.println("export " + k + "=" + shellQuote(v)));
+      out.flush();
+      return ExitStatus.OK.code();
+    }
+  }
+
+  /** {@code v} as one shell word. */
+  static String shellQuote(String v) {
+    return v.matches("[A-Za-z0-9_./:,@=+-]+") ? v : "'" + v.replace("'", "'\\''") + "'";
+  }
+
+  private static String transport(LocalCluster c) {
+    return c.shape().secure() ? "mutual TLS (certificates in " + c.dir().resolve(
+        ClusterLayout.TLS_DIR) + "), ZooKeeper digest " + c.dir().resolve(
+        ClusterLayout.DIGEST_FILE) : "plaintext, open ZooKeeper ACLs";
+  }
+
   /** Creates (if needed) and starts the cluster in {@code dir}, narrating to {@code out}. */
   static LocalCluster startCluster(Path dir, LocalCluster.Shape shape, Duration timeout,
       PrintWriter out) throws IOException {
@@ -163,8 +210,8 @@ public final class LocalCommand {
     LocalCluster c = LocalCluster.createOrOpen(dir, shape);
     LocalCluster.Shape s = c.shape();
     out.printf(Locale.ROOT, "%s local cluster in %s: %d storage nodes, each one %s target over"
-            + " %d drive folders%n", created ? "created a" : "the", c.dir(), s.nodes(),
-        s.geometry(), s.drives());
+            + " %d drive folders, %s%n", created ? "created a" : "the", c.dir(), s.nodes(),
+        s.geometry(), s.drives(), transport(c));
     out.flush();
     long t0 = System.nanoTime();
     c.start(timeout, m -> {
@@ -183,7 +230,10 @@ public final class LocalCommand {
         ? "" : " --dir " + c.dir();
     out.println();
     out.println("Reach it:");
-    if (!defaultPort) {
+    if (c.shape().secure()) {
+      out.println("  eval \"$(bin/parityfs local env" + dirOpt + ")\"   # the CLI's ZooKeeper,"
+          + " digest and admin certificate (PARITYFS_ZOOKEEPER, _DIGEST_FILE, _TLS_*)");
+    } else if (!defaultPort) {
       out.println("  export PARITYFS_ZOOKEEPER=" + c.connectString()
           + "     # this cluster's ZooKeeper (2181 was taken)");
     }
@@ -193,8 +243,8 @@ public final class LocalCommand {
     out.println("  hadoop fs -ls pfs://local/        # Hadoop: put"
         + " fs-client/target/parityfs-fs-client-*-hadoop.jar on its class path, and in"
         + " core-site.xml:");
-    out.println("      <property><name>fs.pfs.cluster.local.zookeeper</name><value>"
-        + c.connectString() + "</value></property>");
+    c.hadoopProperties("local").forEach((k, v) -> out.println("      <property><name>" + k
+        + "</name><value>" + v + "</value></property>"));
     out.println("  bin/parityfs local status" + dirOpt + "    # processes and targets; logs in "
         + c.dir().resolve("logs"));
     out.println("  bin/parityfs local stop" + dirOpt + "      # stops it; start brings it back"

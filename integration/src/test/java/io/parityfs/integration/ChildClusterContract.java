@@ -30,7 +30,7 @@ public class ChildClusterContract extends PfsContract {
 
   @Override
   protected URI connect(Configuration conf) throws IOException {
-    conf.set("fs.pfs.cluster." + CLUSTER + ".zookeeper", cluster().local().connectString());
+    cluster().local().hadoopProperties(CLUSTER).forEach(conf::set);
     conf.set("fs.pfs.zookeeper.session-timeout", "10s");
     conf.set("fs.AbstractFileSystem.pfs.impl", "io.parityfs.hadoop.Pfs");
     return URI.create("pfs://" + CLUSTER + "/");

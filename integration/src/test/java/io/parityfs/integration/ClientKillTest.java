@@ -54,7 +54,7 @@ class ClientKillTest {
     List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Dparityfs.local=" + dir.resolve("cluster").resolve("writer"), "-Xmx512m",
         "-cp", System.getProperty("java.class.path"), CrashingWriter.class.getName(),
-        cluster.local().connectString(), path, Long.toString(size), Long.toString(HSYNC));
+        cluster.local().dir().toString(), path, Long.toString(size), Long.toString(HSYNC));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     Thread reader = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),

@@ -5,15 +5,14 @@ import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
-import io.parityfs.meta.ZooKeeperSettings;
-import java.time.Duration;
+import java.nio.file.Path;
 
 /**
  * A client process for {@link ClientKillTest} to kill: writes {@link ExpectedBytes} of the
  * path and {@link #WRITER} into a new file, hsyncing every {@code hsyncEvery} bytes, and prints {@code ACK <length>}
  * after each hsync returned (then {@code DONE} and waits to be killed).
  *
- * <p>Arguments: {@code <zookeeper connect> <path> <size> <hsyncEvery>}.
+ * <p>Arguments: {@code <local cluster's folder> <path> <size> <hsyncEvery>}.
  */
 final class CrashingWriter {
   /** The writer name of its bytes' key ({@link ExpectedBytes#key}). */
@@ -22,8 +21,8 @@ final class CrashingWriter {
   private CrashingWriter() {}
 
   public static void main(String[] args) throws Exception {
-    ClientConfig config = ClientConfig.builder(ZooKeeperSettings.of(args[0])
-        .withSessionTimeout(Duration.ofSeconds(10))).build();
+    // the cluster's own settings: its ZooKeeper and, with TLS, its certificates
+    ClientConfig config = LocalCluster.open(Path.of(args[0])).clientConfig().build();
     String path = args[1];
     long size = Long.parseLong(args[2]);
     long hsyncEvery = Long.parseLong(args[3]);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.Across;
@@ -93,7 +92,7 @@ class DiskFullTest {
       c.updateNodeConfig(FULL_NODE, Map.of("target.t.pool", "full"));
       c.updateNodeConfig(ONE_DRIVE_NODE, Map.of("target.t.pool", "onefull"));
     });
-    writer = ParityClient.connect(ClientConfig.builder(cluster.local().zooKeeper())
+    writer = ParityClient.connect(cluster.local().clientConfig()
         .placement(PlacementConfig.builder().reserveBytes(0).reserveFraction(0).build())
         .build(), Caller.of("root"));
     for (String pool : List.of("full", "onefull")) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.Across;
@@ -70,7 +69,7 @@ class FaultyDriveTest {
       c.updateNodeConfig(FSYNC_NODE, Map.of("target.t.pool", "fsync"));
       c.updateNodeConfig(MANIFEST_NODE, Map.of("target.t.pool", "manifest"));
     });
-    writer = ParityClient.connect(ClientConfig.builder(cluster.local().zooKeeper()).build(),
+    writer = ParityClient.connect(cluster.local().clientConfig().build(),
         Caller.of("root"));
     for (String pool : List.of("fsync", "manifest")) {
       cluster.root().namespace().mkdirs("/" + pool, CreateOptions.directory()

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MoveKillTest {
   private static final int FILES = 8;
-  private static final long SIZE = 12L << 20;
+  private static final long SIZE = 6L << 20;
 
   @TempDir
   static Path dir;
@@ -61,8 +61,9 @@ class MoveKillTest {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Dparityfs.local=" + dir.resolve("cluster").resolve("mover"), "-Xmx512m",
         "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--zookeeper", cluster.local().connectString(), "--user", "root",
-        "--groups", "supergroup",
+        Main.class.getName()));
+    cmd.addAll(cluster.local().cliOptions());
+    cmd.addAll(List.of("--user", "root", "--groups", "supergroup",
         "--session-timeout", "5")); // a killed mover's lock goes in 5 s, not 30
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -143,7 +144,7 @@ class MoveKillTest {
 
     // a drain of node 1 killed mid-way: files moved or not, none half-moved
     String drained = three.get(1);
-    killMidway("node", "drain", cluster.nodeId(1), "--rate", "8M");
+    killMidway("node", "drain", cluster.nodeId(1), "--rate", "4M");
     int left = verifyAll("after the killed drain", drained);
     assertTrue(left > 0 && left < FILES, left + " of " + FILES + " files still on it");
     assertEquals(Standing.DRAINING, root.registry().target(drained).orElseThrow().standing());
@@ -163,7 +164,7 @@ class MoveKillTest {
     cluster.local().killNode(2);
     cluster.await("node 2's target offline", Duration.ofSeconds(60), () -> root.registry()
         .target(lost).map(t -> t.reachability() != Reachability.ONLINE).orElse(false));
-    killMidway("node", "remove", cluster.nodeId(2), "--rate", "8M");
+    killMidway("node", "remove", cluster.nodeId(2), "--rate", "4M");
     left = verifyAll("after the killed remove", lost);
     assertTrue(left > 0 && left < FILES, left + " of " + FILES + " files still on it");
     finish("node", "remove", cluster.nodeId(2));

@@ -36,6 +36,8 @@ class NodeKillAcrossTest {
   private static final int FILES = 8;
   private static final int READERS = 8;
   private static final int WRITERS = 8;
+  /** Files the writers start in each phase, at most (the waits below need 2 x WRITERS). */
+  private static final int STARTS_PER_PHASE = 4 * WRITERS;
   private static final int VICTIM = 2;
   /** The node lost after catch-up. */
   private static final int OTHER = 0;
@@ -93,6 +95,9 @@ class NodeKillAcrossTest {
     AtomicInteger[] good = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
     // files a writer started and closed within one phase
     AtomicInteger[] wrote = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
+    // files started in each phase: at most STARTS_PER_PHASE, then the writers wait for the next
+    // phase (the node's restart takes long, and every file written is verified and caught up)
+    AtomicInteger[] started = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
     ConcurrentHashMap<String, Long> written = new ConcurrentHashMap<>();
     ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
     List<Thread> threads = new ArrayList<>();
@@ -103,6 +108,14 @@ class NodeKillAcrossTest {
           for (int round = 0; !stop.get(); round++) {
             String path = d + "/w" + me + "-" + round;
             int p = phase.get();
+            if (started[p].incrementAndGet() > STARTS_PER_PHASE) {
+              try {
+                Thread.sleep(20);
+              } catch (InterruptedException e) {
+                return;
+              }
+              continue;
+            }
             try {
               // 2-3 MiB of 1 MiB chunks, hsynced every 768 KiB: rounds of partial groups
               long size = (2L << 20) + me * 150_001L;

@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.targets.Reachability;
-import io.parityfs.node.client.NodeClientConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -119,8 +117,9 @@ class PartitionTest {
   }
 
   private static ParityClient shortTimeoutClient() throws IOException {
-    return ParityClient.connect(ClientConfig.builder(cluster.local().zooKeeper())
-        .nodes(NodeClientConfig.builder().requestTimeout(REQUEST_TIMEOUT).build()).build(),
+    return ParityClient.connect(cluster.local().clientConfig()
+        .nodes(cluster.local().nodeClientConfig().requestTimeout(REQUEST_TIMEOUT).build())
+        .build(),
         Caller.of("root"));
   }
 

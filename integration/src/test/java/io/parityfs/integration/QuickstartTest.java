@@ -2,24 +2,33 @@ package io.parityfs.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.meta.targets.Consistency;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -55,6 +64,12 @@ class QuickstartTest {
     return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
+  static String[] concat(List<String> first, String... rest) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(List.of(rest));
+    return all.toArray(String[]::new);
+  }
+
   static Path dir() {
     return tmp.resolve("cluster");
   }
@@ -84,6 +99,21 @@ class QuickstartTest {
     assertTrue(start.out().contains("fs.pfs.cluster.local.zookeeper</name><value>"
         + c.connectString()), start.out());
     assertTrue(start.out().contains("default layout of /: 3 targets"), start.out());
+    assertTrue(start.out().contains("mutual TLS (certificates in " + dir().resolve("tls")),
+        start.out());
+    assertTrue(start.out().contains("eval \"$(bin/parityfs local env --dir " + dir() + ")\""),
+        start.out());
+    assertTrue(start.out().contains("<name>fs.pfs.tls.cert</name><value>"
+        + dir().resolve("tls").resolve("client.crt")), start.out());
+    Run env = parityfs("local", "env", "--dir", dir().toString());
+    assertEquals(0, env.rc(), env.all());
+    assertEquals(List.of("export PARITYFS_ZOOKEEPER=" + c.connectString(),
+        "export PARITYFS_DIGEST_FILE=" + dir().resolve("zookeeper.digest"),
+        "export PARITYFS_TLS_KEY=" + dir().resolve("tls").resolve("admin.key"),
+        "export PARITYFS_TLS_CERT=" + dir().resolve("tls").resolve("admin.crt"),
+        "export PARITYFS_TLS_CA=" + dir().resolve("tls").resolve("ca.crt"),
+        "export PARITYFS_TLS_CRL=" + dir().resolve("tls").resolve("ca.crl")),
+        env.out().lines().toList());
 
     Run status = parityfs("local", "status", "--dir", dir().toString());
     assertEquals(0, status.rc(), status.all());
@@ -99,6 +129,41 @@ class QuickstartTest {
         out.write(data);
       }
     }
+
+    // ZooKeeper's znodes are creator-only: without the digest nothing is read or written
+    try (CuratorFramework open = ZooKeeperSettings.of(c.connectString()).newClient()) {
+      open.start();
+      assertTrue(open.blockUntilConnected(20, TimeUnit.SECONDS));
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> open.getChildren().forPath("/parityfs/ns"));
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> open.create().forPath("/parityfs/ns/intruder"));
+      // nor is a rogue node registered for clients to write to
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> open.getChildren().forPath(ZkPaths.TARGETS));
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> open.create().forPath(ZkPaths.node("rogue")));
+    }
+    Run noDigest = parityfs("--zookeeper", c.connectString(), "ls", "/");
+    assertEquals(5, noDigest.rc(), noDigest.all());
+    assertTrue(noDigest.err().contains("NOAUTH"), noDigest.all());
+    // the nodes speak TLS only: a client without the cluster's certificates stores nothing
+    try (ParityClient plain = ParityClient.connect(ClientConfig.builder(c.zooKeeper()).build(),
+        Caller.of("root"))) {
+      assertThrows(IOException.class, () -> {
+        try (PfsOutputStream out = plain.create("/plaintext", CreateOptions.file())) {
+          out.write(data, 0, 1 << 20);
+        }
+      });
+    }
+    // the CLI with the options of `local env` reaches them, the admin opcodes included
+    String target;
+    try (ParityClient client = c.client(Caller.of("root"))) {
+      target = client.registry().targets().get(0).id();
+    }
+    Run drives = parityfs(concat(c.cliOptions(), "drives", target));
+    assertEquals(0, drives.rc(), drives.all());
+    assertTrue(drives.out().contains("ONLINE"), drives.out());
 
     Run stop = parityfs("local", "stop", "--dir", dir().toString());
     assertEquals(0, stop.rc(), stop.all());

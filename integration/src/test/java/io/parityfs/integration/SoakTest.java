@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The soak (issue 8, item 5): 8 threads over 4 clients mix metadata operations (mkdir, create a
  * small file, rename, list, delete) with data operations (write, read and check files of 1 to 64
- * MiB, mostly small) for {@code -Dsoak.seconds} (60 by default) while one node's array loses
+ * MiB, mostly small) for {@code -Dsoak.seconds} (40 by default) while one node's array loses
  * two drives (at 20 % of the run), gets two fresh ones (35 %) and rebuilds.
  *
  * <p><b>Errors.</b> Each thread works in its own directory and knows exactly what it holds, so
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * first third plus 64 MiB. Live heap after a full GC does not depend on GC timing; a leak
  * raises every later sample, the floor included, while a sample that lands in a burst (a
  * rebuild's buffers, a 64 MiB write's) is live at that moment but not kept: a CI run saw one
- * node at 141 MiB in the last third and 13 MiB at the next sample. The margin makes the 60 s
+ * node at 141 MiB in the last third and 13 MiB at the next sample. The margin makes the 40 s
  * default catch leaks of a few MiB per second (e.g. a buffer kept per request); slower leaks
  * need a longer {@code -Dsoak.seconds}.
  */
@@ -203,7 +203,7 @@ class SoakTest {
 
   @Test
   void mixedLoadThroughADriveFailureAndRebuildKeepsDataAndMemory() throws Exception {
-    long seconds = Long.getLong("soak.seconds", 60);
+    long seconds = Long.getLong("soak.seconds", 40);
     long begin = System.nanoTime();
     long deadline = begin + Duration.ofSeconds(seconds).toNanos();
     ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();

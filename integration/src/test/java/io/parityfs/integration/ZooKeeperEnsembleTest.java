@@ -36,12 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
  * not survive), nothing hangs, and after the outage the nodes' registrations, the leases and
  * the cluster manager's election recover and new files are written.
  *
- * <p>The quorum loss lasts {@code -Dintegration.quorumLossSeconds} (default 60 s: six session
+ * <p>The quorum loss lasts {@code -Dintegration.quorumLossSeconds} (default 30 s: three session
  * timeouts; every session's deadline passes while no leader can expire it).
  */
 class ZooKeeperEnsembleTest {
   private static final long HSYNC = 256 << 10;
-  private static final long QUORUM_LOSS = Long.getLong("integration.quorumLossSeconds", 60);
+  private static final long QUORUM_LOSS = Long.getLong("integration.quorumLossSeconds", 30);
 
   @TempDir
   static Path dir;
@@ -360,7 +360,9 @@ class ZooKeeperEnsembleTest {
 
   private static ParityClient clientOf(String connect) throws IOException {
     return ParityClient.connect(ClientConfig.builder(ZooKeeperSettings.of(connect)
-        .withSessionTimeout(Duration.ofSeconds(10))).build(), Caller.of("root"));
+        .withSessionTimeout(Duration.ofSeconds(10))
+        .withDigest(cluster.local().zooKeeper().digest()))
+        .nodes(cluster.local().nodeClientConfig().build()).build(), Caller.of("root"));
   }
 
   private static void writeAndVerifyThrough(String connect, String path) throws IOException {

@@ -271,7 +271,10 @@ final class Zk {
     }
     if (e instanceof KeeperException.NoAuthException) {
       return new NamespaceException(NamespaceStatus.PERMISSION_DENIED, path, what
-          + ": ZooKeeper NOAUTH (this client's digest identity may not access the znodes)", e);
+          + ": ZooKeeper NOAUTH: the znodes are the cluster's digest identity's only, and this"
+          + " client has none or another (its digest: zookeeper.digestFile on a node,"
+          + " fs.pfs.cluster.<name>.digest.file in Hadoop, --digest-file or PARITYFS_DIGEST_FILE"
+          + " for the CLI)", e);
     }
     if (e instanceof KeeperException ke) {
       return new NamespaceException(NamespaceStatus.UNAVAILABLE, path,

@@ -3,6 +3,7 @@ package io.parityfs.node.client;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.parityfs.node.protocol.ErrorResponse;
 import io.parityfs.node.protocol.FrameError;
@@ -26,6 +27,8 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
   private final AtomicLong ids = new AtomicLong();
   private final Object writability = new Object();
   private volatile Channel channel;
+  /** Whether the node has sent anything on this connection (event loop only). */
+  private boolean answered;
   private int readPausers; // event loop only
 
   NodeConnection(long timeoutNanos) {
@@ -153,6 +156,7 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    answered = true;
     if (msg instanceof FrameError e) {
       if (e.fatal()) {
         failAll(unavailable("bad frame from the node: " + e.message()));
@@ -193,7 +197,7 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    failAll(unavailable("connection closed"));
+    failAll(unavailable(answered ? "connection closed" : closedUnanswered(ctx)));
     synchronized (writability) {
       writability.notifyAll();
     }
@@ -204,6 +208,17 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     failAll(unavailable("connection failed: " + cause));
     ctx.close();
+  }
+
+  /** Why a connection the node closed before any answer may have been refused. */
+  private static String closedUnanswered(ChannelHandlerContext ctx) {
+    boolean tls = ctx.pipeline().get(SslHandler.class) != null;
+    return "connection closed before any answer: " + (tls
+        ? "the node refused this client's certificate, or is past its connection caps"
+        + " (server.maxConnections, server.maxConnectionsPerPeer; its log says which)"
+        : "a node with TLS on (security.tls) closes plaintext connections: give this client the"
+        + " cluster's certificates (fs.pfs.tls.*, parityfs --tls-*); or the node is past its"
+        + " connection caps");
   }
 
   private void failAll(NodeException e) {

@@ -240,7 +240,11 @@ class NodeTlsTest {
       assertTrue(e.getMessage().contains("not a node's"), e.getMessage());
       NodeClient plain = NodeClient.create(NodeClientConfig.builder().maxAttempts(1).build());
       try (plain) {
-        assertThrows(NodeException.class, () -> plain.ping(node.address), "plaintext to TLS");
+        NodeException refused = assertThrows(NodeException.class, () -> plain.ping(node.address),
+            "plaintext to TLS");
+        // the client says what the node's silence most likely means
+        assertTrue(refused.getMessage().contains("closes plaintext connections"),
+            refused.getMessage());
       }
     }
   }
