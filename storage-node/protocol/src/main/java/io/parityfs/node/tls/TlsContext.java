@@ -2,6 +2,7 @@ package io.parityfs.node.tls;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -41,6 +42,8 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class TlsContext {
   private static final System.Logger LOG = System.getLogger(TlsContext.class.getName());
+  /** The system property that chooses the TLS engine ({@link #provider()}). */
+  public static final String PROVIDER_PROPERTY = "parityfs.tls.provider";
   /** The least time between two looks at the files. */
   public static final long RECHECK_MILLIS = 1000;
 
@@ -162,10 +165,30 @@ public final class TlsContext {
               .clientAuth(ClientAuth.REQUIRE)
           : SslContextBuilder.forClient().keyManager(config.cert().toFile(),
               config.key().toFile()).endpointIdentificationAlgorithm("HTTPS");
-      return b.sslProvider(SslProvider.JDK).protocols("TLSv1.3").trustManager(trust()).build();
+      return b.sslProvider(provider()).protocols("TLSv1.3").trustManager(trust()).build();
     } catch (GeneralSecurityException | IllegalArgumentException | SSLException e) {
       throw new IOException("cannot load the TLS files of " + config + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The TLS engine: the JDK's (the default, and what the node and clients ship with), or, with
+   * {@code -D}{@value #PROVIDER_PROPERTY}{@code =openssl}, netty-tcnative's BoringSSL when it is
+   * on the class path (the node benchmark compares the two; docs/security.md, "Transport").
+   */
+  public static SslProvider provider() {
+    String p = System.getProperty(PROVIDER_PROPERTY, "jdk");
+    if (p.equals("openssl")) {
+      if (!OpenSsl.isAvailable()) {
+        throw new IllegalArgumentException(PROVIDER_PROPERTY + "=openssl, but netty-tcnative is"
+            + " not on the class path or does not load: " + OpenSsl.unavailabilityCause());
+      }
+      return SslProvider.OPENSSL;
+    }
+    if (!p.equals("jdk")) {
+      throw new IllegalArgumentException(PROVIDER_PROPERTY + " must be jdk or openssl: " + p);
+    }
+    return SslProvider.JDK;
   }
 
   /** PKIX with the cluster CA as the one anchor, and its CRL when there is one. */

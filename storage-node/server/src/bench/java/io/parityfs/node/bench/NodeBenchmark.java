@@ -1,5 +1,6 @@
 package io.parityfs.node.bench;
 
+import io.netty.handler.ssl.OpenSsl;
 import io.parityfs.node.StorageNode;
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.chunk.ChunkWriter;
@@ -13,6 +14,10 @@ import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.testing.TestNodeConfig;
+import io.parityfs.node.tls.CertificateAuthority;
+import io.parityfs.node.tls.TlsConfig;
+import io.parityfs.node.tls.TlsContext;
+import io.parityfs.node.tls.TlsRole;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.raid.report.BenchmarkJson;
 import io.parityfs.raid.report.Machine;
@@ -25,6 +30,7 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -52,6 +58,12 @@ import org.apache.curator.test.TestingServer;
  *       MiB chunks: through the node (1 MiB DATA frames both ways) and directly on the {@link
  *       ChunkStore} (1 MiB write and read calls). Ratios: {@code write_vs_array}, {@code
  *       read_vs_array} (node MB/s over store MB/s).
+ *   <li><b>TLS</b>: the same sequential writes and reads on a second node with mutual TLS 1.3
+ *       (the JDK's engine, what nodes and clients use) and on a third with netty-tcnative's
+ *       BoringSSL (the bench profile puts it on the class path; skipped where it does not
+ *       load), each with its own drives, in turn with the plaintext node. Ratios: {@code
+ *       tls_write_vs_plain}, {@code tls_read_vs_plain} (goal 0.9, issue 18), {@code
+ *       boringssl_write_vs_jdk}, {@code boringssl_read_vs_jdk}.
  *   <li><b>random reads</b> of 4 KiB and 64 KiB at aligned random offsets, {@code --clients}
  *       threads each with one read in flight: IOPS, MB/s, p50, p99.
  * </ul>
@@ -111,11 +123,21 @@ public final class NodeBenchmark {
     String loadBefore = Machine.loadAverage();
     try (TestingServer zk = new TestingServer(true)) {
       NettyNodeServer server = new NettyNodeServer(NodeServerConfig.DEFAULT);
-      StorageNode node = new StorageNode(NodeConfigParser.parse(props(zk), "bench", dir), server);
+      StorageNode node = new StorageNode(NodeConfigParser.parse(props(zk, dir.resolve("plain")),
+          "bench", dir), server);
       node.start();
-      try (NodeClient client = NodeClient.create(NodeClientConfig.builder()
-          .writeFrameSize(REQUEST).maxConnectionsPerNode(streams).maxInFlightPerConnection(2)
-          .build())) {
+      // the same node twice more, with mutual TLS: the JDK's engine, and BoringSSL
+      Path pki = dir.resolve("pki");
+      CertificateAuthority ca = CertificateAuthority.init(pki, "bench");
+      ca.issue(TlsRole.NODE, "node", Duration.ofDays(1), List.of("127.0.0.1"), pki);
+      ca.issue(TlsRole.CLIENT, "client", Duration.ofDays(1), List.of(), pki);
+      TlsNode jdk = TlsNode.start(this, zk, "jdk", pki);
+      TlsNode openssl = OpenSsl.isAvailable() ? TlsNode.start(this, zk, "openssl", pki) : null;
+      if (openssl == null) {
+        System.out.println("  BoringSSL (netty-tcnative) does not load here: "
+            + OpenSsl.unavailabilityCause());
+      }
+      try (NodeClient client = NodeClient.create(clientConfig(TlsConfig.OFF))) {
         InetSocketAddress addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
         TargetId target = TargetId.of(node.targets().get(0).id());
         ChunkStore store = node.targets().get(0).chunks();
@@ -128,35 +150,129 @@ public final class NodeBenchmark {
         parallel(c -> store.delete(new ChunkId(1, (int) c)));
         double nodeWrite = timed("node write", () -> parallel(c -> client.writeChunk(addr, target,
             new ChunkId(2, (int) c), 0, WriteMode.REPLACE, 0, new Gen(2, c), CHUNK)));
+        double jdkWrite = jdk.write();
+        double sslWrite = openssl == null ? Double.NaN : openssl.write();
         double nodeRead = timed("node read", () -> parallel(c -> {
           Check check = new Check(2, c);
           client.readChunk(addr, target, new ChunkId(2, (int) c), 0, -1, check);
           check.done(CHUNK);
         }));
+        double jdkRead = jdk.read();
+        double sslRead = openssl == null ? Double.NaN : openssl.read();
         metrics.put("array_write_mbps", arrayWrite);
         metrics.put("array_read_mbps", arrayRead);
         metrics.put("node_write_mbps", nodeWrite);
         metrics.put("node_read_mbps", nodeRead);
+        metrics.put("tls_write_mbps", jdkWrite);
+        metrics.put("tls_read_mbps", jdkRead);
+        if (openssl != null) {
+          metrics.put("boringssl_tls_write_mbps", sslWrite);
+          metrics.put("boringssl_tls_read_mbps", sslRead);
+        }
         random(client, addr, target, 4096, "read4k");
         random(client, addr, target, 65536, "read64k");
         parallel(c -> store.delete(new ChunkId(2, (int) c)));
         Map<String, Object> ratios = new LinkedHashMap<>();
         ratios.put("write_vs_array", nodeWrite / arrayWrite);
         ratios.put("read_vs_array", nodeRead / arrayRead);
+        ratios.put("tls_write_vs_plain", jdkWrite / nodeWrite);
+        ratios.put("tls_read_vs_plain", jdkRead / nodeRead);
+        if (openssl != null) {
+          ratios.put("boringssl_write_vs_jdk", sslWrite / jdkWrite);
+          ratios.put("boringssl_read_vs_jdk", sslRead / jdkRead);
+        }
         report(node, server, ratios, loadBefore);
       } finally {
         node.close();
+        jdk.close();
+        if (openssl != null) {
+          openssl.close();
+        }
       }
     } finally {
       TestDirs.deleteTree(dir);
     }
   }
 
-  private Properties props(TestingServer zk) throws IOException {
-    return TestNodeConfig.target(TestNodeConfig.node(dir, "bench", zk.getConnectString())
+  private NodeClientConfig clientConfig(TlsConfig tls) {
+    return NodeClientConfig.builder().writeFrameSize(REQUEST).maxConnectionsPerNode(streams)
+        .maxInFlightPerConnection(2).tls(tls).build();
+  }
+
+  /**
+   * A node with mutual TLS through the engine {@code provider} ({@link TlsContext#provider}),
+   * its own drive directories and a client of its own, for the sequential phases.
+   */
+  private static final class TlsNode implements AutoCloseable {
+    final NodeBenchmark bench;
+    final String provider;
+    final StorageNode node;
+    final NodeClient client;
+    final InetSocketAddress addr;
+    final TargetId target;
+    final long file;
+
+    private TlsNode(NodeBenchmark bench, String provider, StorageNode node, NodeClient client,
+        long file) {
+      this.bench = bench;
+      this.provider = provider;
+      this.node = node;
+      this.client = client;
+      this.addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
+      this.target = TargetId.of(node.targets().get(0).id());
+      this.file = file;
+    }
+
+    static TlsNode start(NodeBenchmark bench, TestingServer zk, String provider, Path pki)
+        throws Exception {
+      String before = System.getProperty(TlsContext.PROVIDER_PROPERTY);
+      System.setProperty(TlsContext.PROVIDER_PROPERTY, provider);
+      try {
+        StorageNode n = new StorageNode(NodeConfigParser.parse(bench.props(zk,
+            bench.dir.resolve(provider)), "bench-" + provider, bench.dir), new NettyNodeServer(
+            NodeServerConfig.builder().tls(TlsConfig.inDirectory(pki, "node")).build()));
+        n.start();
+        NodeClient c = NodeClient.create(bench.clientConfig(TlsConfig.inDirectory(pki,
+            "client")));
+        return new TlsNode(bench, provider, n, c, provider.equals("jdk") ? 3 : 4);
+      } finally {
+        if (before == null) {
+          System.clearProperty(TlsContext.PROVIDER_PROPERTY);
+        } else {
+          System.setProperty(TlsContext.PROVIDER_PROPERTY, before);
+        }
+      }
+    }
+
+    double write() throws Exception {
+      return bench.timed("tls " + provider + " write", () -> bench.parallel(c ->
+          client.writeChunk(addr, target, new ChunkId(file, (int) c), 0, WriteMode.REPLACE, 0,
+              new Gen(file, c), CHUNK)));
+    }
+
+    double read() throws Exception {
+      return bench.timed("tls " + provider + " read", () -> bench.parallel(c -> {
+        Check check = new Check(file, c);
+        client.readChunk(addr, target, new ChunkId(file, (int) c), 0, -1, check);
+        check.done(CHUNK);
+      }));
+    }
+
+    @Override
+    public void close() throws Exception {
+      try {
+        client.close();
+      } finally {
+        node.close();
+      }
+    }
+  }
+
+  private Properties props(TestingServer zk, Path home) throws IOException {
+    return TestNodeConfig.target(TestNodeConfig.node(home, "bench", zk.getConnectString())
             // the node's own codec choice (auto: the GPU where there is one), as in production
             .set(NodeConfigKeys.CODEC, CodecBackend.AUTO),
-            "t0", "raid6:4+2", TestNodeConfig.driveFolders(dir, 6))
+            "t0", "raid6:4+2", TestNodeConfig.driveFolders(home, 6))
         .setText("t0", NodeConfigKeys.CELL_SIZE, "64K")
         .setText("t0", NodeConfigKeys.MAX_CHUNK_SIZE, "64M")
         .toProperties();
@@ -304,7 +420,13 @@ public final class NodeBenchmark {
         node.targets().get(0).codec().map(Object::toString).orElse("none"), chunks, streams,
         clients, randSeconds));
     json.put("baseline", "the same chunks written and read with 1 MiB calls on the node's"
-        + " ChunkStore in the same JVM, no network");
+        + " ChunkStore in the same JVM, no network; for the tls ratios, the plaintext node");
+    json.put("tls", "mutual TLS 1.3 (EC P-256 certificates of a bench CA) on two more nodes of"
+        + " the same shape on the same disk, sequential phases only: the JDK's engine (what"
+        + " ParityFS uses) and " + (OpenSsl.isAvailable() ? "BoringSSL " + OpenSsl.versionString()
+        + " (netty-tcnative)" : "no BoringSSL (netty-tcnative does not load)")
+        + "; the CPU's AES and carry-less multiply instructions (AES-GCM): "
+        + (cpuFlag("aes") && cpuFlag("pclmulqdq") ? "yes" : "no"));
     Map<String, Object> m = new LinkedHashMap<>();
     metrics.forEach((k, v) -> m.put(k, v));
     json.put("metrics", m);
@@ -313,8 +435,20 @@ public final class NodeBenchmark {
         : Path.of("docs/benchmarks/node.json");
     Files.createDirectories(out.toAbsolutePath().getParent());
     Files.writeString(out, BenchmarkJson.write(json));
-    System.out.printf(Locale.ROOT, "write_vs_array %.3f, read_vs_array %.3f; wrote %s%n",
-        ratios.get("write_vs_array"), ratios.get("read_vs_array"), out);
+    System.out.printf(Locale.ROOT, "write_vs_array %.3f, read_vs_array %.3f, tls_write_vs_plain"
+        + " %.3f, tls_read_vs_plain %.3f; wrote %s%n", ratios.get("write_vs_array"),
+        ratios.get("read_vs_array"), ratios.get("tls_write_vs_plain"),
+        ratios.get("tls_read_vs_plain"), out);
+  }
+
+  /** Whether /proc/cpuinfo lists {@code flag} (false where it cannot be read). */
+  private static boolean cpuFlag(String flag) {
+    try {
+      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+          .anyMatch(l -> l.startsWith("flags") && Arrays.asList(l.split("\\s+")).contains(flag));
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   // ---- content: chunk c of file f is a deterministic stream of longs ----

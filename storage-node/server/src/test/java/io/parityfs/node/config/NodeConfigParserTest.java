@@ -30,7 +30,21 @@ class NodeConfigParserTest {
   @Test
   void theSampleParsesWithItsDocumentedValues() throws Exception {
     Path sample = Path.of("../../conf/storage-node.properties");
-    NodeConfig c = NodeConfigParser.parse(sample);
+    Properties p = new Properties();
+    try (var in = Files.newInputStream(sample)) {
+      p.load(in);
+    }
+    // the sample is secure (issue 18): a digest file and TLS files the operator makes first
+    assertEquals("/etc/parityfs/zk.digest", p.getProperty("zookeeper.digestFile"));
+    assertEquals("true", p.getProperty("security.tls"));
+    Path digest = dir.resolve("zk.digest");
+    Files.writeString(digest, "parityfs:sample-secret\n");
+    p.setProperty("zookeeper.digestFile", digest.toString());
+    NodeConfig c = NodeConfigParser.parse(p, sample.toString(), sample.getParent());
+    assertEquals("parityfs:sample-secret", c.zooKeeper().digest());
+    assertTrue(c.server().tls().enabled());
+    assertEquals(Path.of("/etc/parityfs/pki/node1.key"), c.server().tls().key());
+    assertEquals(Path.of("/etc/parityfs/pki/ca.crl"), c.server().tls().crl());
     assertEquals(Path.of("/var/lib/parityfs/storage-node/node.id"), c.idFile());
     assertEquals(7110, c.listenPort());
     assertEquals(7111, c.metricsPort());
