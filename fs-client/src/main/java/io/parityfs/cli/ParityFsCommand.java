@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         RepairCommand.class, ReprotectCommand.class, MoveCommands.Node.class,
         MoveCommands.Keeper.class, RebalanceCommand.class,
         CaCommands.Ca.class, BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class,
-        FormatCommand.class},
+        FormatCommand.class, ZkAclCommand.class},
     footer = {"", "Paths are namespace paths (/a/b). Errors go to stderr as one line:",
         "  parityfs: <command>: <path or target>: <STATUS>: <message>",
         "See docs/cli.md for every command, its output and --json."})

@@ -68,6 +68,34 @@ class CliTlsTest {
   }
 
   @Test
+  void zkAclClosesANamespaceMadeWithoutADigest() throws Exception {
+    // a namespace of its own (under a chroot), made open, then closed by zk-acl
+    Path digest = dir.resolve("zk.digest");
+    Files.writeString(digest, "parityfs:acl-secret\n");
+    Path wrong = dir.resolve("wrong.digest");
+    Files.writeString(wrong, "parityfs:guess\n");
+    cli.ok("--chroot", "/acl", "format");
+    cli.ok("--chroot", "/acl", "mkdir", "-p", "/made/open");
+    assertEquals(2, cli.run("--chroot", "/acl", "zk-acl").rc(), "needs the digest");
+    CliRunner.Run applied = cli.ok("--json", "--chroot", "/acl", "--digest-file",
+        digest.toString(), "zk-acl");
+    assertTrue(applied.json().get("set").asLong() > 10, applied.out());
+    assertEquals(0, applied.json().get("refused").asLong());
+    CliRunner.Run stranger = cli.run("--chroot", "/acl", "ls", "/made");
+    assertEquals(5, stranger.rc(), stranger.err());
+    assertTrue(stranger.err().contains("NOAUTH"), stranger.err());
+    assertEquals(5, cli.run("--chroot", "/acl", "mkdir", "/intruder").rc());
+    assertTrue(cli.ok("--chroot", "/acl", "--digest-file", digest.toString(), "ls", "/made")
+        .out().contains("open"));
+    assertEquals(0, cli.run("--chroot", "/acl", "--digest-file", digest.toString(), "zk-acl")
+        .rc(), "idempotent");
+    CliRunner.Run other = cli.run("--chroot", "/acl", "--digest-file", wrong.toString(),
+        "zk-acl");
+    assertEquals(7, other.rc(), other.err() + other.out());
+    assertTrue(other.err().contains("another identity's"), other.err());
+  }
+
+  @Test
   void theCaCommandsMakeIssueAndRevoke() throws Exception {
     Path ca = dir.resolve("ca");
     cli.ok("ca", "init", "--dir", ca.toString(), "--cluster", "prod");

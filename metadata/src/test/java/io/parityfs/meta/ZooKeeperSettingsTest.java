@@ -49,6 +49,58 @@ class ZooKeeperSettingsTest extends ZkFixture {
   }
 
   @Test
+  void zkAclsCloseANamespaceMadeOpen() throws Exception {
+    ZooKeeperSettings base = ZooKeeperSettings.of(server.getConnectString())
+        .withChroot("/late");
+    ZooKeeperSettings owner = base.withDigest("pfs:s3cret");
+    try (CuratorFramework open = start(base)) {
+      Namespace ns = Namespace.open(open, FORMATTING);
+      ns.mkdirs("/a/b");
+      FileStatus f = ns.create("/a/b/f", CreateOptions.file());
+      ns.complete("/a/b/f", f.id(), -1, 7);
+      assertThrows(IllegalArgumentException.class, () -> ZkAcls.apply(open, base, n -> { }));
+    }
+    try (CuratorFramework c = start(owner); CuratorFramework stranger = start(base);
+        CuratorFramework wrong = start(base.withDigest("pfs:guess"))) {
+      ZkAcls.Outcome o = ZkAcls.apply(c, owner, n -> { });
+      assertEquals(o.znodes(), o.set());
+      assertEquals(0, o.refused());
+      assertTrue(o.znodes() > 10, o.toString());
+      assertEquals("digest", c.getACL().forPath("/parityfs/ns/root").get(0).getId()
+          .getScheme());
+      assertEquals("digest", c.usingNamespace(null).getACL().forPath("/late").get(0).getId()
+          .getScheme(),
+          "the chroot's own znode too");
+      NamespaceException e = assertThrows(NamespaceException.class,
+          () -> Namespace.open(stranger, NamespaceConfig.DEFAULT).getStatus("/a/b/f"));
+      assertEquals(NamespaceStatus.PERMISSION_DENIED, e.status());
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> stranger.create().forPath("/parityfs/intruder"));
+      Namespace mine = Namespace.open(c, NamespaceConfig.DEFAULT);
+      assertEquals(7, mine.getStatus("/a/b/f").length());
+      mine.mkdirs("/a/after");
+      assertEquals(o.znodes() + 0, ZkAcls.apply(c, owner, n -> { }).set() - countNew(c, o),
+          "idempotent: the same znodes again, plus the new directory's");
+      ZkAcls.Outcome refused = ZkAcls.apply(wrong, base.withDigest("pfs:guess"), n -> { });
+      assertEquals(2, refused.refused(), "another identity: the chroot and the top znode");
+      assertEquals("/late", refused.firstRefused());
+    }
+  }
+
+  /** The znodes made since {@code before}: the second pass visits them too. */
+  private static long countNew(CuratorFramework c, ZkAcls.Outcome before) throws Exception {
+    return count(c, "/parityfs") - before.znodes();
+  }
+
+  private static long count(CuratorFramework c, String path) throws Exception {
+    long n = 1;
+    for (String child : c.getChildren().forPath(path)) {
+      n += count(c, path + "/" + child);
+    }
+    return n;
+  }
+
+  @Test
   void digestAclsKeepOtherIdentitiesOut() throws Exception {
     ZooKeeperSettings base = ZooKeeperSettings.of(server.getConnectString())
         .withChroot("/secure");
