@@ -107,7 +107,7 @@ public final class StorageNode implements NodeServices, Closeable {
       TargetMetrics.register(metrics.registry(), List.copyOf(targets), this::zooKeeperConnected);
       if (config.metricsPort() >= 0) {
         endpoint = MetricsEndpoint.start(config.metricsHost(), config.metricsPort(), metrics,
-            this::health);
+            this::health, config.metricsAccess(), config.server().tls());
       }
       InetSocketAddress bound = server.start(config.listenHost(), config.listenPort(), this);
       address = InetSocketAddress.createUnresolved(config.advertiseHost(), bound.getPort());

@@ -2,6 +2,7 @@ package io.parityfs.node.tls;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -27,6 +28,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.CertPathTrustManagerParameters;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -189,6 +191,22 @@ public final class TlsContext {
       throw new IllegalArgumentException(PROVIDER_PROPERTY + " must be jdk or openssl: " + p);
     }
     return SslProvider.JDK;
+  }
+
+  /**
+   * A JDK {@link SSLContext} for an HTTPS server with the key and certificate of {@code config}
+   * (the node's metrics endpoint): TLS 1.3 and 1.2, no client certificate asked for (its
+   * clients authenticate with HTTP basic authentication).
+   */
+  public static SSLContext httpsServerContext(TlsConfig config) throws IOException {
+    check(config);
+    try {
+      return ((JdkSslContext) SslContextBuilder.forServer(config.cert().toFile(),
+          config.key().toFile()).sslProvider(SslProvider.JDK).protocols("TLSv1.3", "TLSv1.2")
+          .build()).context();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IOException("cannot load the TLS files of " + config + ": " + e.getMessage(), e);
+    }
   }
 
   /** PKIX with the cluster CA as the one anchor, and its CRL when there is one. */

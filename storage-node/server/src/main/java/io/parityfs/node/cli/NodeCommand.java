@@ -91,7 +91,9 @@ public final class NodeCommand {
       out.printf("node %s (%s) listening on %s:%d%n", node.nodeId(), c.name(),
           node.address().getHostString(), node.address().getPort());
       out.printf("metrics and health on %s%n", node.metricsPort() < 0 ? "(off)"
-          : "http://" + c.metricsHost() + ":" + node.metricsPort() + "/metrics, /health");
+          : (c.metricsAccess().tls() ? "https://" : "http://") + c.metricsHost() + ":"
+              + node.metricsPort() + "/metrics, /health" + (c.metricsAccess().basicAuth()
+              .isEmpty() ? "" : " (basic auth as " + c.metricsAccess().user() + ")"));
       out.printf("zookeeper %s%s%n", c.zooKeeper().connect(), c.zooKeeper().chroot());
       for (StorageTarget t : node.targets()) {
         out.printf("target %s %s %s %s, codec %s, drives %s%n", t.name(), t.id(),

@@ -1,6 +1,7 @@
 package io.parityfs.node.config;
 
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.node.metrics.MetricsAccess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,12 +29,16 @@ import java.util.Objects;
  * @param domain the node's failure domain ({@code node.domain}), "" for none
  * @param deadAfter how long a target may stay OFFLINE before this node's cluster manager, when
  *     it leads, declares it bad ({@code cluster.manager.deadAfter}); zero: never
+ * @param metricsAccess who may read the metrics endpoint: HTTPS with the node's certificate
+ *     ({@code metrics.tls}) and HTTP basic authentication ({@code metrics.basicAuthFile})
  */
 public record NodeConfig(Path source, String name, Path idFile, String listenHost, int listenPort,
     String advertiseHost, String metricsHost, int metricsPort, ZooKeeperSettings zooKeeper,
     Duration refreshInterval, List<TargetConfig> targets,
-    NodeServerConfig server, boolean clusterManager, String domain, Duration deadAfter) {
+    NodeServerConfig server, boolean clusterManager, String domain, Duration deadAfter,
+    MetricsAccess metricsAccess) {
   public NodeConfig {
+    metricsAccess = metricsAccess == null ? MetricsAccess.OPEN : metricsAccess;
     deadAfter = deadAfter == null ? Duration.ZERO : deadAfter;
     targets = List.copyOf(targets);
     Objects.requireNonNull(server, "server");
@@ -46,6 +51,6 @@ public record NodeConfig(Path source, String name, Path idFile, String listenHos
       Duration refreshInterval, List<TargetConfig> targets) {
     this(source, name, idFile, listenHost, listenPort, advertiseHost, metricsHost, metricsPort,
         zooKeeper, refreshInterval, targets, NodeServerConfig.DEFAULT,
-        true, "", Duration.ZERO);
+        true, "", Duration.ZERO, MetricsAccess.OPEN);
   }
 }

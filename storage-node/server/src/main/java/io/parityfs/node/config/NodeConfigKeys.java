@@ -90,6 +90,12 @@ public final class NodeConfigKeys {
       "", "HTTP endpoint (/metrics, /health)");
   public static final Key<Integer> METRICS_PORT = node("metrics.port",
       ValueType.integer(-1, 65535), "7111", "", "its port (0: any; -1: no endpoint)");
+  public static final Key<Boolean> METRICS_TLS = node("metrics.tls", ValueType.BOOL, "false", "",
+      "serve the endpoint over HTTPS with the node's key and certificate (security.tls.key,"
+          + " .cert); scrape it with the cluster CA's certificate");
+  public static final Key<String> METRICS_BASIC_AUTH_FILE = node("metrics.basicAuthFile",
+      ValueType.TEXT, "", "empty", "a file with `user:password`: HTTP basic authentication of"
+          + " every request to the endpoint (Prometheus' basic_auth); empty: none");
   public static final Key<String> ZK_CONNECT = node("zookeeper.connect", ValueType.TEXT,
       "localhost:2181", "", "the ensemble, host:port[,host:port...]");
   public static final Key<String> ZK_CHROOT = node("zookeeper.chroot", ValueType.TEXT, "", "empty",
@@ -219,7 +225,8 @@ public final class NodeConfigKeys {
   /** Every node key, in the order of the docs' table. */
   public static final List<Key<?>> NODE_KEYS = List.of(NODE_NAME, NODE_DOMAIN, NODE_ID_FILE,
       LISTEN_HOST,
-      LISTEN_PORT, ADVERTISE_HOST, METRICS_HOST, METRICS_PORT, ZK_CONNECT, ZK_CHROOT,
+      LISTEN_PORT, ADVERTISE_HOST, METRICS_HOST, METRICS_PORT, METRICS_TLS,
+      METRICS_BASIC_AUTH_FILE, ZK_CONNECT, ZK_CHROOT,
       ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, REGISTRY_REFRESH, CODEC, TARGETS,
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,
       SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_MAX_CONNECTIONS,

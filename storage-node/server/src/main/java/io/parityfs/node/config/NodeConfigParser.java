@@ -13,8 +13,10 @@ import static io.parityfs.node.config.NodeConfigKeys.HOT_SPARES;
 import static io.parityfs.node.config.NodeConfigKeys.LISTEN_HOST;
 import static io.parityfs.node.config.NodeConfigKeys.LISTEN_PORT;
 import static io.parityfs.node.config.NodeConfigKeys.MAX_CHUNK_SIZE;
+import static io.parityfs.node.config.NodeConfigKeys.METRICS_BASIC_AUTH_FILE;
 import static io.parityfs.node.config.NodeConfigKeys.METRICS_HOST;
 import static io.parityfs.node.config.NodeConfigKeys.METRICS_PORT;
+import static io.parityfs.node.config.NodeConfigKeys.METRICS_TLS;
 import static io.parityfs.node.config.NodeConfigKeys.NODE_ID_FILE;
 import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS;
 import static io.parityfs.node.config.NodeConfigKeys.SECURITY_TLS_CA;
@@ -51,6 +53,7 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.node.config.NodeConfigKeys.Key;
 import io.parityfs.node.config.NodeConfigKeys.Scope;
+import io.parityfs.node.metrics.MetricsAccess;
 import io.parityfs.node.tls.TlsConfig;
 import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.Protection;
@@ -121,6 +124,29 @@ public final class NodeConfigParser {
     String crl = get(SECURITY_TLS_CRL, null);
     return new TlsConfig(true, files.get(0), files.get(1), files.get(2),
         crl.isEmpty() ? null : base.resolve(crl));
+  }
+
+  /** The {@code metrics.tls} and {@code metrics.basicAuthFile} keys. */
+  private MetricsAccess metricsAccess(TlsConfig tls) {
+    boolean https = get(METRICS_TLS, null);
+    if (https && !tls.enabled()) {
+      problem(METRICS_TLS.name(), "needs the node's certificate: set security.tls = true and"
+          + " security.tls.key, .cert, .ca");
+    }
+    String file = get(METRICS_BASIC_AUTH_FILE, null);
+    String auth = "";
+    if (!file.isEmpty()) {
+      try {
+        auth = ZooKeeperSettings.readDigestFile(base.resolve(file));
+        if (auth.indexOf(':') < 1) {
+          problem(METRICS_BASIC_AUTH_FILE.name(), file + " must hold user:password");
+          auth = "";
+        }
+      } catch (IOException e) {
+        problem(METRICS_BASIC_AUTH_FILE.name(), "cannot read " + file + ": " + e.getMessage());
+      }
+    }
+    return new MetricsAccess(https && tls.enabled(), auth);
   }
 
   /** Parses properties that came from {@code source}, relative paths against {@code base}. */
@@ -231,12 +257,13 @@ public final class NodeConfigParser {
       }
     }
     boolean clusterManager = get(CLUSTER_MANAGER, null);
+    MetricsAccess metricsAccess = metricsAccess(tls);
     if (!problems.isEmpty()) {
       throw new ConfigException(source, problems);
     }
     return new NodeConfig(Path.of(source), name, idFile, listenHost, listenPort, advertise,
         metricsHost, metricsPort, zk, refresh, targets, server, clusterManager, domain,
-        get(CLUSTER_DEAD_AFTER, null));
+        get(CLUSTER_DEAD_AFTER, null), metricsAccess);
   }
 
   private TargetConfig target(String t, CodecBackend nodeCodec) {

@@ -114,6 +114,29 @@ class NodeConfigParserTest {
   }
 
   @Test
+  void metricsTlsNeedsTheNodesCertificateAndBasicAuthAFile() throws Exception {
+    Properties p = minimal();
+    p.setProperty("metrics.tls", "true");
+    p.setProperty("metrics.basicAuthFile", "missing.auth");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> NodeConfigParser.parse(p, "test.properties", dir));
+    assertTrue(e.problems().stream().anyMatch(m -> m.startsWith("metrics.tls:")
+        && m.contains("security.tls")), e.problems().toString());
+    assertTrue(e.problems().stream().anyMatch(m -> m.startsWith("metrics.basicAuthFile:")),
+        e.problems().toString());
+    java.nio.file.Files.writeString(dir.resolve("metrics.auth"), "prometheus:s3cret\n");
+    p.setProperty("metrics.basicAuthFile", "metrics.auth");
+    p.setProperty("security.tls", "true");
+    p.setProperty("security.tls.key", "pki/n.key");
+    p.setProperty("security.tls.cert", "pki/n.crt");
+    p.setProperty("security.tls.ca", "pki/ca.crt");
+    NodeConfig c = NodeConfigParser.parse(p, "test.properties", dir);
+    assertTrue(c.metricsAccess().tls());
+    assertEquals("prometheus:s3cret", c.metricsAccess().basicAuth());
+    assertFalse(NodeConfigParser.parse(minimal(), "test.properties", dir).metricsAccess().tls());
+  }
+
+  @Test
   void tlsNamesItsFilesAgainstTheFilesFolder() throws Exception {
     assertFalse(NodeConfigParser.parse(minimal(), "test.properties", dir).server().tls()
         .enabled(), "off unless asked for");
