@@ -63,6 +63,12 @@ public final class CertificateAuthority {
   public static final String CA_KEY = "ca.key";
   public static final String CA_CERT = "ca.crt";
   public static final String CA_CRL = "ca.crl";
+  /**
+   * How long before its issue a certificate (the CA's too) is valid from: a day, so that a node
+   * or client whose clock lags by hours (a skewed clock, ParityFS's skewed-clock test) still
+   * accepts it; its expiry counts from the issue.
+   */
+  public static final Duration BACKDATE = Duration.ofDays(1);
   /** The CA's own validity (ten years). */
   public static final Duration CA_VALIDITY = Duration.ofDays(3650);
   /** An issued certificate's validity unless told otherwise (one year). */
@@ -102,7 +108,7 @@ public final class CertificateAuthority {
       X500Principal subject = new X500Principal("CN=" + cluster + " ParityFS CA,O=ParityFS");
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(subject, serial(),
-          Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(CA_VALIDITY)), subject,
+          Date.from(now.minus(BACKDATE)), Date.from(now.plus(CA_VALIDITY)), subject,
           pair.getPublic())
           .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
           .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign
@@ -174,7 +180,7 @@ public final class CertificateAuthority {
       }
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(cert, serial(),
-          Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(validity)),
+          Date.from(now.minus(BACKDATE)), Date.from(now.plus(validity)),
           new X500Principal("CN=" + name + ",OU=" + role.label() + ",O=ParityFS"),
           pair.getPublic())
           .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
