@@ -244,11 +244,9 @@ public final class LocalCluster {
   public List<String> cliOptions(String name) {
     List<String> o = new ArrayList<>(List.of("--zookeeper", connectString()));
     digestFile().ifPresent(f -> o.addAll(List.of("--digest-file", f.toString())));
-    TlsConfig t = tls(name);
-    if (t.enabled()) {
-      o.addAll(List.of("--tls-key", t.key().toString(), "--tls-cert", t.cert().toString(),
-          "--tls-ca", t.ca().toString(), "--tls-crl", t.crl().toString()));
-    }
+    Map<String, String> tlsOptions = new LinkedHashMap<>();
+    putTls(tlsOptions, "--tls-", tls(name), false);
+    tlsOptions.forEach((option, file) -> o.addAll(List.of(option, file)));
     return o;
   }
 
@@ -266,13 +264,7 @@ public final class LocalCluster {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PARITYFS_ZOOKEEPER", connectString());
     digestFile().ifPresent(f -> env.put("PARITYFS_DIGEST_FILE", f.toString()));
-    TlsConfig t = tls(ClusterLayout.ADMIN);
-    if (t.enabled()) {
-      env.put("PARITYFS_TLS_KEY", t.key().toString());
-      env.put("PARITYFS_TLS_CERT", t.cert().toString());
-      env.put("PARITYFS_TLS_CA", t.ca().toString());
-      env.put("PARITYFS_TLS_CRL", t.crl().toString());
-    }
+    putTls(env, "PARITYFS_TLS_", tls(ClusterLayout.ADMIN), true);
     return env;
   }
 
@@ -286,14 +278,23 @@ public final class LocalCluster {
     conf.put("fs.pfs.cluster." + cluster + ".zookeeper", connectString());
     digestFile().ifPresent(f -> conf.put("fs.pfs.cluster." + cluster + ".digest.file",
         f.toString()));
-    TlsConfig t = tls(ClusterLayout.CLIENT);
-    if (t.enabled()) {
-      conf.put("fs.pfs.tls.key", t.key().toString());
-      conf.put("fs.pfs.tls.cert", t.cert().toString());
-      conf.put("fs.pfs.tls.ca", t.ca().toString());
-      conf.put("fs.pfs.tls.crl", t.crl().toString());
-    }
+    putTls(conf, "fs.pfs.tls.", tls(ClusterLayout.CLIENT), false);
     return conf;
+  }
+
+  /** {@code t}'s four files as {@code prefix} + key, cert, ca, crl (upper case: KEY, ...). */
+  private static void putTls(Map<String, String> into, String prefix, TlsConfig t,
+      boolean upper) {
+    if (!t.enabled()) {
+      return;
+    }
+    List<Path> files = List.of(t.key(), t.cert(), t.ca(), t.crl());
+    List<String> names = List.of("key", "cert", "ca", "crl");
+    for (int i = 0; i < files.size(); i++) {
+      String n = names.get(i);
+      into.put(prefix + (upper ? n.toUpperCase(java.util.Locale.ROOT) : n),
+          files.get(i).toString());
+    }
   }
 
   /** Node {@code i}'s configuration file. */

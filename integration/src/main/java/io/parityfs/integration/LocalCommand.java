@@ -126,22 +126,9 @@ public final class LocalCommand {
       description = {"Show the cluster's processes and, while ZooKeeper runs, its targets.",
           "Exits 0 when every process runs, 6 when some or all are stopped, 3 when the folder"
               + " holds no cluster."})
-  static final class Status implements Callable<Integer> {
-    @CommandLine.ParentCommand
-    LocalCommand parent;
-
-    @Spec
-    CommandLine.Model.CommandSpec spec;
-
+  static final class Status extends OnCluster {
     @Override
-    public Integer call() {
-      PrintWriter out = spec.commandLine().getOut();
-      LocalCluster c;
-      try {
-        c = LocalCluster.open(parent.dir);
-      } catch (IOException e) {
-        return Main.fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
-      }
+    int run(LocalCluster c, PrintWriter out) {
       LocalCluster.Shape s = c.shape();
       out.printf(Locale.ROOT, "local cluster %s: %d nodes x %d drives, %s, ZooKeeper %s, %s%n",
           c.dir(), s.nodes(), s.drives(), s.geometry(), c.connectString(), transport(c));
@@ -170,7 +157,17 @@ public final class LocalCommand {
           + " and, when secure, its digest (PARITYFS_DIGEST_FILE) and the admin certificate"
           + " (PARITYFS_TLS_*).",
           "Use: eval \"$(parityfs local env)\""})
-  static final class Env implements Callable<Integer> {
+  static final class Env extends OnCluster {
+    @Override
+    int run(LocalCluster c, PrintWriter out) {
+      c.cliEnvironment().forEach((k, v) -> out.println("export " + k + "=" + shellQuote(v)));
+      out.flush();
+      return ExitStatus.OK.code();
+    }
+  }
+
+  /** A subcommand of a cluster that exists: exit 3 (NOT_FOUND) when the folder holds none. */
+  abstract static class OnCluster implements Callable<Integer> {
     @CommandLine.ParentCommand
     LocalCommand parent;
 
@@ -178,18 +175,17 @@ public final class LocalCommand {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
-      PrintWriter out = spec.commandLine().getOut();
+    public final Integer call() {
       LocalCluster c;
       try {
         c = LocalCluster.open(parent.dir);
       } catch (IOException e) {
         return Main.fail(spec, ExitStatus.NOT_FOUND, e.getMessage());
       }
-      c.cliEnvironment().forEach((k, v) -> out.println("export " + k + "=" + shellQuote(v)));
-      out.flush();
-      return ExitStatus.OK.code();
+      return run(c, spec.commandLine().getOut());
     }
+
+    abstract int run(LocalCluster c, PrintWriter out);
   }
 
   /** {@code v} as one shell word. */
