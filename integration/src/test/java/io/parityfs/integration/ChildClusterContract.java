@@ -41,7 +41,7 @@ public class ChildClusterContract extends PfsContract {
       // under target/, so that a failed run's cluster and logs stay for reading until the next
       Path dir = Path.of("target", "contract-cluster").toAbsolutePath();
       TestDirs.deleteTree(dir);
-      TestCluster c = TestCluster.start(dir, ChildClusterContract.class);
+      TestCluster c = TestCluster.startSecure(dir, ChildClusterContract.class, 3);
       try {
         c.root().namespace().setLayout("/", ROOT_LAYOUT);
       } catch (IOException | RuntimeException e) {

@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A storage node killed with SIGKILL under 8 writers and 8 readers, for each policy across
- * nodes (docs/across-nodes.md §3–4), on three node processes: every read returns the right
- * bytes and every write is acknowledged, before, during and after the node's loss; none fails.
+ * nodes (docs/across-nodes.md §3–4), on three node processes secure as a local cluster is
+ * (mutual TLS, a ZooKeeper digest): every read returns the right bytes and every write is
+ * acknowledged, before, during and after the node's loss; none fails.
  * Half the readers read ahead (the kill finds reads in flight), half do not, and each also
  * reads at random positions. Writers create, hsync and close file after file: some are cut by
  * the kill, some are created while the node is down (placed degraded from birth), and their
@@ -48,7 +49,7 @@ class NodeKillAcrossTest {
 
   @BeforeAll
   static void start() throws IOException {
-    cluster = TestCluster.start(dir.resolve("cluster"), NodeKillAcrossTest.class);
+    cluster = TestCluster.startSecure(dir.resolve("cluster"), NodeKillAcrossTest.class, 3);
     for (Across a : List.of(Across.mirror(2), Across.ec(2, 1))) {
       cluster.root().namespace().mkdirs(dir(a), CreateOptions.directory()
           .withLayout(TestCluster.LAYOUT.withAcross(a)).withCreateParents(true));

@@ -72,15 +72,32 @@ final class TestCluster implements AutoCloseable {
     return start(dir, test, zooKeeperServers, 3, configure);
   }
 
-  /** {@link #start(Path, Class, int, Configure)} with {@code nodes} storage nodes. */
+  /**
+   * {@link #start(Path, Class, int, Configure)} with {@code nodes} storage nodes, in plaintext
+   * with open ZooKeeper ACLs: most fault tests are about faults, not transport, and a secure
+   * cluster's TLS start-up in every node JVM costs each of them seconds ({@link #startSecure}).
+   */
   static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, int nodes,
       Configure configure) throws IOException {
+    return start(dir, test, zooKeeperServers, nodes, configure, false);
+  }
+
+  /**
+   * A secure cluster, as {@code parityfs local start} makes one: mutual TLS to every node and a
+   * ZooKeeper digest (the node-kill and contract tests run so).
+   */
+  static TestCluster startSecure(Path dir, Class<?> test, int nodes) throws IOException {
+    return start(dir, test, 1, nodes, c -> { }, true);
+  }
+
+  private static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, int nodes,
+      Configure configure, boolean secure) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     LocalCluster c = LocalCluster.createOrOpen(dir,
-        new LocalCluster.Shape(nodes, 6, "raid6:4+2", port, "1g", zooKeeperServers))
+        new LocalCluster.Shape(nodes, 6, "raid6:4+2", port, "1g", zooKeeperServers, secure))
         .withoutKeeper(); // the tests run catch-up themselves and count what it did
     configure.apply(c);
     TestCluster t = new TestCluster(c, test.getSimpleName());
