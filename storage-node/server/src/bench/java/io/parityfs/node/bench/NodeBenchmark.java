@@ -59,11 +59,11 @@ import org.apache.curator.test.TestingServer;
  *       ChunkStore} (1 MiB write and read calls). Ratios: {@code write_vs_array}, {@code
  *       read_vs_array} (node MB/s over store MB/s).
  *   <li><b>TLS</b>: the same sequential writes and reads on a second node with mutual TLS 1.3
- *       (the JDK's engine, what nodes and clients use) and on a third with netty-tcnative's
- *       BoringSSL (the bench profile puts it on the class path; skipped where it does not
- *       load), each with its own drives, in turn with the plaintext node. Ratios: {@code
- *       tls_write_vs_plain}, {@code tls_read_vs_plain} (goal 0.9, issue 18), {@code
- *       boringssl_write_vs_jdk}, {@code boringssl_read_vs_jdk}.
+ *       through the JDK's engine and on a third through netty-tcnative's BoringSSL (skipped
+ *       where it does not load), each with its own drives, in turn with the plaintext node.
+ *       Ratios: {@code tls_write_vs_plain}, {@code tls_read_vs_plain} (the engine ParityFS
+ *       picks, {@link TlsContext#provider}; goal 0.9, issue 18), the same for the JDK's
+ *       ({@code jdk_tls_*}), and {@code boringssl_write_vs_jdk}, {@code boringssl_read_vs_jdk}.
  *   <li><b>random reads</b> of 4 KiB and 64 KiB at aligned random offsets, {@code --clients}
  *       threads each with one read in flight: IOPS, MB/s, p50, p99.
  * </ul>
@@ -137,6 +137,8 @@ public final class NodeBenchmark {
         System.out.println("  BoringSSL (netty-tcnative) does not load here: "
             + OpenSsl.unavailabilityCause());
       }
+      // what ParityFS uses by default (TlsContext.provider: BoringSSL where it loads)
+      TlsNode used = openssl != null ? openssl : jdk;
       try (NodeClient client = NodeClient.create(clientConfig(TlsConfig.OFF))) {
         InetSocketAddress addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
         TargetId target = TargetId.of(node.targets().get(0).id());
@@ -163,20 +165,22 @@ public final class NodeBenchmark {
         metrics.put("array_read_mbps", arrayRead);
         metrics.put("node_write_mbps", nodeWrite);
         metrics.put("node_read_mbps", nodeRead);
-        metrics.put("tls_write_mbps", jdkWrite);
-        metrics.put("tls_read_mbps", jdkRead);
-        if (openssl != null) {
-          metrics.put("boringssl_tls_write_mbps", sslWrite);
-          metrics.put("boringssl_tls_read_mbps", sslRead);
-        }
+        double usedWrite = used == openssl ? sslWrite : jdkWrite;
+        double usedRead = used == openssl ? sslRead : jdkRead;
+        metrics.put("tls_write_mbps", usedWrite);
+        metrics.put("tls_read_mbps", usedRead);
+        metrics.put("jdk_tls_write_mbps", jdkWrite);
+        metrics.put("jdk_tls_read_mbps", jdkRead);
         random(client, addr, target, 4096, "read4k");
         random(client, addr, target, 65536, "read64k");
         parallel(c -> store.delete(new ChunkId(2, (int) c)));
         Map<String, Object> ratios = new LinkedHashMap<>();
         ratios.put("write_vs_array", nodeWrite / arrayWrite);
         ratios.put("read_vs_array", nodeRead / arrayRead);
-        ratios.put("tls_write_vs_plain", jdkWrite / nodeWrite);
-        ratios.put("tls_read_vs_plain", jdkRead / nodeRead);
+        ratios.put("tls_write_vs_plain", usedWrite / nodeWrite);
+        ratios.put("tls_read_vs_plain", usedRead / nodeRead);
+        ratios.put("jdk_tls_write_vs_plain", jdkWrite / nodeWrite);
+        ratios.put("jdk_tls_read_vs_plain", jdkRead / nodeRead);
         if (openssl != null) {
           ratios.put("boringssl_write_vs_jdk", sslWrite / jdkWrite);
           ratios.put("boringssl_read_vs_jdk", sslRead / jdkRead);
@@ -422,9 +426,10 @@ public final class NodeBenchmark {
     json.put("baseline", "the same chunks written and read with 1 MiB calls on the node's"
         + " ChunkStore in the same JVM, no network; for the tls ratios, the plaintext node");
     json.put("tls", "mutual TLS 1.3 (EC P-256 certificates of a bench CA) on two more nodes of"
-        + " the same shape on the same disk, sequential phases only: the JDK's engine (what"
-        + " ParityFS uses) and " + (OpenSsl.isAvailable() ? "BoringSSL " + OpenSsl.versionString()
-        + " (netty-tcnative)" : "no BoringSSL (netty-tcnative does not load)")
+        + " the same shape on the same disk, sequential phases only: the JDK's engine (jdk_tls_*)"
+        + " and " + (OpenSsl.isAvailable() ? OpenSsl.versionString()
+        + " (netty-tcnative)" : "no BoringSSL (netty-tcnative does not load)") + "; tls_* is"
+        + " what ParityFS uses: " + TlsContext.providerName()
         + "; the CPU's AES and carry-less multiply instructions (AES-GCM): "
         + (cpuFlag("aes") && cpuFlag("pclmulqdq") ? "yes" : "no"));
     Map<String, Object> m = new LinkedHashMap<>();

@@ -217,7 +217,8 @@ public final class NettyNodeServer implements NodeServer {
     }
     InetSocketAddress bound = (InetSocketAddress) server.localAddress();
     LOG.log(System.Logger.Level.INFO, "node server listening on {0} ({1}, {2} I/O threads, {3}"
-        + " workers)", bound, transport, config.ioThreads(), config.workerThreads());
+        + " workers, {4})", bound, transport, config.ioThreads(), config.workerThreads(),
+        tls == null ? "plaintext" : "mutual TLS 1.3, " + TlsContext.providerName());
     return bound;
   }
 
