@@ -147,8 +147,11 @@ public final class NodeConfigKeys {
   public static final Key<Integer> SERVER_MAX_LISTS_IN_PROGRESS = node(
       "server.maxListsInProgress", ValueType.integer(1, 1024),
       Integer.toString(NodeServerConfig.DEFAULT.maxListsInProgress()), "",
-      "node-wide: LIST requests running at once (each reads every drive's directory); beyond,"
-          + " LIST is answered BUSY and retried by the client");
+      "node-wide: LIST requests running at once (each reads every drive's directory); a LIST"
+          + " beyond waits for a place");
+  public static final Key<Duration> SERVER_LIST_WAIT = node("server.listWait",
+      ValueType.duration(true), ValueType.durationText(NodeServerConfig.DEFAULT.listWait()), "",
+      "how long a LIST waits for a place before it is answered BUSY (nothing done)");
   public static final Key<Duration> SERVER_IDLE_TIMEOUT = node("server.idleTimeout",
       ValueType.duration(false),
       ValueType.durationText(NodeServerConfig.DEFAULT.idleTimeout()), "",
@@ -231,7 +234,7 @@ public final class NodeConfigKeys {
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,
       SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_MAX_CONNECTIONS,
       SERVER_MAX_CONNECTIONS_PER_PEER, SERVER_MAX_PARTIAL_FRAME_BYTES,
-      SERVER_MAX_LISTS_IN_PROGRESS, SERVER_IDLE_TIMEOUT,
+      SERVER_MAX_LISTS_IN_PROGRESS, SERVER_LIST_WAIT, SERVER_IDLE_TIMEOUT,
       SERVER_DRAIN_TIMEOUT, SECURITY_TLS, SECURITY_TLS_KEY, SECURITY_TLS_CERT, SECURITY_TLS_CA,
       SECURITY_TLS_CRL, CLUSTER_MANAGER, CLUSTER_DEAD_AFTER);
 

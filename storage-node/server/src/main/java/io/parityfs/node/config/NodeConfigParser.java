@@ -36,6 +36,7 @@ import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_BYTES_PER_CONNEC
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_BYTES_PER_NODE;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_CONNECTIONS;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_CONNECTIONS_PER_PEER;
+import static io.parityfs.node.config.NodeConfigKeys.SERVER_LIST_WAIT;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_LISTS_IN_PROGRESS;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_PARTIAL_FRAME_BYTES;
 import static io.parityfs.node.config.NodeConfigKeys.SERVER_MAX_REQUESTS_PER_CONNECTION;
@@ -248,6 +249,7 @@ public final class NodeConfigParser {
           .maxConnectionsPerPeer(get(SERVER_MAX_CONNECTIONS_PER_PEER, null))
           .maxPartialFrameBytes(get(SERVER_MAX_PARTIAL_FRAME_BYTES, null))
           .maxListsInProgress(get(SERVER_MAX_LISTS_IN_PROGRESS, null))
+          .listWait(get(SERVER_LIST_WAIT, null))
           .idleTimeout(get(SERVER_IDLE_TIMEOUT, null))
           .drainTimeout(get(SERVER_DRAIN_TIMEOUT, null))
           .build();

@@ -32,7 +32,9 @@ import java.util.Objects;
  *     connection whose partial frame would take the sum past this is closed (the bound on what
  *     peers that start frames and never finish them make the node hold)
  * @param maxListsInProgress LIST requests running at once on the node (each reads the directory
- *     of every drive); beyond, a LIST is answered BUSY (clients retry it with backoff)
+ *     of every drive); a LIST beyond waits for a place
+ * @param listWait how long a LIST waits for a place (on its worker thread) before it is answered
+ *     BUSY
  * @param nativeTransport use epoll when available (else NIO)
  * @param tls the node's TLS files (mutual TLS 1.3, docs/security.md), or {@link TlsConfig#OFF}:
  *     plaintext, every peer trusted, a warning at start
@@ -53,6 +55,7 @@ public record NodeServerConfig(
     int maxConnectionsPerPeer,
     long maxPartialFrameBytes,
     int maxListsInProgress,
+    Duration listWait,
     boolean nativeTransport,
     TlsConfig tls) {
   /** The most bytes one frame can have (fixed part, the largest header and payload). */
@@ -87,6 +90,10 @@ public record NodeServerConfig(
     positive("maxConnections", maxConnections);
     positive("maxConnectionsPerPeer", maxConnectionsPerPeer);
     positive("maxListsInProgress", maxListsInProgress);
+    Objects.requireNonNull(listWait, "listWait");
+    if (listWait.isNegative()) {
+      throw new IllegalArgumentException("listWait (" + listWait + ") must be >= 0");
+    }
     if (maxPartialFrameBytes < LARGEST_FRAME) {
       throw new IllegalArgumentException("maxPartialFrameBytes (" + maxPartialFrameBytes
           + ") must be at least one frame of the largest size (" + LARGEST_FRAME
@@ -125,6 +132,7 @@ public record NodeServerConfig(
     b.maxConnectionsPerPeer = maxConnectionsPerPeer;
     b.maxPartialFrameBytes = maxPartialFrameBytes;
     b.maxListsInProgress = maxListsInProgress;
+    b.listWait = listWait;
     b.nativeTransport = nativeTransport;
     b.tls = tls;
     return b;
@@ -147,7 +155,8 @@ public record NodeServerConfig(
     private int maxConnections = 4096;
     private int maxConnectionsPerPeer = 512;
     private long maxPartialFrameBytes = 1L << 30;
-    private int maxListsInProgress = 4;
+    private int maxListsInProgress = 8;
+    private Duration listWait = Duration.ofSeconds(10);
     private boolean nativeTransport = true;
     private TlsConfig tls = TlsConfig.OFF;
 
@@ -168,6 +177,7 @@ public record NodeServerConfig(
     public Builder maxConnectionsPerPeer(int v) { maxConnectionsPerPeer = v; return this; }
     public Builder maxPartialFrameBytes(long v) { maxPartialFrameBytes = v; return this; }
     public Builder maxListsInProgress(int v) { maxListsInProgress = v; return this; }
+    public Builder listWait(Duration v) { listWait = v; return this; }
     public Builder nativeTransport(boolean v) { nativeTransport = v; return this; }
     public Builder tls(TlsConfig v) { tls = v; return this; }
 
@@ -175,7 +185,7 @@ public record NodeServerConfig(
       return new NodeServerConfig(ioThreads, workerThreads, maxRequestsPerConnection,
           maxBytesPerConnection, maxRequestsPerNode, maxBytesPerNode, idleTimeout, drainTimeout,
           claimWait, readFrameSize, writeBufferHighWater, maxConnections, maxConnectionsPerPeer,
-          maxPartialFrameBytes, maxListsInProgress, nativeTransport, tls);
+          maxPartialFrameBytes, maxListsInProgress, listWait, nativeTransport, tls);
     }
   }
 }

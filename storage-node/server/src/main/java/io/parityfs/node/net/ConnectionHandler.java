@@ -337,7 +337,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (!server.startList()) {
         return new ErrorResponse(id, Opcode.LIST, Status.BUSY, "LIST: "
             + server.config().maxListsInProgress() + " listings in progress on this node"
-            + " (server.maxListsInProgress); nothing was done");
+            + " (server.maxListsInProgress) for " + server.config().listWait().toMillis()
+            + " ms (server.listWait); nothing was done");
       }
       try {
         return list(l, targets.get(0).chunks());

@@ -44,6 +44,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -121,11 +122,12 @@ public final class NettyNodeServer implements NodeServer {
   private final Map<InetAddress, Integer> admittedByPeer = new ConcurrentHashMap<>();
   /** Bytes of partial frames over every connection ({@link FrameTracker}). */
   private final AtomicLong partialBytes = new AtomicLong();
-  /** LIST requests running now ({@link #startList}). */
-  private final AtomicInteger lists = new AtomicInteger();
+  /** The places for LIST requests running at once ({@link #startList}). */
+  private final Semaphore lists;
 
   public NettyNodeServer(NodeServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
+    this.lists = new Semaphore(config.maxListsInProgress());
   }
 
   public NodeServerConfig config() {
@@ -284,17 +286,21 @@ public final class NettyNodeServer implements NodeServer {
     return true;
   }
 
-  /** Takes a place for one LIST ({@code server.maxListsInProgress}); false when none is free. */
+  /**
+   * Takes a place for one LIST ({@code server.maxListsInProgress}), waiting up to {@code
+   * server.listWait} for one (a worker thread); false when none came free.
+   */
   boolean startList() {
-    if (lists.incrementAndGet() > config.maxListsInProgress()) {
-      lists.decrementAndGet();
+    try {
+      return lists.tryAcquire(config.listWait().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return false;
     }
-    return true;
   }
 
   void endList() {
-    lists.decrementAndGet();
+    lists.release();
   }
 
   /** Bytes of frames received in part, over every connection (for tests and metrics). */

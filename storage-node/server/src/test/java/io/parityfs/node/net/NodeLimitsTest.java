@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * is accepted (closed before any byte is read); the node-wide budget for partial frames closes
  * the connection whose partial frame would pass it and never holds more; in every case a
  * well-behaved client is served again as soon as the flood's connections go. LISTs past their
- * node-wide number in progress are answered BUSY, having done nothing. Peers are told
+ * node-wide number in progress wait for a place, and are answered BUSY, having done nothing,
+ * when none comes free in time. Peers are told
  * apart by their loopback source address (127.0.0.1, .2, .3).
  */
 class NodeLimitsTest {
@@ -59,7 +61,8 @@ class NodeLimitsTest {
     zk = new TestingServer(true);
     node = new TestNode(dir.resolve("node"), zk.getConnectString(), NodeServerConfig.builder()
         .maxConnectionsPerPeer(PER_PEER).maxConnections(PER_NODE)
-        .maxPartialFrameBytes(PARTIAL).maxListsInProgress(1).build(), "4K", "1M");
+        .maxPartialFrameBytes(PARTIAL).maxListsInProgress(1).listWait(Duration.ofMillis(300))
+        .build(), "4K", "1M");
   }
 
   @AfterAll
@@ -180,7 +183,7 @@ class NodeLimitsTest {
   }
 
   @Test
-  void aListPastTheNumberInProgressIsAnsweredBusy() throws Exception {
+  void aListPastTheNumberInProgressWaitsThenIsAnsweredBusy() throws Exception {
     served("listed", 5);
     try (NodeClient c = NodeClient.create(NodeClientConfig.builder().maxAttempts(1).build())) {
       assertTrue(node.server.startList(), "the one place for a LIST, held by the test");
@@ -191,6 +194,13 @@ class NodeLimitsTest {
       } finally {
         node.server.endList();
       }
+      // a LIST that waits while the place is held gets it when the place comes free
+      assertTrue(node.server.startList());
+      java.util.concurrent.CompletableFuture<?> waiting = c.listAsync(node.address, node.target,
+          7, 0, 100);
+      Thread.sleep(100);
+      node.server.endList();
+      waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
       assertTrue(c.list(node.address, node.target, 7, 0, 100).entries().stream()
           .anyMatch(entry -> entry.chunk().equals(new ChunkId(7, 5))));
     }
