@@ -68,7 +68,7 @@ final class CaCommands {
             + e.getReason());
       }
       print(s, "ca", ca.dir.resolve(CertificateAuthority.CA_KEY),
-          ca.dir.resolve(CertificateAuthority.CA_CERT), a.certificate());
+          ca.dir.resolve(CertificateAuthority.CA_CERT), null, a.certificate());
     }
   }
 
@@ -110,7 +110,7 @@ final class CaCommands {
       CertificateAuthority a = CertificateAuthority.open(ca.dir);
       CertificateAuthority.Issued i = a.issue(r, name, Duration.ofDays(days), hosts,
           out == null ? ca.dir : out);
-      print(s, r.label(), i.key(), i.cert(), i.certificate());
+      print(s, r.label(), i.key(), i.cert(), i.pem(), i.certificate());
     }
   }
 
@@ -151,18 +151,24 @@ final class CaCommands {
     }
   }
 
-  private static void print(Session s, String what, Path key, Path cert, X509Certificate c) {
+  /** One line (or JSON document) per file set; {@code pem} is null for the CA's own. */
+  private static void print(Session s, String what, Path key, Path cert, Path pem,
+      X509Certificate c) {
     if (s.json()) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("role", what);
       m.put("subject", c.getSubjectX500Principal().getName());
       m.put("key", key.toString());
       m.put("cert", cert.toString());
+      if (pem != null) {
+        m.put("pem", pem.toString());
+      }
       m.put("notAfter", c.getNotAfter().toInstant().toString());
       s.printJson(m);
     } else {
       s.out().println(what + " " + c.getSubjectX500Principal().getName() + ": key " + key
-          + " (0600), certificate " + cert + ", valid until " + c.getNotAfter().toInstant());
+          + " (0600), certificate " + cert + ", valid until " + c.getNotAfter().toInstant()
+          + (pem == null ? "" : "; both in " + pem + " (0600, ZooKeeper's TLS key store)"));
     }
   }
 }

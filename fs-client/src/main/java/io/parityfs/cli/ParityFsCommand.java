@@ -55,6 +55,18 @@ final class ParityFsCommand implements Callable<Integer> {
           + " PARITYFS_DIGEST_FILE)")
   Path digestFile;
 
+  @Option(names = "--zk-tls-truststore", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_ZK_TLS_TRUSTSTORE}",
+      description = "TLS to ZooKeeper: the CA certificate its servers' certificates chain to,"
+          + " PEM (env PARITYFS_ZK_TLS_TRUSTSTORE; default plaintext)")
+  Path zkTlsTrustStore;
+
+  @Option(names = "--zk-tls-keystore", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_ZK_TLS_KEYSTORE}",
+      description = "the key and certificate shown to ZooKeeper in one PEM file, as `ca issue`"
+          + " writes NAME.pem (env PARITYFS_ZK_TLS_KEYSTORE)")
+  Path zkTlsKeyStore;
+
   @Option(names = "--user", scope = ScopeType.INHERIT, paramLabel = "<name>",
       defaultValue = "${sys:user.name}",
       description = "act as this user (default: the OS user, ${DEFAULT-VALUE})")

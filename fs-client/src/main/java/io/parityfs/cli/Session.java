@@ -5,6 +5,7 @@ import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.tls.TlsConfig;
 import java.io.Closeable;
@@ -131,10 +132,16 @@ final class Session implements Closeable {
       }
     }
     long millis = Math.round(options.connectTimeoutSeconds * 1000);
+    if (options.zkTlsKeyStore != null && options.zkTlsTrustStore == null) {
+      throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: --zk-tls-keystore needs"
+          + " --zk-tls-truststore (the CA certificate ZooKeeper's certificate chains to)");
+    }
+    ZooKeeperTls tls = options.zkTlsTrustStore == null ? null
+        : new ZooKeeperTls(options.zkTlsTrustStore, options.zkTlsKeyStore);
     try {
       return new ZooKeeperSettings(options.zooKeeper, options.chroot == null ? ""
           : options.chroot, Duration.ofMillis(Math.round(options.sessionTimeoutSeconds * 1000)),
-          Duration.ofMillis(Math.max(100, millis)), digest);
+          Duration.ofMillis(Math.max(100, millis)), digest, tls);
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: " + e.getMessage());
     }

@@ -32,8 +32,8 @@ final class ZkAclCommand extends CliCommand {
       c.start();
       if (!c.blockUntilConnected((int) zk.connectionTimeout().toMillis(),
           TimeUnit.MILLISECONDS)) {
-        throw new CliException(ExitStatus.UNAVAILABLE, zk.connect(), "UNAVAILABLE: cannot"
-            + " reach ZooKeeper within " + zk.connectionTimeout().toSeconds() + " s");
+        throw new CliException(ExitStatus.UNAVAILABLE, zk.connect(), "UNAVAILABLE: "
+            + zk.unreachable());
       }
       o = ZkAcls.apply(c, zk, n -> {
         s.err().println("zk-acl: " + n + " znodes so far");

@@ -81,8 +81,7 @@ public final class ParityClient implements Closeable {
     try {
       long wait = config.zooKeeper().connectionTimeout().toMillis();
       if (!zk.blockUntilConnected((int) wait, TimeUnit.MILLISECONDS)) {
-        throw new IOException("cannot reach ZooKeeper at " + config.zooKeeper().connect()
-            + " within " + wait + " ms");
+        throw new IOException(config.zooKeeper().unreachable());
       }
       base = Namespace.open(zk, config.namespace());
       TargetRegistry registry = TargetRegistry.open(zk, config.registry());
@@ -113,8 +112,7 @@ public final class ParityClient implements Closeable {
       zk.start();
       long wait = config.zooKeeper().connectionTimeout().toMillis();
       if (!zk.blockUntilConnected((int) wait, TimeUnit.MILLISECONDS)) {
-        throw new IOException("cannot reach ZooKeeper at " + config.zooKeeper().connect()
-            + " within " + wait + " ms");
+        throw new IOException(config.zooKeeper().unreachable());
       }
       return Namespace.format(zk, config.namespace());
     } catch (InterruptedException e) {

@@ -9,6 +9,7 @@ import io.parityfs.client.ClientConfig;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.NamespaceConfig;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.tls.TlsConfig;
 import java.io.IOException;
@@ -51,7 +52,7 @@ final class ClientSettings {
     try {
       return new ZooKeeperSettings(connect, chroot,
           PfsConfigKeys.ZOOKEEPER_SESSION_TIMEOUT.get(conf),
-          PfsConfigKeys.ZOOKEEPER_CONNECTION_TIMEOUT.get(conf), digest);
+          PfsConfigKeys.ZOOKEEPER_CONNECTION_TIMEOUT.get(conf), digest, zooKeeperTls(conf));
     } catch (IllegalArgumentException e) {
       throw new IOException("bad ZooKeeper settings for " + uri + ": " + e.getMessage(), e);
     }
@@ -81,6 +82,21 @@ final class ClientSettings {
     String v = new String(secret).trim();
     Arrays.fill(secret, '\0');
     return v;
+  }
+
+  /** TLS to ZooKeeper: on when {@code fs.pfs.zookeeper.tls.truststore} names a file. */
+  static ZooKeeperTls zooKeeperTls(Configuration conf) {
+    String trust = PfsConfigKeys.ZOOKEEPER_TLS_TRUSTSTORE.get(conf);
+    String key = PfsConfigKeys.ZOOKEEPER_TLS_KEYSTORE.get(conf);
+    if (trust.isEmpty()) {
+      if (!key.isEmpty()) {
+        throw new IllegalArgumentException(PfsConfigKeys.ZOOKEEPER_TLS_KEYSTORE.name()
+            + " is set but " + PfsConfigKeys.ZOOKEEPER_TLS_TRUSTSTORE.name() + " is not: TLS to"
+            + " ZooKeeper needs the CA certificate its servers' certificates chain to");
+      }
+      return null;
+    }
+    return new ZooKeeperTls(Path.of(trust), key.isEmpty() ? null : Path.of(key));
   }
 
   private static String readDigest(String file, String key) throws IOException {

@@ -127,6 +127,12 @@ public final class PfsConfigKeys {
       "user:password of a cluster that sets none (and of host:port authorities)");
   public static final Key<String> ZOOKEEPER_DIGEST_FILE = string("zookeeper.digest.file", "",
       "file holding user:password, for clusters that set no digest of their own");
+  public static final Key<String> ZOOKEEPER_TLS_TRUSTSTORE = string("zookeeper.tls.truststore",
+      "", "TLS to ZooKeeper: the CA certificate its servers' certificates chain to, PEM; empty:"
+          + " plaintext (docs/security.md, \"TLS to ZooKeeper\")");
+  public static final Key<String> ZOOKEEPER_TLS_KEYSTORE = string("zookeeper.tls.keystore", "",
+      "the key and certificate shown to ZooKeeper, both in one PEM file (parityfs ca issue"
+          + " writes NAME.pem)");
   public static final Key<Duration> ZOOKEEPER_SESSION_TIMEOUT = duration(
       "zookeeper.session-timeout", Duration.ofSeconds(30),
       "ZooKeeper session timeout: how long a dead client keeps its files' write leases");
@@ -193,8 +199,8 @@ public final class PfsConfigKeys {
 
   /** Every global key, in documentation order. */
   public static final List<Key<?>> ALL = List.of(ZOOKEEPER_CHROOT, ZOOKEEPER_DIGEST,
-      ZOOKEEPER_DIGEST_FILE, ZOOKEEPER_SESSION_TIMEOUT, ZOOKEEPER_CONNECTION_TIMEOUT,
-      NAMESPACE_ROOT, PERMISSIONS_ENABLED, PERMISSIONS_SUPERUSER, PERMISSIONS_SUPERGROUP,
+      ZOOKEEPER_DIGEST_FILE, ZOOKEEPER_TLS_TRUSTSTORE, ZOOKEEPER_TLS_KEYSTORE,
+      ZOOKEEPER_SESSION_TIMEOUT, ZOOKEEPER_CONNECTION_TIMEOUT, NAMESPACE_ROOT, PERMISSIONS_ENABLED, PERMISSIONS_SUPERUSER, PERMISSIONS_SUPERGROUP,
       ENTRY_CACHE_SIZE, LIST_PAGE_SIZE, WRITE_BUFFER_SIZE, WRITE_UPLOADS_PER_TARGET, READ_AHEAD,
       READ_REQUEST_SIZE, TRANSFER_THREADS, SUSPECT_WINDOW, TLS_KEY, TLS_CERT, TLS_CA, TLS_CRL,
       BLOCK_SIZE, CHECKSUM_ALGORITHM);

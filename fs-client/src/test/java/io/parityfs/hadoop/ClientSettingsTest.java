@@ -1,6 +1,7 @@
 package io.parityfs.hadoop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +45,20 @@ class ClientSettingsTest {
     assertEquals("pfs:s3cret", zk.digest());
     assertEquals(Duration.ofSeconds(7), zk.sessionTimeout());
     assertEquals(Duration.ofSeconds(15), zk.connectionTimeout());
+  }
+
+  @Test
+  void zooKeeperTlsIsOnWithATrustStoreAndNeedsOneForAKeyStore() throws IOException {
+    Configuration c = empty();
+    assertNull(ClientSettings.zooKeeper(URI.create("pfs://zk9:2181/"), c).tls());
+    c.set("fs.pfs.zookeeper.tls.keystore", "/etc/pki/client.pem");
+    IOException e = assertThrows(IOException.class,
+        () -> ClientSettings.zooKeeper(URI.create("pfs://zk9:2181/"), c));
+    assertTrue(e.getMessage().contains("fs.pfs.zookeeper.tls.truststore"), e.getMessage());
+    c.set("fs.pfs.zookeeper.tls.truststore", "/etc/pki/ca.crt");
+    ZooKeeperSettings zk = ClientSettings.zooKeeper(URI.create("pfs://zk9:2181/"), c);
+    assertEquals(Path.of("/etc/pki/ca.crt"), zk.tls().trustStore());
+    assertEquals(Path.of("/etc/pki/client.pem"), zk.tls().keyStore());
   }
 
   @Test

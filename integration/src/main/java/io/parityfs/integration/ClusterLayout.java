@@ -2,10 +2,12 @@ package io.parityfs.integration;
 
 import io.parityfs.integration.LocalCluster.Shape;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.config.NodeConfigKeys;
 import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.tls.CertificateAuthority;
 import io.parityfs.node.tls.TlsConfig;
+import io.parityfs.node.tls.TlsContext;
 import io.parityfs.node.tls.TlsRole;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
+import javax.net.SocketFactory;
 
 /**
  * Where a {@link LocalCluster} keeps everything, and the files that describe it: the folder
@@ -98,6 +101,7 @@ final class ClusterLayout {
     p.setProperty("zookeeper.port", Integer.toString(s.zooKeeperPort()));
     p.setProperty("node.heap", s.nodeHeap());
     p.setProperty("secure", Boolean.toString(s.secure()));
+    p.setProperty("zookeeper.tls", Boolean.toString(s.zooKeeperTls()));
     if (!ensemble.isEmpty()) {
       p.setProperty("zookeeper.servers", Integer.toString(s.zooKeeperServers()));
       p.setProperty("zookeeper.ensemble.ports", ensemble.stream()
@@ -124,7 +128,8 @@ final class ClusterLayout {
           Integer.parseInt(p.getProperty("zookeeper.port")), p.getProperty("node.heap", "2g"),
           Integer.parseInt(p.getProperty("zookeeper.servers", "1")),
           // a cluster made before security was has no key: it stays plaintext and open
-          Boolean.parseBoolean(p.getProperty("secure", "false")));
+          Boolean.parseBoolean(p.getProperty("secure", "false")),
+          Boolean.parseBoolean(p.getProperty("zookeeper.tls", "false")));
       List<int[]> ensemble = new ArrayList<>();
       if (s.zooKeeperServers() > 1) {
         for (String e : p.getProperty("zookeeper.ensemble.ports").split(",")) {
@@ -215,6 +220,27 @@ final class ClusterLayout {
    */
   TlsConfig tls(String name) {
     return shape.secure() ? TlsConfig.inDirectory(dir.resolve(TLS_DIR), name) : TlsConfig.OFF;
+  }
+
+  /**
+   * TLS to ZooKeeper as holder {@code name}: the CA's certificate and the holder's {@code
+   * name.pem} (key and certificate); {@code null} when ZooKeeper's port is plaintext.
+   */
+  ZooKeeperTls zooKeeperTls(String name) {
+    if (!shape.zooKeeperTls()) {
+      return null;
+    }
+    Path tls = dir.resolve(TLS_DIR);
+    return new ZooKeeperTls(tls.resolve(CertificateAuthority.CA_CERT), tls.resolve(name + ".pem"));
+  }
+
+  /**
+   * How to open a connection to a ZooKeeper server of the cluster for its four-letter words: a
+   * plain socket, or TLS with the admin certificate when ZooKeeper listens for TLS only.
+   */
+  SocketFactory zooKeeperSockets() throws IOException {
+    return shape.zooKeeperTls()
+        ? TlsContext.jdkClientContext(tls(ADMIN)).getSocketFactory() : SocketFactory.getDefault();
   }
 
   /** {@link LocalCluster#digestFile}. */
@@ -314,8 +340,7 @@ final class ClusterLayout {
     z.setProperty("syncLimit", "10");
     z.setProperty("maxSessionTimeout", "30000");
     z.setProperty("dataDir", zk.resolve("data").toString());
-    z.setProperty("clientPort", Integer.toString(ensemblePorts.get(s - 1)[0]));
-    z.setProperty("clientPortAddress", "127.0.0.1");
+    clientPort(z, ensemblePorts.get(s - 1)[0]);
     z.setProperty("maxClientCnxns", "0");
     z.setProperty("admin.enableServer", "false");
     z.setProperty("4lw.commands.whitelist", "ruok,srvr");
@@ -347,6 +372,37 @@ final class ClusterLayout {
     ca.issue(TlsRole.NODE, LocalCluster.KEEPER, validity, List.of(), tls);
     ca.issue(TlsRole.ADMIN, ADMIN, validity, List.of(), tls);
     ca.issue(TlsRole.CLIENT, CLIENT, validity, List.of(), tls);
+    if (shape.zooKeeperTls()) {
+      ca.issue(TlsRole.NODE, ZOOKEEPER, validity, NODE_HOSTS, tls);
+    }
+  }
+
+  /**
+   * The client port of ZooKeeper server {@code s}'s {@code zoo.cfg}: plaintext, or TLS only
+   * (ZooKeeper's Netty connection factory, the {@code zookeeper} certificate, client
+   * certificates of the cluster CA required; the server's own host name check of clients is
+   * off, as client certificates name no host). An ensemble's quorum and election traffic stays
+   * plaintext on loopback.
+   */
+  private void clientPort(Properties z, int port) {
+    if (!shape.zooKeeperTls()) {
+      z.setProperty("clientPort", Integer.toString(port));
+      z.setProperty("clientPortAddress", "127.0.0.1");
+      return;
+    }
+    Path tls = dir.resolve(TLS_DIR);
+    z.setProperty("secureClientPort", Integer.toString(port));
+    z.setProperty("secureClientPortAddress", "127.0.0.1");
+    z.setProperty("serverCnxnFactory", "org.apache.zookeeper.server.NettyServerCnxnFactory");
+    z.setProperty("ssl.keyStore.location", tls.resolve(ZOOKEEPER + ".pem").toString());
+    z.setProperty("ssl.keyStore.type", "PEM");
+    z.setProperty("ssl.trustStore.location", tls.resolve(CertificateAuthority.CA_CERT)
+        .toString());
+    z.setProperty("ssl.trustStore.type", "PEM");
+    z.setProperty("ssl.clientAuth", "need");
+    z.setProperty("ssl.protocol", "TLSv1.3");
+    z.setProperty("ssl.enabledProtocols", "TLSv1.3");
+    z.setProperty("ssl.clientHostnameVerification", "false");
   }
 
   /**
@@ -370,8 +426,7 @@ final class ClusterLayout {
     Properties z = new Properties();
     z.setProperty("tickTime", "2000");
     z.setProperty("dataDir", zk.resolve("data").toString());
-    z.setProperty("clientPort", Integer.toString(shape.zooKeeperPort()));
-    z.setProperty("clientPortAddress", "127.0.0.1");
+    clientPort(z, shape.zooKeeperPort());
     z.setProperty("maxClientCnxns", "0");
     z.setProperty("admin.enableServer", "false");
     z.setProperty("4lw.commands.whitelist", "ruok,srvr");
@@ -399,6 +454,11 @@ final class ClusterLayout {
             .set(NodeConfigKeys.SECURITY_TLS_CRL, tls.crl().toString());
       }
       digestFile().ifPresent(f -> n.set(NodeConfigKeys.ZK_DIGEST_FILE, f.toString()));
+      ZooKeeperTls zkTls = zooKeeperTls(nodeName(i));
+      if (zkTls != null) {
+        n.set(NodeConfigKeys.ZK_TLS_TRUST_STORE, zkTls.trustStore().toString())
+            .set(NodeConfigKeys.ZK_TLS_KEY_STORE, zkTls.keyStore().toString());
+      }
       Properties p = n
           .set(NodeConfigKeys.NODE_NAME, nodeName(i))
           .set(NodeConfigKeys.NODE_ID_FILE, home.resolve("node.id"))

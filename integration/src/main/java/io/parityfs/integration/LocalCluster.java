@@ -7,6 +7,7 @@ import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.client.NodeClientConfig;
@@ -73,10 +74,17 @@ public final class LocalCluster {
    *     certificates for the nodes, the keeper, an admin CLI and a client are made in {@code
    *     tls/}, and a random digest in {@code zookeeper.digest}; false: plaintext and open ACLs
    *     on loopback (as every cluster made before this was)
+   * @param zooKeeperTls (secure clusters only) TLS to ZooKeeper too: its servers listen for TLS
+   *     only (ZooKeeper's own client TLS, a {@code zookeeper} certificate, client certificates
+   *     required) and every process connects with its certificate; false: ZooKeeper's client
+   *     port is plaintext on loopback, digest-authenticated
    */
   public record Shape(int nodes, int drives, String geometry, int zooKeeperPort,
-      String nodeHeap, int zooKeeperServers, boolean secure) {
+      String nodeHeap, int zooKeeperServers, boolean secure, boolean zooKeeperTls) {
     public Shape {
+      if (zooKeeperTls && !secure) {
+        throw new IllegalArgumentException("TLS to ZooKeeper needs a secure cluster (its CA)");
+      }
       if (zooKeeperServers != 1 && zooKeeperServers != 3) {
         throw new IllegalArgumentException("ZooKeeper servers must be 1 or 3: "
             + zooKeeperServers);
@@ -94,13 +102,13 @@ public final class LocalCluster {
 
     /** A secure shape with a standalone ZooKeeper server. */
     public Shape(int nodes, int drives, String geometry, int zooKeeperPort, String nodeHeap) {
-      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, 1, true);
+      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, 1, true, false);
     }
 
     /** A secure shape. */
     public Shape(int nodes, int drives, String geometry, int zooKeeperPort, String nodeHeap,
         int zooKeeperServers) {
-      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, true);
+      this(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, true, false);
     }
 
     /** 3 nodes, each a RAID-6 4+2 target over 6 drives, secure. */
@@ -109,25 +117,36 @@ public final class LocalCluster {
     }
 
     public Shape withNodes(int n) {
-      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, secure);
+      return new Shape(n, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, secure,
+          zooKeeperTls);
     }
 
     public Shape withDrives(int d, String g) {
-      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap, zooKeeperServers, secure);
+      return new Shape(nodes, d, g, zooKeeperPort, nodeHeap, zooKeeperServers, secure,
+          zooKeeperTls);
     }
 
     public Shape withZooKeeperPort(int port) {
-      return new Shape(nodes, drives, geometry, port, nodeHeap, zooKeeperServers, secure);
+      return new Shape(nodes, drives, geometry, port, nodeHeap, zooKeeperServers, secure,
+          zooKeeperTls);
     }
 
     /** This shape with a ZooKeeper ensemble of {@code servers} (1 or 3). */
     public Shape withZooKeeperServers(int servers) {
-      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, servers, secure);
+      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, servers, secure,
+          zooKeeperTls);
     }
 
     /** This shape secure (TLS and ZooKeeper digest) or not (plaintext, open ACLs). */
     public Shape withSecure(boolean on) {
-      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, on);
+      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers, on,
+          zooKeeperTls && on);
+    }
+
+    /** This shape with TLS to ZooKeeper or without (a secure shape). */
+    public Shape withZooKeeperTls(boolean on) {
+      return new Shape(nodes, drives, geometry, zooKeeperPort, nodeHeap, zooKeeperServers,
+          secure, on);
     }
   }
 
@@ -201,10 +220,13 @@ public final class LocalCluster {
     return layout.zooKeeperClientPort(s);
   }
 
-  /** The cluster's ZooKeeper settings: its servers, a 10 s session, its digest when secure. */
+  /**
+   * The cluster's ZooKeeper settings: its servers, a 10 s session, its digest when secure, TLS
+   * with the admin certificate when its ZooKeeper takes TLS only.
+   */
   public ZooKeeperSettings zooKeeper() {
     return ZooKeeperSettings.of(connectString()).withSessionTimeout(Duration.ofSeconds(10))
-        .withDigest(layout.digest());
+        .withDigest(layout.digest()).withTls(layout.zooKeeperTls(ClusterLayout.ADMIN));
   }
 
   /** The file of the ZooKeeper digest ({@code user:password}, mode 0600); empty when open. */
@@ -244,6 +266,11 @@ public final class LocalCluster {
   public List<String> cliOptions(String name) {
     List<String> o = new ArrayList<>(List.of("--zookeeper", connectString()));
     digestFile().ifPresent(f -> o.addAll(List.of("--digest-file", f.toString())));
+    ZooKeeperTls zkTls = layout.zooKeeperTls(name);
+    if (zkTls != null) {
+      o.addAll(List.of("--zk-tls-truststore", zkTls.trustStore().toString(),
+          "--zk-tls-keystore", zkTls.keyStore().toString()));
+    }
     Map<String, String> tlsOptions = new LinkedHashMap<>();
     putTls(tlsOptions, "--tls-", tls(name), false);
     tlsOptions.forEach((option, file) -> o.addAll(List.of(option, file)));
@@ -264,6 +291,11 @@ public final class LocalCluster {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PARITYFS_ZOOKEEPER", connectString());
     digestFile().ifPresent(f -> env.put("PARITYFS_DIGEST_FILE", f.toString()));
+    ZooKeeperTls zkTls = layout.zooKeeperTls(ClusterLayout.ADMIN);
+    if (zkTls != null) {
+      env.put("PARITYFS_ZK_TLS_TRUSTSTORE", zkTls.trustStore().toString());
+      env.put("PARITYFS_ZK_TLS_KEYSTORE", zkTls.keyStore().toString());
+    }
     putTls(env, "PARITYFS_TLS_", tls(ClusterLayout.ADMIN), true);
     return env;
   }
@@ -278,6 +310,11 @@ public final class LocalCluster {
     conf.put("fs.pfs.cluster." + cluster + ".zookeeper", connectString());
     digestFile().ifPresent(f -> conf.put("fs.pfs.cluster." + cluster + ".digest.file",
         f.toString()));
+    ZooKeeperTls zkTls = layout.zooKeeperTls(ClusterLayout.CLIENT);
+    if (zkTls != null) {
+      conf.put("fs.pfs.zookeeper.tls.truststore", zkTls.trustStore().toString());
+      conf.put("fs.pfs.zookeeper.tls.keystore", zkTls.keyStore().toString());
+    }
     putTls(conf, "fs.pfs.tls.", tls(ClusterLayout.CLIENT), false);
     return conf;
   }

@@ -74,12 +74,22 @@ public final class LocalCommand {
         + " ACLs); an existing cluster keeps what it was created with")
     boolean plaintext;
 
+    @Option(names = "--zookeeper-tls", description = "a new cluster whose ZooKeeper takes TLS"
+        + " only (ZooKeeper's client TLS with client certificates of the cluster CA; every"
+        + " process connects with its certificate's NAME.pem); not with --plaintext")
+    boolean zooKeeperTls;
+
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       try {
+        if (plaintext && zooKeeperTls) {
+          throw new IllegalArgumentException("--zookeeper-tls needs a secure cluster: drop"
+              + " --plaintext");
+        }
         LocalCluster c = startCluster(parent.dir, new LocalCluster.Shape(nodes, drives, geometry,
-            0, "2g").withSecure(!plaintext), Duration.ofSeconds(timeoutSeconds), out);
+            0, "2g").withSecure(!plaintext).withZooKeeperTls(zooKeeperTls),
+            Duration.ofSeconds(timeoutSeconds), out);
         printReach(c, out);
         return ExitStatus.OK.code();
       } catch (IllegalArgumentException e) {
@@ -196,7 +206,8 @@ public final class LocalCommand {
   private static String transport(LocalCluster c) {
     return c.shape().secure() ? "mutual TLS (certificates in " + c.dir().resolve(
         ClusterLayout.TLS_DIR) + "), ZooKeeper digest " + c.dir().resolve(
-        ClusterLayout.DIGEST_FILE) : "plaintext, open ZooKeeper ACLs";
+        ClusterLayout.DIGEST_FILE) + (c.shape().zooKeeperTls() ? ", TLS to ZooKeeper" : "")
+        : "plaintext, open ZooKeeper ACLs";
   }
 
   /** Creates (if needed) and starts the cluster in {@code dir}, narrating to {@code out}. */
@@ -228,7 +239,8 @@ public final class LocalCommand {
     out.println("Reach it:");
     if (c.shape().secure()) {
       out.println("  eval \"$(bin/parityfs local env" + dirOpt + ")\"   # the CLI's ZooKeeper,"
-          + " digest and admin certificate (PARITYFS_ZOOKEEPER, _DIGEST_FILE, _TLS_*)");
+          + " digest and admin certificate (PARITYFS_ZOOKEEPER, _DIGEST_FILE, _TLS_*"
+          + (c.shape().zooKeeperTls() ? ", _ZK_TLS_*" : "") + ")");
     } else if (!defaultPort) {
       out.println("  export PARITYFS_ZOOKEEPER=" + c.connectString()
           + "     # this cluster's ZooKeeper (2181 was taken)");

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The ZooKeeper servers of a {@link LocalCluster} as processes: starting them (a standalone
@@ -125,13 +126,9 @@ final class ZooKeeperServers {
    * The {@code Mode:} that the server on {@code port} reports to {@code srvr} (leader, follower,
    * standalone), or {@code none} when it does not answer or does not serve.
    */
-  static String mode(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-      s.setSoTimeout(2000);
-      s.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
-      s.shutdownOutput();
-      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+  String mode(int port) {
+    try {
+      String answer = ask(port, "srvr");
       for (String line : answer.split("\n")) {
         if (line.startsWith("Mode: ")) {
           return line.substring(6).trim();
@@ -144,16 +141,29 @@ final class ZooKeeperServers {
   }
 
   /** Whether the server on {@code port} answers ZooKeeper's {@code ruok} with {@code imok}. */
-  private static boolean answers(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-      s.setSoTimeout(2000);
-      s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
-      s.shutdownOutput();
-      return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)
-          .equals("imok");
+  private boolean answers(int port) {
+    try {
+      return ask(port, "ruok").equals("imok");
     } catch (IOException e) {
       return false;
+    }
+  }
+
+  /**
+   * The answer of the server on {@code port} to four-letter word {@code word}: over a plain
+   * socket, or over TLS with the admin certificate when the cluster's ZooKeeper listens for
+   * TLS only (a TLS socket cannot half-close: the server closes after its answer).
+   */
+  private String ask(int port, String word) throws IOException {
+    try (Socket s = layout.zooKeeperSockets().createSocket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+      s.setSoTimeout(2000);
+      s.getOutputStream().write(word.getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      if (!(s instanceof SSLSocket)) {
+        s.shutdownOutput();
+      }
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
     }
   }
 }

@@ -87,17 +87,29 @@ final class TestCluster implements AutoCloseable {
    * ZooKeeper digest (the node-kill and contract tests run so).
    */
   static TestCluster startSecure(Path dir, Class<?> test, int nodes) throws IOException {
-    return start(dir, test, 1, nodes, c -> { }, true);
+    return start(dir, test, 1, nodes, c -> { }, true, false);
+  }
+
+  /** {@link #startSecure} whose ZooKeeper servers take TLS only ({@code --zookeeper-tls}). */
+  static TestCluster startZooKeeperTls(Path dir, Class<?> test, int zooKeeperServers, int nodes)
+      throws IOException {
+    return start(dir, test, zooKeeperServers, nodes, c -> { }, true, true);
   }
 
   private static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, int nodes,
       Configure configure, boolean secure) throws IOException {
+    return start(dir, test, zooKeeperServers, nodes, configure, secure, false);
+  }
+
+  private static TestCluster start(Path dir, Class<?> test, int zooKeeperServers, int nodes,
+      Configure configure, boolean secure, boolean zooKeeperTls) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     LocalCluster c = LocalCluster.createOrOpen(dir,
-        new LocalCluster.Shape(nodes, 6, "raid6:4+2", port, "1g", zooKeeperServers, secure))
+        new LocalCluster.Shape(nodes, 6, "raid6:4+2", port, "1g", zooKeeperServers, secure,
+            zooKeeperTls))
         .withoutKeeper(); // the tests run catch-up themselves and count what it did
     configure.apply(c);
     TestCluster t = new TestCluster(c, test.getSimpleName());

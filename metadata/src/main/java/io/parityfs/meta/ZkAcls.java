@@ -8,15 +8,15 @@ import java.util.List;
 import java.util.function.LongConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
 /**
  * Applies the creator-only ACL of a digest identity to a cluster's znodes that already exist
  * ({@code parityfs zk-acl}; docs/security.md): a cluster whose digest was turned on after its
  * first start keeps open ACLs on what it made before, which this closes. Every znode under
- * {@value ZkPaths#ROOT} (and the chroot's own znode) gets {@link ZooDefs.Ids#CREATOR_ALL_ACL}
- * for the identity the client authenticated as. Idempotent: run again, it sets the same ACLs.
+ * {@value ZkPaths#ROOT} (and the chroot's own znode) gets {@link ZooKeeperSettings#acl}: all
+ * permissions for the digest identity, and nobody else. Idempotent: run again, it sets the same
+ * ACLs.
  */
 public final class ZkAcls {
   /** How often (in znodes) progress is reported. */
@@ -50,7 +50,7 @@ public final class ZkAcls {
       throw new IllegalArgumentException("applying ACLs needs the cluster's digest identity"
           + " (the ACLs are that identity's)");
     }
-    List<ACL> acl = ZooDefs.Ids.CREATOR_ALL_ACL;
+    List<ACL> acl = settings.acl();
     long znodes = 0;
     long set = 0;
     long refused = 0;

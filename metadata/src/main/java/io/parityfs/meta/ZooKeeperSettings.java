@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
@@ -13,16 +15,21 @@ import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
  * How every ParityFS process (storage node, client, cluster manager) reaches ZooKeeper: any
- * ensemble, an optional chroot, and optional digest authentication. One record, so the node,
+ * ensemble, an optional chroot, optional digest authentication and optional TLS ({@link
+ * ZooKeeperTls}). One record, so the node,
  * the client and the tools agree on what each setting means.
  *
  * <p><b>Digest ACLs.</b> With {@code digest} set ({@code user:password}), the client
- * authenticates with that identity and creates every znode with {@code CREATOR_ALL_ACL}: only
- * sessions authenticated as the same digest user can read or change the namespace and the
- * registry. Every process of a cluster uses the same digest identity (keep it in a file readable
+ * authenticates with that identity and creates every znode with an ACL that names that digest
+ * identity alone ({@link #acl}): only sessions authenticated as the same digest user can read or
+ * change the namespace and the registry. Not ZooKeeper's {@code CREATOR_ALL_ACL}, which grants
+ * every identity of the creating session: over TLS that adds the certificate's {@code x509}
+ * subject, so a znode's ACL would depend on which process made it over which transport. Every process of a cluster uses the same digest identity (keep it in a file readable
  * by the service accounts only). Without it znodes are open ({@code OPEN_ACL_UNSAFE}), for
  * single-tenant and test ensembles.
  *
@@ -34,9 +41,16 @@ import org.apache.zookeeper.data.ACL;
  *     its leases and its node registration
  * @param connectionTimeout how long a start waits for the first connection
  * @param digest {@code user:password} for digest authentication, or "" for none
+ * @param tls TLS to ZooKeeper, or {@code null} for plaintext (the default)
  */
 public record ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
-    Duration connectionTimeout, String digest) {
+    Duration connectionTimeout, String digest, ZooKeeperTls tls) {
+
+  /** Settings without TLS to ZooKeeper. */
+  public ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
+      Duration connectionTimeout, String digest) {
+    this(connect, chroot, sessionTimeout, connectionTimeout, digest, null);
+  }
 
   /**
    * The digest {@code user:password} in {@code file}: its first line, trimmed (what the node's
@@ -80,15 +94,20 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
   }
 
   public ZooKeeperSettings withChroot(String v) {
-    return new ZooKeeperSettings(connect, v, sessionTimeout, connectionTimeout, digest);
+    return new ZooKeeperSettings(connect, v, sessionTimeout, connectionTimeout, digest, tls);
   }
 
   public ZooKeeperSettings withSessionTimeout(Duration v) {
-    return new ZooKeeperSettings(connect, chroot, v, connectionTimeout, digest);
+    return new ZooKeeperSettings(connect, chroot, v, connectionTimeout, digest, tls);
   }
 
   public ZooKeeperSettings withDigest(String v) {
-    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, v);
+    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, v, tls);
+  }
+
+  /** These settings with TLS to ZooKeeper ({@code null}: plaintext). */
+  public ZooKeeperSettings withTls(ZooKeeperTls v) {
+    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, digest, v);
   }
 
   /** A Curator client for these settings, not started; the caller owns it. */
@@ -98,12 +117,15 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
         .sessionTimeoutMs((int) sessionTimeout.toMillis())
         .connectionTimeoutMs((int) connectionTimeout.toMillis())
         .retryPolicy(new ExponentialBackoffRetry(100, 5));
+    if (tls != null) {
+      b.zkClientConfig(tls.clientConfig());
+    }
     if (!chroot.isEmpty()) {
       b.namespace(chroot.substring(1));
     }
     if (!digest.isEmpty()) {
       b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
-      List<ACL> acl = ZooDefs.Ids.CREATOR_ALL_ACL;
+      List<ACL> acl = acl();
       b.aclProvider(new ACLProvider() {
         @Override
         public List<ACL> getDefaultAcl() {
@@ -119,10 +141,44 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
     return b.build();
   }
 
+  /**
+   * What to say when no connection came within {@link #connectionTimeout}: the ensemble, the
+   * wait, and the transport that was tried, with the likely mismatch (a server that takes TLS
+   * only closes plaintext clients; over TLS, a certificate it or we refuse).
+   */
+  public String unreachable() {
+    return "cannot reach ZooKeeper at " + connect + " within " + connectionTimeout.toMillis()
+        + " ms" + (tls == null
+            ? " (plaintext: if its servers take TLS only, give their CA certificate as the"
+                + " ZooKeeper trust store; docs/security.md, \"TLS to ZooKeeper\")"
+            : " over TLS (its certificate must chain to " + tls.trustStore() + " and name the"
+                + " host dialled; a server that asks for client certificates needs the key"
+                + " store)");
+  }
+
+  /**
+   * The ACL of every znode these settings create: all permissions for the digest identity,
+   * {@code digest:user:base64(sha1(user:password))}, and nobody else; {@code OPEN_ACL_UNSAFE}
+   * without a digest.
+   */
+  public List<ACL> acl() {
+    if (digest.isEmpty()) {
+      return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+    try {
+      // not List.of: ZooKeeper's create asks the list whether it contains null
+      return Collections.singletonList(new ACL(ZooDefs.Perms.ALL,
+          new Id("digest", DigestAuthenticationProvider.generateDigest(digest))));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no SHA-1 for ZooKeeper's digest", e);
+    }
+  }
+
   @Override
   public String toString() {
     return "ZooKeeperSettings[connect=" + connect + ", chroot=" + chroot + ", sessionTimeout="
         + sessionTimeout + ", connectionTimeout=" + connectionTimeout + ", digest="
-        + (digest.isEmpty() ? "none" : digest.substring(0, digest.indexOf(':')) + ":***") + "]";
+        + (digest.isEmpty() ? "none" : digest.substring(0, digest.indexOf(':')) + ":***")
+        + ", tls=" + (tls == null ? "off" : tls) + "]";
   }
 }

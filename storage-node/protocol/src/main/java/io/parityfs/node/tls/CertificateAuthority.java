@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
@@ -148,13 +149,16 @@ public final class CertificateAuthority {
     return cert;
   }
 
-  /** What {@link #issue} wrote. */
-  public record Issued(Path key, Path cert, X509Certificate certificate) {}
+  /**
+   * What {@link #issue} wrote: the key, the certificate, and both in one file ({@code pem}, for
+   * ZooKeeper's PEM key store, which reads the key and its certificate from one file).
+   */
+  public record Issued(Path key, Path cert, Path pem, X509Certificate certificate) {}
 
   /**
    * Issues a key and certificate for {@code name} in role {@code role}, valid from now for
-   * {@code validity}, written to {@code out} as {@code name.key} (0600) and {@code name.crt}
-   * (0644), with a copy of the CA's certificate beside them when {@code out} is another
+   * {@code validity}, written to {@code out} as {@code name.key} (0600), {@code name.crt}
+   * (0644) and {@code name.pem} (both, 0600), with a copy of the CA's certificate beside them when {@code out} is another
    * directory. {@code hosts} are the DNS names and addresses a node answers on (clients check
    * them); {@code name} is one of them when it looks like a host name.
    */
@@ -198,11 +202,15 @@ public final class CertificateAuthority {
       Path crt = out.resolve(name + ".crt");
       writePem(k, "PRIVATE KEY", pair.getPrivate().getEncoded(), PRIVATE);
       writePem(crt, "CERTIFICATE", c.getEncoded(), PUBLIC);
+      Path both = out.resolve(name + ".pem");
+      writePem(both, "PRIVATE KEY", pair.getPrivate().getEncoded(), PRIVATE);
+      Files.writeString(both, pem("CERTIFICATE", c.getEncoded()), StandardCharsets.US_ASCII,
+          StandardOpenOption.APPEND);
       if (!Files.isSameFile(out, dir)) {
         Files.copy(dir.resolve(CA_CERT), out.resolve(CA_CERT),
             StandardCopyOption.REPLACE_EXISTING);
       }
-      return new Issued(k, crt, c);
+      return new Issued(k, crt, both, c);
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IOException("cannot issue " + name + ": " + e.getMessage(), e);
     }
@@ -273,16 +281,19 @@ public final class CertificateAuthority {
   /** Writes {@code der} as PEM with {@code perms}, set before any byte is written. */
   private static void writePem(Path p, String type, byte[] der, Set<PosixFilePermission> perms)
       throws IOException {
-    String pem = "-----BEGIN " + type + "-----\n"
-        + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
     Files.deleteIfExists(p);
     try {
       Files.createFile(p, PosixFilePermissions.asFileAttribute(perms));
     } catch (UnsupportedOperationException e) {
       Files.createFile(p); // not a POSIX file system
     }
-    Files.writeString(p, pem, StandardCharsets.US_ASCII);
+    Files.writeString(p, pem(type, der), StandardCharsets.US_ASCII);
+  }
+
+  private static String pem(String type, byte[] der) {
+    return "-----BEGIN " + type + "-----\n"
+        + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
+        + "\n-----END " + type + "-----\n";
   }
 
   /** A PKCS#8 PEM EC private key. */

@@ -220,6 +220,23 @@ public final class TlsContext {
     }
   }
 
+  /**
+   * A JDK {@link SSLContext} for a client with the key and certificate of {@code config},
+   * trusting its CA (tools that speak to a TLS service through plain sockets, such as the local
+   * cluster's probe of ZooKeeper's four-letter words): TLS 1.3.
+   */
+  public static SSLContext jdkClientContext(TlsConfig config) throws IOException {
+    check(config);
+    try {
+      return ((JdkSslContext) SslContextBuilder.forClient()
+          .keyManager(config.cert().toFile(), config.key().toFile())
+          .trustManager(config.ca().toFile()).sslProvider(SslProvider.JDK).protocols("TLSv1.3")
+          .build()).context();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IOException("cannot load the TLS files of " + config + ": " + e.getMessage(), e);
+    }
+  }
+
   /** PKIX with the cluster CA as the one anchor, and its CRL when there is one. */
   private TrustManagerFactory trust() throws IOException, GeneralSecurityException {
     List<X509Certificate> cas = readCertificates(config.ca());

@@ -107,6 +107,12 @@ public final class NodeConfigKeys {
   public static final Key<String> ZK_DIGEST_FILE = node("zookeeper.digestFile", ValueType.TEXT, "",
       "empty", "a file with `user:password`: digest authentication and creator-only ACLs on every"
           + " znode (see \"Connection, chroot and ACLs\" in metadata.md)");
+  public static final Key<String> ZK_TLS_TRUST_STORE = node("zookeeper.tls.trustStore",
+      ValueType.TEXT, "", "empty", "TLS to ZooKeeper: the CA certificate its servers' certificates"
+          + " chain to, PEM; empty: plaintext (see \"TLS to ZooKeeper\" in security.md)");
+  public static final Key<String> ZK_TLS_KEY_STORE = node("zookeeper.tls.keyStore",
+      ValueType.TEXT, "", "empty", "the key and certificate shown to ZooKeeper, both in one PEM"
+          + " file (`parityfs ca issue` writes `NAME.pem`)");
   public static final Key<Duration> REGISTRY_REFRESH = node("registry.refreshInterval",
       ValueType.duration(false), "10s", "",
       "rewrite of the online record (state changes rewrite it at once)");
@@ -230,7 +236,8 @@ public final class NodeConfigKeys {
       LISTEN_HOST,
       LISTEN_PORT, ADVERTISE_HOST, METRICS_HOST, METRICS_PORT, METRICS_TLS,
       METRICS_BASIC_AUTH_FILE, ZK_CONNECT, ZK_CHROOT,
-      ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, REGISTRY_REFRESH, CODEC, TARGETS,
+      ZK_SESSION_TIMEOUT, ZK_CONNECTION_TIMEOUT, ZK_DIGEST_FILE, ZK_TLS_TRUST_STORE, ZK_TLS_KEY_STORE,
+      REGISTRY_REFRESH, CODEC, TARGETS,
       SERVER_WORKER_THREADS, SERVER_MAX_REQUESTS_PER_CONNECTION, SERVER_MAX_BYTES_PER_CONNECTION,
       SERVER_MAX_REQUESTS_PER_NODE, SERVER_MAX_BYTES_PER_NODE, SERVER_MAX_CONNECTIONS,
       SERVER_MAX_CONNECTIONS_PER_PEER, SERVER_MAX_PARTIAL_FRAME_BYTES,

@@ -49,9 +49,12 @@ import static io.parityfs.node.config.NodeConfigKeys.ZK_CONNECT;
 import static io.parityfs.node.config.NodeConfigKeys.ZK_CONNECTION_TIMEOUT;
 import static io.parityfs.node.config.NodeConfigKeys.ZK_DIGEST_FILE;
 import static io.parityfs.node.config.NodeConfigKeys.ZK_SESSION_TIMEOUT;
+import static io.parityfs.node.config.NodeConfigKeys.ZK_TLS_KEY_STORE;
+import static io.parityfs.node.config.NodeConfigKeys.ZK_TLS_TRUST_STORE;
 
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.config.NodeConfigKeys.Key;
 import io.parityfs.node.config.NodeConfigKeys.Scope;
 import io.parityfs.node.metrics.MetricsAccess;
@@ -125,6 +128,20 @@ public final class NodeConfigParser {
     String crl = get(SECURITY_TLS_CRL, null);
     return new TlsConfig(true, files.get(0), files.get(1), files.get(2),
         crl.isEmpty() ? null : base.resolve(crl));
+  }
+
+  /** The {@code zookeeper.tls.*} keys: TLS to ZooKeeper when a trust store is named. */
+  private ZooKeeperTls zooKeeperTls() {
+    String trust = get(ZK_TLS_TRUST_STORE, null);
+    String key = get(ZK_TLS_KEY_STORE, null);
+    if (trust.isEmpty()) {
+      if (!key.isEmpty()) {
+        problem(ZK_TLS_KEY_STORE.name(), "needs " + ZK_TLS_TRUST_STORE.name() + " (the CA"
+            + " certificate ZooKeeper's certificate chains to) to turn TLS to ZooKeeper on");
+      }
+      return null;
+    }
+    return new ZooKeeperTls(base.resolve(trust), key.isEmpty() ? null : base.resolve(key));
   }
 
   /** The {@code metrics.tls} and {@code metrics.basicAuthFile} keys. */
@@ -207,10 +224,11 @@ public final class NodeConfigParser {
     }
     Duration session = get(ZK_SESSION_TIMEOUT, null);
     Duration connecting = get(ZK_CONNECTION_TIMEOUT, null);
+    ZooKeeperTls zkTls = zooKeeperTls();
     ZooKeeperSettings zk = null;
     if (!connect.isEmpty()) {
       try {
-        zk = new ZooKeeperSettings(connect, chroot, session, connecting, digest);
+        zk = new ZooKeeperSettings(connect, chroot, session, connecting, digest, zkTls);
       } catch (IllegalArgumentException e) {
         // the message starts with the setting's name: chroot, connect, digest, ...
         String m = e.getMessage();

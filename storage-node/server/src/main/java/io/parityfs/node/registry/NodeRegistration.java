@@ -102,8 +102,7 @@ public final class NodeRegistration implements Closeable {
     try {
       if (!client.blockUntilConnected((int) config.connectionTimeout().toMillis(),
           TimeUnit.MILLISECONDS)) {
-        throw new IOException("ZooKeeper " + config.connect() + " not reachable within "
-            + config.connectionTimeout());
+        throw new IOException(config.unreachable());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -159,6 +159,22 @@ class NodeConfigParserTest {
   }
 
   @Test
+  void zooKeeperTlsIsOnWithATrustStoreAndNeedsOneForAKeyStore() throws Exception {
+    assertNull(NodeConfigParser.parse(minimal(), "test.properties", dir).zooKeeper().tls(),
+        "plaintext to ZooKeeper unless asked for");
+    Properties p = minimal();
+    p.setProperty("zookeeper.tls.keyStore", "pki/n.pem");
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> NodeConfigParser.parse(p, "test.properties", dir));
+    assertTrue(e.problems().stream().anyMatch(m -> m.startsWith("zookeeper.tls.keyStore:")
+        && m.contains("zookeeper.tls.trustStore")), e.problems().toString());
+    p.setProperty("zookeeper.tls.trustStore", "/etc/pki/ca.crt");
+    var tls = NodeConfigParser.parse(p, "test.properties", dir).zooKeeper().tls();
+    assertEquals(Path.of("/etc/pki/ca.crt"), tls.trustStore());
+    assertEquals(dir.resolve("pki/n.pem"), tls.keyStore());
+  }
+
+  @Test
   void eachBadKeyIsReportedByNameWithTheFileAndValue() {
     String[][] cases = {
         {"node.listen.port", "70000"},

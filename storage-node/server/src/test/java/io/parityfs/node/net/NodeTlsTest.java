@@ -118,6 +118,28 @@ class NodeTlsTest {
   }
 
   @Test
+  void theKeyAndCertificateInOneFileAreWhatZooKeepersPemKeyStoreReads() throws Exception {
+    Path pem = certs.resolve("alice.pem");
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(pem)));
+    // ZooKeeper's own loader (its client TLS, zookeeper.ssl.keyStore.type=PEM): one file
+    java.security.KeyStore ks = org.apache.zookeeper.util.PemReader.loadKeyStore(pem.toFile(),
+        pem.toFile(), java.util.Optional.empty());
+    String alias = ks.aliases().nextElement();
+    java.security.cert.Certificate cert = TlsContext.readCertificates(
+        certs.resolve("alice.crt")).get(0);
+    assertEquals(cert, ks.getCertificate(alias));
+    // and the key in it is the certificate's: what it signs, the certificate verifies
+    java.security.Signature sign = java.security.Signature.getInstance("SHA256withECDSA");
+    sign.initSign((java.security.PrivateKey) ks.getKey(alias, new char[0]));
+    sign.update("alice".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    byte[] signature = sign.sign();
+    java.security.Signature verify = java.security.Signature.getInstance("SHA256withECDSA");
+    verify.initVerify(cert);
+    verify.update("alice".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    assertTrue(verify.verify(signature));
+  }
+
+  @Test
   void aClientReadsAndWritesButOnlyAnAdminRunsDriveOpcodes() throws Exception {
     try (NodeClient alice = client(TlsConfig.inDirectory(certs, "alice"));
         NodeClient ops = client(TlsConfig.inDirectory(certs, "ops"))) {
