@@ -60,7 +60,11 @@ import org.apache.curator.test.TestingServer;
  *       read_vs_array} (node MB/s over store MB/s).
  *   <li><b>TLS</b>: the same sequential writes and reads on a second node with mutual TLS 1.3
  *       through the JDK's engine and on a third through netty-tcnative's BoringSSL (skipped
- *       where it does not load), each with its own drives, in turn with the plaintext node.
+ *       where it does not load), each with its own drives, in {@code --rounds} rounds with the
+ *       plaintext node (3, after an uncounted warm-up pass; each round's order rotated, each
+ *       round's data deleted at its end; the ratios are the medians of the rounds' ratios), and
+ *       the engine alone in memory ({@link TlsEngineSpeed}). CPU nanoseconds per byte of the
+ *       whole JVM for every phase.
  *       Ratios: {@code tls_write_vs_plain}, {@code tls_read_vs_plain} (the engine ParityFS
  *       picks, {@link TlsContext#provider}; goal 0.9, issue 18), the same for the JDK's
  *       ({@code jdk_tls_*}), and {@code boringssl_write_vs_jdk}, {@code boringssl_read_vs_jdk}.
@@ -84,12 +88,17 @@ public final class NodeBenchmark {
   private static final int REQUEST = 1 << 20;
 
   private final boolean quick;
-  private final long chunks;
+  /** Chunks per phase: {@code --gib}'s, or fewer during the warm-up pass. */
+  private long chunks;
   private final int streams;
   private final int clients;
   private final int randSeconds;
   private final Path dir;
+  private final int rounds;
   private final Map<String, Object> metrics = new LinkedHashMap<>();
+  private String tlsRounds = "";
+  /** The CPU nanoseconds per byte moved of the last {@link #timed} phase. */
+  private double lastCpuNsPerByte;
 
   private NodeBenchmark(String[] args) {
     List<String> a = Arrays.asList(args);
@@ -99,6 +108,7 @@ public final class NodeBenchmark {
     streams = Integer.parseInt(option(a, "--streams", "8"));
     clients = Integer.parseInt(option(a, "--clients", "32"));
     randSeconds = Integer.parseInt(option(a, "--rand-seconds", quick ? "2" : "10"));
+    rounds = Integer.parseInt(option(a, "--rounds", quick ? "1" : "3"));
     dir = Path.of(option(a, "--dir", "storage-node/server/target/node-bench"));
   }
 
@@ -131,60 +141,112 @@ public final class NodeBenchmark {
       CertificateAuthority ca = CertificateAuthority.init(pki, "bench");
       ca.issue(TlsRole.NODE, "node", Duration.ofDays(1), List.of("127.0.0.1"), pki);
       ca.issue(TlsRole.CLIENT, "client", Duration.ofDays(1), List.of(), pki);
-      TlsNode jdk = TlsNode.start(this, zk, "jdk", pki);
-      TlsNode openssl = OpenSsl.isAvailable() ? TlsNode.start(this, zk, "openssl", pki) : null;
+      BenchNode jdk = BenchNode.start(this, zk, "jdk", pki);
+      BenchNode openssl = OpenSsl.isAvailable() ? BenchNode.start(this, zk, "openssl", pki)
+          : null;
       if (openssl == null) {
         System.out.println("  BoringSSL (netty-tcnative) does not load here: "
             + OpenSsl.unavailabilityCause());
       }
       // what ParityFS uses by default (TlsContext.provider: BoringSSL where it loads)
-      TlsNode used = openssl != null ? openssl : jdk;
+      BenchNode used = openssl != null ? openssl : jdk;
       try (NodeClient client = NodeClient.create(clientConfig(TlsConfig.OFF))) {
-        InetSocketAddress addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
-        TargetId target = TargetId.of(node.targets().get(0).id());
-        ChunkStore store = node.targets().get(0).chunks();
+        BenchNode plain = new BenchNode(this, "plain", node, client);
+        ChunkStore store = plain.store;
         System.out.printf("node benchmark: %d chunks of 64 MiB (%.2f GiB), %d streams, %s,"
-            + " %s%n", chunks, chunks / 16.0, streams, server.transport(),
-            node.targets().get(0).codec().map(Object::toString).orElse("none"));
+            + " %s; %d rounds of the node phases%n", chunks, chunks / 16.0, streams,
+            server.transport(), node.targets().get(0).codec().map(Object::toString)
+                .orElse("none"), rounds);
         // baseline first, then the node; each side's data is deleted before the other writes
         double arrayWrite = timed("array write", () -> parallel(c -> storeWrite(store, c, 1)));
         double arrayRead = timed("array read", () -> parallel(c -> storeRead(store, c, 1)));
         parallel(c -> store.delete(new ChunkId(1, (int) c)));
-        double nodeWrite = timed("node write", () -> parallel(c -> client.writeChunk(addr, target,
-            new ChunkId(2, (int) c), 0, WriteMode.REPLACE, 0, new Gen(2, c), CHUNK)));
-        double jdkWrite = jdk.write();
-        double sslWrite = openssl == null ? Double.NaN : openssl.write();
-        double nodeRead = timed("node read", () -> parallel(c -> {
-          Check check = new Check(2, c);
-          client.readChunk(addr, target, new ChunkId(2, (int) c), 0, -1, check);
-          check.done(CHUNK);
-        }));
-        double jdkRead = jdk.read();
-        double sslRead = openssl == null ? Double.NaN : openssl.read();
+        // the plaintext node and the TLS nodes in rounds, each round in another order (the
+        // disk's state after a side's writes must not favour the next side), every side's
+        // data deleted at the round's end; the medians of the rounds count
+        List<BenchNode> sides = new ArrayList<>(List.of(plain, jdk));
+        if (openssl != null) {
+          sides.add(openssl);
+        }
+        Map<BenchNode, List<Double>> writes = new LinkedHashMap<>();
+        Map<BenchNode, List<Double>> reads = new LinkedHashMap<>();
+        Map<BenchNode, List<Double>> writeCpu = new LinkedHashMap<>();
+        Map<BenchNode, List<Double>> readCpu = new LinkedHashMap<>();
+        sides.forEach(b -> {
+          writes.put(b, new ArrayList<>());
+          reads.put(b, new ArrayList<>());
+          writeCpu.put(b, new ArrayList<>());
+          readCpu.put(b, new ArrayList<>());
+        });
+        // a warm-up pass first (a quarter of the volume on every side, not counted): the JIT has
+        // compiled each side's path before the first counted round
+        long volume = chunks;
+        chunks = Math.max(streams, chunks / 4);
+        for (BenchNode b : sides) {
+          b.write(5);
+          b.read(5);
+          b.delete(5);
+        }
+        chunks = volume;
+        long lastPlainFile = 0;
+        for (int r = 0; r < rounds; r++) {
+          List<BenchNode> order = new ArrayList<>(sides);
+          java.util.Collections.rotate(order, -r);
+          System.out.println("  round " + (r + 1) + ": " + order.stream().map(b -> b.name)
+              .toList());
+          for (BenchNode b : order) {
+            writes.get(b).add(b.write(file(r, sides.indexOf(b))));
+            writeCpu.get(b).add(lastCpuNsPerByte);
+          }
+          for (BenchNode b : order) {
+            reads.get(b).add(b.read(file(r, sides.indexOf(b))));
+            readCpu.get(b).add(lastCpuNsPerByte);
+          }
+          for (BenchNode b : sides) {
+            if (b != plain || r < rounds - 1) {
+              b.delete(file(r, sides.indexOf(b)));
+            }
+          }
+          lastPlainFile = file(r, 0);
+        }
+        double nodeWrite = median(writes.get(plain));
+        double nodeRead = median(reads.get(plain));
         metrics.put("array_write_mbps", arrayWrite);
         metrics.put("array_read_mbps", arrayRead);
         metrics.put("node_write_mbps", nodeWrite);
         metrics.put("node_read_mbps", nodeRead);
-        double usedWrite = used == openssl ? sslWrite : jdkWrite;
-        double usedRead = used == openssl ? sslRead : jdkRead;
-        metrics.put("tls_write_mbps", usedWrite);
-        metrics.put("tls_read_mbps", usedRead);
-        metrics.put("jdk_tls_write_mbps", jdkWrite);
-        metrics.put("jdk_tls_read_mbps", jdkRead);
-        random(client, addr, target, 4096, "read4k");
-        random(client, addr, target, 65536, "read64k");
-        parallel(c -> store.delete(new ChunkId(2, (int) c)));
+        metrics.put("tls_write_mbps", median(writes.get(used)));
+        metrics.put("tls_read_mbps", median(reads.get(used)));
+        metrics.put("jdk_tls_write_mbps", median(writes.get(jdk)));
+        metrics.put("jdk_tls_read_mbps", median(reads.get(jdk)));
+        // where TLS's cost goes: CPU per byte of the whole JVM (both ends share its cores), and
+        // the engine's own AES-GCM speed on one core, in memory
+        metrics.put("node_write_cpu_ns_per_byte", median(writeCpu.get(plain)));
+        metrics.put("tls_write_cpu_ns_per_byte", median(writeCpu.get(used)));
+        metrics.put("node_read_cpu_ns_per_byte", median(readCpu.get(plain)));
+        metrics.put("tls_read_cpu_ns_per_byte", median(readCpu.get(used)));
+        double[] engine = TlsEngineSpeed.measure(pki);
+        metrics.put("tls_engine_encrypt_gbps", engine[0]);
+        metrics.put("tls_engine_decrypt_gbps", engine[1]);
+        random(client, plain.addr, plain.target, lastPlainFile, 4096, "read4k");
+        random(client, plain.addr, plain.target, lastPlainFile, 65536, "read64k");
+        plain.delete(lastPlainFile);
         Map<String, Object> ratios = new LinkedHashMap<>();
         ratios.put("write_vs_array", nodeWrite / arrayWrite);
         ratios.put("read_vs_array", nodeRead / arrayRead);
-        ratios.put("tls_write_vs_plain", usedWrite / nodeWrite);
-        ratios.put("tls_read_vs_plain", usedRead / nodeRead);
-        ratios.put("jdk_tls_write_vs_plain", jdkWrite / nodeWrite);
-        ratios.put("jdk_tls_read_vs_plain", jdkRead / nodeRead);
+        ratios.put("tls_write_vs_plain", medianRatio(writes.get(used), writes.get(plain)));
+        ratios.put("tls_read_vs_plain", medianRatio(reads.get(used), reads.get(plain)));
+        ratios.put("jdk_tls_write_vs_plain", medianRatio(writes.get(jdk), writes.get(plain)));
+        ratios.put("jdk_tls_read_vs_plain", medianRatio(reads.get(jdk), reads.get(plain)));
         if (openssl != null) {
-          ratios.put("boringssl_write_vs_jdk", sslWrite / jdkWrite);
-          ratios.put("boringssl_read_vs_jdk", sslRead / jdkRead);
+          ratios.put("boringssl_write_vs_jdk", medianRatio(writes.get(openssl),
+              writes.get(jdk)));
+          ratios.put("boringssl_read_vs_jdk", medianRatio(reads.get(openssl), reads.get(jdk)));
         }
+        tlsRounds = String.format(Locale.ROOT, "per round (%s first, then rotated), %s over"
+            + " plain: write %s, read %s", sides.stream().map(b -> b.name).toList(), used.name,
+            perRound(writes.get(used), writes.get(plain)),
+            perRound(reads.get(used), reads.get(plain)));
         report(node, server, ratios, loadBefore);
       } finally {
         node.close();
@@ -203,31 +265,60 @@ public final class NodeBenchmark {
         .maxInFlightPerConnection(2).tls(tls).build();
   }
 
+  /** The file id of side {@code side}'s chunks in round {@code round} (their content's key). */
+  private static long file(int round, int side) {
+    return 10 + 4L * round + side;
+  }
+
+  private static double median(List<Double> v) {
+    List<Double> s = new ArrayList<>(v);
+    s.sort(Comparator.naturalOrder());
+    int n = s.size();
+    return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+  }
+
+  /** The median over rounds of {@code a[r] / b[r]} (both measured in round r). */
+  private static double medianRatio(List<Double> a, List<Double> b) {
+    List<Double> r = new ArrayList<>();
+    for (int i = 0; i < a.size(); i++) {
+      r.add(a.get(i) / b.get(i));
+    }
+    return median(r);
+  }
+
+  private static String perRound(List<Double> a, List<Double> b) {
+    List<String> r = new ArrayList<>();
+    for (int i = 0; i < a.size(); i++) {
+      r.add(String.format(Locale.ROOT, "%.3f", a.get(i) / b.get(i)));
+    }
+    return String.join(" ", r);
+  }
+
   /**
-   * A node with mutual TLS through the engine {@code provider} ({@link TlsContext#provider}),
-   * its own drive directories and a client of its own, for the sequential phases.
+   * One node of the sequential phases with its client: the plaintext node, or a node with
+   * mutual TLS through the engine {@code provider} ({@link TlsContext#provider}) and its own
+   * drive directories.
    */
-  private static final class TlsNode implements AutoCloseable {
+  private static final class BenchNode implements AutoCloseable {
     final NodeBenchmark bench;
-    final String provider;
+    final String name;
     final StorageNode node;
     final NodeClient client;
     final InetSocketAddress addr;
     final TargetId target;
-    final long file;
+    final ChunkStore store;
 
-    private TlsNode(NodeBenchmark bench, String provider, StorageNode node, NodeClient client,
-        long file) {
+    private BenchNode(NodeBenchmark bench, String name, StorageNode node, NodeClient client) {
       this.bench = bench;
-      this.provider = provider;
+      this.name = name;
       this.node = node;
       this.client = client;
       this.addr = new InetSocketAddress("127.0.0.1", node.address().getPort());
       this.target = TargetId.of(node.targets().get(0).id());
-      this.file = file;
+      this.store = node.targets().get(0).chunks();
     }
 
-    static TlsNode start(NodeBenchmark bench, TestingServer zk, String provider, Path pki)
+    static BenchNode start(NodeBenchmark bench, TestingServer zk, String provider, Path pki)
         throws Exception {
       String before = System.getProperty(TlsContext.PROVIDER_PROPERTY);
       System.setProperty(TlsContext.PROVIDER_PROPERTY, provider);
@@ -238,7 +329,7 @@ public final class NodeBenchmark {
         n.start();
         NodeClient c = NodeClient.create(bench.clientConfig(TlsConfig.inDirectory(pki,
             "client")));
-        return new TlsNode(bench, provider, n, c, provider.equals("jdk") ? 3 : 4);
+        return new BenchNode(bench, "tls " + provider, n, c);
       } finally {
         if (before == null) {
           System.clearProperty(TlsContext.PROVIDER_PROPERTY);
@@ -248,18 +339,22 @@ public final class NodeBenchmark {
       }
     }
 
-    double write() throws Exception {
-      return bench.timed("tls " + provider + " write", () -> bench.parallel(c ->
+    double write(long file) throws Exception {
+      return bench.timed(name + " write", () -> bench.parallel(c ->
           client.writeChunk(addr, target, new ChunkId(file, (int) c), 0, WriteMode.REPLACE, 0,
               new Gen(file, c), CHUNK)));
     }
 
-    double read() throws Exception {
-      return bench.timed("tls " + provider + " read", () -> bench.parallel(c -> {
+    double read(long file) throws Exception {
+      return bench.timed(name + " read", () -> bench.parallel(c -> {
         Check check = new Check(file, c);
         client.readChunk(addr, target, new ChunkId(file, (int) c), 0, -1, check);
         check.done(CHUNK);
       }));
+    }
+
+    void delete(long file) throws Exception {
+      bench.parallel(c -> store.delete(new ChunkId(file, (int) c)));
     }
 
     @Override
@@ -323,12 +418,21 @@ public final class NodeBenchmark {
 
   /** MB/s (10^6 bytes) of all chunks moved by {@code phase}. */
   private double timed(String name, Phase phase) throws Exception {
+    long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
     phase.run();
     double secs = (System.nanoTime() - t0) / 1e9;
     double mbps = chunks * CHUNK / 1e6 / secs;
-    System.out.printf(Locale.ROOT, "  %-12s %8.0f MB/s (%.1f s)%n", name, mbps, secs);
+    lastCpuNsPerByte = (processCpuNanos() - cpu0) / (double) (chunks * CHUNK);
+    System.out.printf(Locale.ROOT, "  %-17s %6.0f MB/s (%.1f s), %.2f CPU ns/byte%n", name, mbps,
+        secs, lastCpuNsPerByte);
     return mbps;
+  }
+
+  /** CPU time of this whole JVM (client, node, ZooKeeper and the checks alike). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static void storeWrite(ChunkStore store, long c, long file) throws Exception {
@@ -361,8 +465,8 @@ public final class NodeBenchmark {
     check.done(CHUNK);
   }
 
-  private void random(NodeClient client, InetSocketAddress addr, TargetId target, int size,
-      String name) throws Exception {
+  private void random(NodeClient client, InetSocketAddress addr, TargetId target, long file,
+      int size, String name) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(clients);
     long end = System.nanoTime() + randSeconds * 1_000_000_000L;
     List<Future<long[]>> all = new ArrayList<>();
@@ -377,10 +481,10 @@ public final class NodeBenchmark {
           long off = r.nextLong(CHUNK / size) * size;
           buf.clear();
           long t0 = System.nanoTime();
-          client.readChunk(addr, target, new ChunkId(2, (int) c), off, buf);
+          client.readChunk(addr, target, new ChunkId(file, (int) c), off, buf);
           lat[n++] = System.nanoTime() - t0;
           buf.flip();
-          Check check = new Check(2, c);
+          Check check = new Check(file, c);
           check.skip(off);
           check.write(buf);
         }
@@ -431,7 +535,9 @@ public final class NodeBenchmark {
         + " (netty-tcnative)" : "no BoringSSL (netty-tcnative does not load)") + "; tls_* is"
         + " what ParityFS uses: " + TlsContext.providerName()
         + "; the CPU's AES and carry-less multiply instructions (AES-GCM): "
-        + (cpuFlag("aes") && cpuFlag("pclmulqdq") ? "yes" : "no"));
+        + (cpuFlag("aes") && cpuFlag("pclmulqdq") ? "yes" : "no") + "; " + rounds
+        + " rounds of the plaintext and TLS writes and reads after a warm-up pass, each round in"
+        + " another order, the ratios the medians of the rounds' ratios; " + tlsRounds);
     Map<String, Object> m = new LinkedHashMap<>();
     metrics.forEach((k, v) -> m.put(k, v));
     json.put("metrics", m);
