@@ -23,6 +23,8 @@ import java.util.Locale;
  *   --reps N            passes of each throughput measurement (default 3, quick 1)
  *   --rand-threads N    random readers, one read in flight each (default 32)
  *   --rand-seconds S    timed seconds per random-read size (default 5, quick 1)
+ *   --scale N,N,..      objects per drive of the object-count case (default 10,1000,100000;
+ *                       quick 10,200; "none" skips it; {@link ObjectCountScale})
  * </pre>
  *
  * @param given the arguments as given, joined by spaces (for the reproducing command)
@@ -30,12 +32,12 @@ import java.util.Locale;
 record ArrayBenchOptions(
     String out, boolean quick, String dir, String tmpfs, long size, long tmpfsSize, int objectSize,
     int concurrency, int rawDepth, int readChunk, int reps, int randThreads, double randSeconds,
-    String given) {
+    int[] scale, String given) {
   static final String DEFAULT_OUT = "docs/benchmarks/array.json";
   static final String QUICK_OUT = "gpu-raid/array/target/array-quick.json";
   static final String USAGE = "--out PATH, --quick, --dir PATH, --tmpfs PATH|none, --size N,"
       + " --tmpfs-size N, --object-size N, --concurrency N, --raw-depth N, --read-chunk N,"
-      + " --reps N, --rand-threads N, --rand-seconds S";
+      + " --reps N, --rand-threads N, --rand-seconds S, --scale N,N,..|none";
 
   /** Whether the tmpfs case runs. */
   boolean tmpfsCase() {
@@ -64,6 +66,7 @@ record ArrayBenchOptions(
     int reps = quick ? 1 : 3;
     int randThreads = 32;
     double randSeconds = quick ? 1 : 5;
+    int[] scale = quick ? new int[] {10, 200} : new int[] {10, 1000, 100_000};
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -80,6 +83,7 @@ record ArrayBenchOptions(
         case "--reps" -> reps = count(value(args, ++i, a), a, 1, 100);
         case "--rand-threads" -> randThreads = count(value(args, ++i, a), a, 1, 1024);
         case "--rand-seconds" -> randSeconds = seconds(value(args, ++i, a), a);
+        case "--scale" -> scale = counts(value(args, ++i, a), a);
         default -> throw new IllegalArgumentException("unknown argument '" + a + "' (" + USAGE
             + ")");
       }
@@ -102,8 +106,25 @@ record ArrayBenchOptions(
       out = DEFAULT_OUT;
     }
     return new ArrayBenchOptions(out, quick, dir, tmpfs, size, tmpfsSize, (int) objectSize,
-        concurrency, rawDepth, (int) readChunk, reps, randThreads, randSeconds,
+        concurrency, rawDepth, (int) readChunk, reps, randThreads, randSeconds, scale,
         String.join(" ", args));
+  }
+
+  /** Object counts, ascending, 1..1,000,000 each; "none": no count (the case is skipped). */
+  private static int[] counts(String v, String option) {
+    if (v.equals("none")) {
+      return new int[0];
+    }
+    int[] c = new int[v.split(",").length];
+    int i = 0;
+    for (String part : v.split(",")) {
+      c[i] = count(part.trim(), option, 1, 1_000_000);
+      if (i > 0 && c[i] <= c[i - 1]) {
+        throw new IllegalArgumentException(option + " (" + v + ") must be ascending");
+      }
+      i++;
+    }
+    return c;
   }
 
   /** Objects of a case of {@code bytes} user bytes: whole objects, rounded up. */

@@ -46,6 +46,9 @@ import java.util.stream.Stream;
  *       threads, one read in flight each: IOPS, MB/s, p50 and p99 latency.
  *   <li><b>rebuild</b> of one drive, and foreground reads during a throttled rebuild ({@link
  *       #rebuildCase}).
+ *   <li><b>object count</b> ({@link ObjectCountScale}, {@code --scale}): small-object writes and
+ *       a node-like start with 10, 1,000 and 100,000 objects per drive; ratio {@code
+ *       write_100k_vs_empty}, and {@code start_s_100k}.
  * </ul>
  *
  * Every throughput figure is the median of {@code --reps} passes, baseline and array alternating;
@@ -72,6 +75,10 @@ public final class ArrayBenchmark {
   static final double GOAL_DEGRADED = 0.70;
   static final double GOAL_REBUILD = 0.70;
   static final double GOAL_FOREGROUND = 0.70;
+  /** Issue 19: writes with 100,000 objects per drive at 0.9 of an empty array's rate or better. */
+  static final double GOAL_WRITE_100K = 0.9;
+  /** Issue 19: the start with 100,000 objects per drive within 30 s. */
+  static final double GOAL_START_100K_S = 30;
 
   private final ArrayBenchOptions options;
   private final PrintStream out;
@@ -100,6 +107,8 @@ public final class ArrayBenchmark {
   private RandomReads.Result rand64k;
   private long degradedCells;
   private final List<String> notRun = new ArrayList<>();
+  /** The object-count case's results by objects per drive; empty when skipped. */
+  private Map<Integer, ObjectCountScale.Result> scale = Map.of();
   private final Map<String, Object> dataset = new LinkedHashMap<>();
 
   private ArrayBenchmark(ArrayBenchOptions options, PrintStream out) {
@@ -148,6 +157,12 @@ public final class ArrayBenchmark {
         tmpfsCase();
       } else {
         notRun.add("tmpfs case: skipped (--tmpfs none)");
+      }
+      if (options.scale().length > 0) {
+        scale = new ObjectCountScale(Path.of(options.dir()).toAbsolutePath(),
+            options.concurrency(), codecs, out).run(options.scale());
+      } else {
+        notRun.add("object-count case: skipped (--scale none)");
       }
     } finally {
       codecs.close();
@@ -499,6 +514,10 @@ public final class ArrayBenchmark {
               + " p99 %s ms, %.2f cores%n", r.size() >> 10, options.randThreads(), sig(r.iops()),
           sig(r.mbps()), sig(r.p50Ms()), sig(r.p99Ms()), r.cores());
     }
+    for (ObjectCountScale.Result r : scale.values()) {
+      out.printf(Locale.ROOT, "object count %,d per drive: %.0f small-object writes/s, start %.2f"
+          + " s%n", r.objects(), r.writesPerSecond(), r.startSeconds());
+    }
     out.printf(Locale.ROOT, "disk array write: %.0f%% of writer time in commit (finish, fsync,"
         + " publish, manifest)%n", 100 * arrayWrite.commitShare());
   }
@@ -519,6 +538,11 @@ public final class ArrayBenchmark {
 
   private static String sig(double x) {
     return Double.isFinite(x) ? BenchmarkJson.sig3(x) : "n/a";
+  }
+
+  /** 10 → "10", 1000 → "1k", 100000 → "100k": the metric names' object counts. */
+  static String countLabel(int n) {
+    return n >= 1000 && n % 1000 == 0 ? n / 1000 + "k" : Integer.toString(n);
   }
 
   private Map<String, Object> json(String loadBefore, String loadAfter) {
@@ -548,6 +572,11 @@ public final class ArrayBenchmark {
       metrics.put(p + "p99_ms", r.p99Ms());
     }
 
+    for (ObjectCountScale.Result r : scale.values()) {
+      metrics.put("write_objects_per_s_" + countLabel(r.objects()), r.writesPerSecond());
+      metrics.put("start_s_" + countLabel(r.objects()), r.startSeconds());
+    }
+
     Map<String, Object> ratios = new LinkedHashMap<>();
     ratios.put("write_vs_raw_data_share", writeRatio());
     ratios.put("read_vs_raw", readRatio());
@@ -563,6 +592,15 @@ public final class ArrayBenchmark {
           foregroundDuringRebuild.mbps() / arrayRead.mbps());
     }
 
+    ObjectCountScale.Result fewest = scale.isEmpty() ? null : scale.values().iterator().next();
+    for (ObjectCountScale.Result r : scale.values()) {
+      if (r != fewest) {
+        // "empty": the fewest objects measured (10 by default)
+        ratios.put("write_" + countLabel(r.objects()) + "_vs_empty",
+            r.writesPerSecond() / fewest.writesPerSecond());
+      }
+    }
+
     Map<String, Object> goals = new LinkedHashMap<>();
     goals.put("write_vs_raw_data_share", goal(writeRatio(), GOAL_WRITE));
     goals.put("read_vs_raw", goal(readRatio(), GOAL_READ));
@@ -573,6 +611,13 @@ public final class ArrayBenchmark {
     goals.put("rebuild_vs_surviving_read", goal(rebuildRatio(), GOAL_REBUILD));
     goals.put("foreground_read_during_rebuild_vs_degraded",
         goal(foregroundDuringRebuild.mbps() / degradedRead.mbps(), GOAL_FOREGROUND));
+    ObjectCountScale.Result most = scale.get(100_000);
+    if (most != null && fewest != null) {
+      goals.put("write_100k_vs_empty", goal(most.writesPerSecond() / fewest.writesPerSecond(),
+          GOAL_WRITE_100K));
+      goals.put("start_s_100k", most.startSeconds() <= GOAL_START_100K_S
+          ? "<= " + sig(GOAL_START_100K_S) + " met" : "<= " + sig(GOAL_START_100K_S) + " NOT");
+    }
 
     Map<String, Object> extra = new LinkedHashMap<>();
     if (!tmpfsRead.isEmpty()) {
@@ -623,6 +668,15 @@ public final class ArrayBenchmark {
         + " " + options.reps() + " passes, baseline and array alternating; times include fsync;"
         + " latencies in ms inside ObjectStore.read; cpu_cores = process CPU time / wall time"
         + " (this machine has " + Runtime.getRuntime().availableProcessors() + ")");
+    if (!scale.isEmpty()) {
+      dataset.put("object_count", String.format(Locale.ROOT, "per count N: a new RAID-6 4+2"
+          + " array of 4 KiB cells on the disk under %s filled with N objects of 4 KiB"
+          + " (uncounted, %d threads), then %d more written and timed (write_objects_per_s_N),"
+          + " then closed and started again as a node starts it: assembled, opened, every object"
+          + " listed and each one's manifest looked up (start_s_N); write_N_vs_empty: the rate"
+          + " with N over the rate with the fewest (%d)", options.dir(), options.concurrency(),
+          ObjectCountScale.PROBE, scale.keySet().iterator().next()));
+    }
     dataset.put("page_cache", "both sides O_DIRECT on disk (the store opens its drives with"
         + " O_DIRECT); no cache dropped");
     dataset.put("random", String.format(Locale.ROOT, "4 KiB and 64 KiB reads at size-aligned"
