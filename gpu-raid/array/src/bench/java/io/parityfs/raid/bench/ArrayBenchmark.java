@@ -671,7 +671,8 @@ public final class ArrayBenchmark {
     if (!scale.isEmpty()) {
       dataset.put("object_count", String.format(Locale.ROOT, "per count N: a new RAID-6 4+2"
           + " array of 4 KiB cells on the disk under %s filled with N objects of 4 KiB"
-          + " (uncounted, %d threads), then %d more written and timed (write_objects_per_s_N),"
+          + " (uncounted, %d threads), then %d more written in 3 timed segments"
+          + " (write_objects_per_s_N: the median segment's rate; an uncounted pass first),"
           + " then closed and started again as a node starts it: assembled, opened, every object"
           + " listed and each one's manifest looked up (start_s_N); write_N_vs_empty: the rate"
           + " with N over the rate with the fewest (%d)", options.dir(), options.concurrency(),

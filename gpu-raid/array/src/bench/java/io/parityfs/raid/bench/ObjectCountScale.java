@@ -28,14 +28,18 @@ import java.util.concurrent.Future;
 /**
  * What the number of objects on the drives costs (issue 19, item 7): for each count N, a fresh
  * RAID-6 4+2 array of 4 KiB cells on the disk is filled with N small objects (uncounted), then
- * {@value #PROBE} more are written and timed (objects/s), and the array is closed and started
+ * {@value #PROBE} more are written in {@value #SEGMENTS} timed segments (objects/s: the median
+ * segment's, as fsync latency on a shared disk varies), and the array is closed and started
  * again the way a storage node starts it: assembled from its labels, the store opened, every
- * object listed and each one's manifest looked up (seconds). A cost that grows with the data
- * shows as the write rate falling and the start time rising faster than N.
+ * object listed and each one's manifest looked up (seconds). Before the first count, one
+ * uncounted pass of the smallest count warms the JIT. A cost that grows with the data shows as
+ * the write rate falling and the start time rising faster than N.
  */
 final class ObjectCountScale {
   /** Objects written and timed on top of the N already there. */
-  static final int PROBE = 2000;
+  static final int PROBE = 2100;
+  /** The probe's timed segments; the median one's rate counts. */
+  static final int SEGMENTS = 3;
   private static final int OBJECT = 4096;
   private static final CodecGeometry GEOMETRY = CodecGeometry.parse("raid6:4+2");
 
@@ -71,6 +75,8 @@ final class ObjectCountScale {
   /** Runs every count of {@code counts}, each on new drives deleted after it. */
   Map<Integer, Result> run(int[] counts) throws IOException {
     Map<Integer, Result> all = new LinkedHashMap<>();
+    out.println("[scale] warm-up pass (not counted):");
+    one(counts[0]);
     for (int n : counts) {
       all.put(n, one(n));
     }
@@ -94,9 +100,15 @@ final class ObjectCountScale {
         long t0 = System.nanoTime();
         writeAll(store, 0, n);
         fill = (System.nanoTime() - t0) / 1e9;
-        long t1 = System.nanoTime();
-        writeAll(store, n, n + PROBE);
-        rate = PROBE / ((System.nanoTime() - t1) / 1e9);
+        double[] rates = new double[SEGMENTS];
+        int per = PROBE / SEGMENTS;
+        for (int seg = 0; seg < SEGMENTS; seg++) {
+          long t1 = System.nanoTime();
+          writeAll(store, n + seg * per, n + (seg + 1) * per);
+          rates[seg] = per / ((System.nanoTime() - t1) / 1e9);
+        }
+        Arrays.sort(rates);
+        rate = rates[SEGMENTS / 2];
       }
       long t2 = System.nanoTime();
       int found;
@@ -115,8 +127,8 @@ final class ObjectCountScale {
         throw new IOException("the start found " + found + " objects, not " + (n + PROBE));
       }
       out.printf(Locale.ROOT, "[scale] %,d objects per drive: filled in %.1f s; %d more written"
-          + " at %.0f objects/s; start (assemble, open, list, look up each) %.2f s%n", n, fill,
-          PROBE, rate, start);
+          + " at %.0f objects/s (median of %d segments); start (assemble, open, list, look up each) %.2f s%n", n, fill,
+          PROBE, rate, SEGMENTS, start);
       return new Result(n, rate, start, fill);
     } finally {
       TestDirs.deleteTree(dir);
