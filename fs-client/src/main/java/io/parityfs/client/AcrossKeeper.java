@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The keeper of protection across nodes (docs/across-nodes.md §5): what makes the node-loss
@@ -49,7 +51,7 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
  * closes. Thread-safe.
  */
 public final class AcrossKeeper implements Closeable {
-  private static final System.Logger LOG = System.getLogger(AcrossKeeper.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(AcrossKeeper.class);
   /** The election's znode, shared by every keeper of a cluster. */
   public static final String LATCH = ZkPaths.ROOT + "/keeper/latch";
 
@@ -157,11 +159,11 @@ public final class AcrossKeeper implements Closeable {
       Round r = runOnce(() -> latch.hasLeadership() && !closed);
       status.updateAndGet(s -> s.done(r));
       if (r.busy() || r.filesLeft() > 0) {
-        LOG.log(System.Logger.Level.INFO, "keeper round: {0}", r);
+        LOG.info("keeper round: {}", r);
       }
     } catch (IOException | RuntimeException e) {
       status.updateAndGet(s -> s.failed(String.valueOf(e.getMessage())));
-      LOG.log(System.Logger.Level.WARNING, "keeper round failed (the next one retries): {0}",
+      LOG.warn("keeper round failed (the next one retries): {}",
           e.toString());
     }
   }
@@ -252,7 +254,7 @@ public final class AcrossKeeper implements Closeable {
       try {
         FileStatus st = client.namespace().getStatus(f.path());
         if (st.id() != f.fileId()) {
-          LOG.log(System.Logger.Level.INFO, "keeper: file {0} is no longer at {1} (a directory"
+          LOG.info("keeper: file {} is no longer at {} (a directory"
               + " above was renamed): run parityfs repair -r over its new place", f.fileId(),
               f.path());
           continue;
@@ -283,7 +285,7 @@ public final class AcrossKeeper implements Closeable {
       try {
         latch.close();
       } catch (IOException | IllegalStateException e) {
-        LOG.log(System.Logger.Level.DEBUG, "keeper latch close: {0}", e.toString());
+        LOG.debug("keeper latch close: {}", e.toString());
       }
     }
   }

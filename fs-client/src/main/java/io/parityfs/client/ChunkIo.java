@@ -30,6 +30,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One chunk's transfers. Chunk {@code i} of file {@code id} lives on {@code
@@ -53,7 +55,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link NodeException} is the cause.
  */
 final class ChunkIo implements ChunkService, AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(ChunkIo.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ChunkIo.class);
 
   private final NodeClient nodes;
   private final TargetLocator locator;
@@ -518,8 +520,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
       if (now.node().equals(at.node())) {
         throw failure.of(at, e);
       }
-      LOG.log(System.Logger.Level.INFO, "target {0}: {1} on {2}; its records in ZooKeeper now"
-          + " place it on {3}: trying there", targetId, e.status(), at.node(), now.node());
+      LOG.info("target {}: {} on {}; its records in ZooKeeper now"
+          + " place it on {}: trying there", targetId, e.status(), at.node(), now.node());
       try {
         return transfer.at(now);
       } catch (NodeException again) {

@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A read of a {@code mirror:N} chunk (docs/across-nodes.md §4): from the first copy that
@@ -23,7 +25,7 @@ import java.util.concurrent.TimeoutException;
  * versions of the same bytes.
  */
 final class MirrorReads {
-  private static final System.Logger LOG = System.getLogger(MirrorReads.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(MirrorReads.class);
 
   private MirrorReads() {}
 
@@ -66,8 +68,8 @@ final class MirrorReads {
         } else {
           failed.addSuppressed(e);
         }
-        LOG.log(System.Logger.Level.INFO, "chunk {0} of file {1}: copy on target {2} failed"
-            + " ({3}); reading another copy", index, fileId, target, e.getMessage());
+        LOG.info("chunk {} of file {}: copy on target {} failed"
+            + " ({}); reading another copy", index, fileId, target, e.getMessage());
         continue;
       }
       // a stat still unanswered once the read is done, plus a little, is not waited for: a
@@ -82,8 +84,8 @@ final class MirrorReads {
             into = again;
           }
         } catch (ClientException e) {
-          LOG.log(System.Logger.Level.INFO, "chunk {0} of file {1}: the newer copy on {2}"
-              + " failed ({3}); keeping the one read", index, fileId, newer, e.getMessage());
+          LOG.info("chunk {} of file {}: the newer copy on {}"
+              + " failed ({}); keeping the one read", index, fileId, newer, e.getMessage());
         }
       }
       int n = into.position() - dst.position();

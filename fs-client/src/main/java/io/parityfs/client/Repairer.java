@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Catch-up (docs/across-nodes.md §5): stores again the members a file's repair record names,
@@ -36,7 +38,7 @@ import java.util.concurrent.CompletionException;
  * targets still down stay in the record. Thread-safe for distinct files.
  */
 public final class Repairer {
-  private static final System.Logger LOG = System.getLogger(Repairer.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(Repairer.class);
   /** Groups repaired between two commits of the shrunk record: a long repair resumes there. */
   static final int BATCH = 64;
 
@@ -247,7 +249,7 @@ public final class Repairer {
       chunks.writeMember(onto, f.id(), tag.generation(), tag.sequence(), index, bytes.flip());
       return bytes.limit();
     } catch (IOException | ArithmeticException e) {
-      LOG.log(System.Logger.Level.INFO, "{0}: member {1} not copied from {2} ({3}): rebuilt"
+      LOG.info("{}: member {} not copied from {} ({}): rebuilt"
           + " instead", f.path(), index, from, e.getMessage());
       return -1;
     }

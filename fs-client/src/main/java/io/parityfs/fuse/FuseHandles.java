@@ -10,6 +10,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The mount's open files and handles, and the writer lifecycle behind them, for {@link
@@ -34,8 +36,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  */
 final class FuseHandles {
   /** The operations' logger: a writer's failed close is the mount's to report. */
-  private static final System.Logger LOG =
-      System.getLogger(PfsFuseOperations.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(PfsFuseOperations.class);
   private static final int O_ACCMODE = 03;
   private static final int O_RDONLY = 0;
   private static final int O_TRUNC = 01000;
@@ -444,7 +445,7 @@ final class FuseHandles {
     try {
       w.close();
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "closing {0}: {1}", f.path, e.toString());
+      LOG.warn("closing {}: {}", f.path, e.toString());
     }
   }
 

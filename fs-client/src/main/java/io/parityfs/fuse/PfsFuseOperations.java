@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ParityFS file system as path-based POSIX operations, for a FUSE binding: each returns 0
@@ -49,7 +51,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link FuseHandles}', the extended attributes are {@link FuseXattrs}'.
  */
 public final class PfsFuseOperations implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(PfsFuseOperations.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(PfsFuseOperations.class);
   /** The read-only virtual xattr holding a file's (or a directory's default) layout. */
   public static final String LAYOUT_XATTR = "parityfs.layout";
   private static final int BLOCK_SIZE = 128 << 10;
@@ -451,7 +453,7 @@ public final class PfsFuseOperations implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       int errno = Errno.of(e);
       if (errno == Errno.EIO) {
-        LOG.log(System.Logger.Level.WARNING, "{0} {1}: EIO: {2}", op, path, e.toString());
+        LOG.warn("{} {}: EIO: {}", op, path, e.toString());
       }
       return -(errno == Errno.EACCES && denied != 0 ? denied : errno);
     }

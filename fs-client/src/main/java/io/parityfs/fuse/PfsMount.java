@@ -15,6 +15,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One FUSE mount of a cluster's namespace: {@link #start} mounts (libfuse's loop runs on a
@@ -26,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code fusermount -u}) ends the loop, which {@link #awaitUnmounted} sees.
  */
 public final class PfsMount implements Closeable {
-  private static final System.Logger LOG = System.getLogger(PfsMount.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(PfsMount.class);
 
   /** Where a mount is in its life. */
   public enum State {
@@ -98,7 +100,7 @@ public final class PfsMount implements Closeable {
         throw new InterruptedIOException("interrupted mounting " + at);
       }
     }
-    LOG.log(System.Logger.Level.INFO, "mounted at {0}", at);
+    LOG.info("mounted at {}", at);
     return new PfsMount(at, ops, loop);
   }
 
@@ -120,8 +122,8 @@ public final class PfsMount implements Closeable {
     try {
       loop.get();
     } catch (ExecutionException e) {
-      LOG.log(System.Logger.Level.WARNING, "the FUSE loop of {0} failed: {1}", mountPoint,
-          e.getCause());
+      LOG.warn("the FUSE loop of {} failed: {}", mountPoint,
+          String.valueOf(e.getCause()));
     }
   }
 
@@ -143,7 +145,7 @@ public final class PfsMount implements Closeable {
     } catch (IOException e) {
       failure = e;
     } catch (TimeoutException e) {
-      LOG.log(System.Logger.Level.WARNING, "the FUSE loop of {0} did not end in 10 s",
+      LOG.warn("the FUSE loop of {} did not end in 10 s",
           mountPoint);
     } catch (ExecutionException e) {
       // reported by awaitUnmounted; nothing more to do here
@@ -152,7 +154,7 @@ public final class PfsMount implements Closeable {
     } finally {
       ops.close();
     }
-    LOG.log(System.Logger.Level.INFO, "unmounted {0}", mountPoint);
+    LOG.info("unmounted {}", mountPoint);
     if (failure != null) {
       throw failure;
     }

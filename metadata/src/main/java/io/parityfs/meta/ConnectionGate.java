@@ -3,6 +3,8 @@ package io.parityfs.meta;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the namespace does while its ZooKeeper connection is not healthy, fed by Curator's
@@ -23,7 +25,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  * Thread-safe.
  */
 final class ConnectionGate implements ConnectionStateListener {
-  private static final System.Logger LOG = System.getLogger(ConnectionGate.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionGate.class);
 
   private final long waitMillis;
   private final CuratorFramework client;
@@ -49,11 +51,10 @@ final class ConnectionGate implements ConnectionStateListener {
       notifyAll();
     }
     switch (newState) {
-      case SUSPENDED -> LOG.log(System.Logger.Level.WARNING,
-          "ZooKeeper connection suspended: operations wait up to {0} ms", waitMillis);
-      case LOST -> LOG.log(System.Logger.Level.WARNING,
-          "ZooKeeper session lost: this client's leases are released");
-      case RECONNECTED -> LOG.log(System.Logger.Level.INFO, "ZooKeeper connection restored");
+      case SUSPENDED -> LOG.warn(
+          "ZooKeeper connection suspended: operations wait up to {} ms", waitMillis);
+      case LOST -> LOG.warn("ZooKeeper session lost: this client's leases are released");
+      case RECONNECTED -> LOG.info("ZooKeeper connection restored");
       default -> { }
     }
   }

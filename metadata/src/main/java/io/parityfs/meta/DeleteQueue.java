@@ -17,6 +17,8 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The durable deferred-delete queue: one persistent znode per removed file whose chunks are
@@ -39,7 +41,7 @@ import org.apache.zookeeper.data.Stat;
  * through the caller's Curator client (which it keeps owning).
  */
 public final class DeleteQueue {
-  private static final System.Logger LOG = System.getLogger(DeleteQueue.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(DeleteQueue.class);
   private static final int SCHEMA = 1;
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
@@ -83,7 +85,7 @@ public final class DeleteQueue {
     }
     try {
       client.transaction().forOperations(ops);
-      LOG.log(System.Logger.Level.INFO, "deferred-delete queue made at {0}", zn.deletes);
+      LOG.info("deferred-delete queue made at {}", zn.deletes);
     } catch (KeeperException.NodeExistsException e) {
       // another opener made it
     }
@@ -120,7 +122,7 @@ public final class DeleteQueue {
         try {
           id = Long.parseLong(name, 16);
         } catch (NumberFormatException x) {
-          LOG.log(System.Logger.Level.WARNING, "ignoring foreign znode {0} in {1}", name,
+          LOG.warn("ignoring foreign znode {} in {}", name,
               e.getPath());
           continue;
         }
@@ -159,7 +161,7 @@ public final class DeleteQueue {
       try {
         out.add(decode(e.getData(), e.getPath()));
       } catch (NamespaceException x) {
-        LOG.log(System.Logger.Level.WARNING, "unreadable deferred-delete record {0}: {1}",
+        LOG.warn("unreadable deferred-delete record {}: {}",
             e.getPath(), x.getMessage());
       }
     }

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The deletes of one {@link Namespace} view: {@link Namespace#delete} (a file or an empty
@@ -16,7 +18,7 @@ import org.apache.zookeeper.Op;
  * SubtreePurger}) and {@link Namespace#purgeTrash}. Thread-safe.
  */
 final class Deletes {
-  private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(Namespace.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final NamespaceCore core;
@@ -91,7 +93,7 @@ final class Deletes {
           core.zk.create(core.zn.trashMarker(id), marker)), gone, p) != null) {
         continue;
       }
-      LOG.log(System.Logger.Level.INFO, "deleting {0} (directory {1}): detached",
+      LOG.info("deleting {} (directory {}): detached",
           p, ZNodes.hexId(id));
       core.purger.purge(id);
       return true;

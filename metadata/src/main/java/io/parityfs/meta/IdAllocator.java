@@ -6,6 +6,8 @@ import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hands out inode ids from the shared counter {@code R/ids}, taking a block of ids at a time
@@ -26,7 +28,7 @@ import org.apache.zookeeper.data.Stat;
  */
 final class IdAllocator {
   static final long LIMIT = 1L << 40;
-  private static final System.Logger LOG = System.getLogger(IdAllocator.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(IdAllocator.class);
 
   private final CuratorFramework client;
   private final String counter;
@@ -114,12 +116,13 @@ final class IdAllocator {
                   .forPath(counter, value),
               client.transactionOp().setData().withVersion(skipStat.getVersion())
                   .forPath(skips, IdSkips.encode(ranges)));
-          LOG.log(System.Logger.Level.WARNING, "{0}: the id counter was at {1} but target {2}"
-              + " holds chunks or fences of file id {3}: the namespace was rolled back (a"
+          LOG.warn("{}: the id counter was at {} but target {}"
+              + " holds chunks or fences of file id {}: the namespace was rolled back (a"
               + " ZooKeeper restored from an older backup?) or formatted over storage that"
-              + " holds data; the counter now skips to {4} (ids [{1}, {4}) recorded in {5},"
+              + " holds data; the counter now skips to {} (ids [{}, {}) recorded in {},"
               + " never handed out; their chunks are kept)", counter, Long.toString(first),
-              held.targetId(), Long.toString(held.fileId()), Long.toString(start), skips);
+              held.targetId(), Long.toString(held.fileId()), Long.toString(start),
+              Long.toString(first), Long.toString(start), skips);
         }
       } catch (KeeperException.BadVersionException e) {
         continue; // another client took a block (or raised the counter) first

@@ -16,6 +16,8 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Write leases: one writer per file, tied to the writer's ZooKeeper session.
@@ -47,7 +49,7 @@ import org.apache.zookeeper.data.Stat;
  * one in the lease (LEASE_EXPIRED).
  */
 final class Leases {
-  private static final System.Logger LOG = System.getLogger(Leases.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(Leases.class);
   private static final int SCHEMA = 1;
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -112,7 +114,7 @@ final class Leases {
         throw Zk.failure(marker, "creating the session marker", e);
       }
       markedSession.set(session);
-      LOG.log(System.Logger.Level.DEBUG, "session {0} marked for leases", Long.toHexString(session));
+      LOG.debug("session {} marked for leases", Long.toHexString(session));
     }
     return new Lease(clientName, session, System.currentTimeMillis());
   }

@@ -11,6 +11,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Formatting a namespace for {@link Namespace#open} and {@link Namespace#format}: the format
@@ -18,7 +20,7 @@ import org.apache.zookeeper.KeeperException;
  * multi}, and the policy of {@link NamespaceConfig#ifMissing()} when there is none.
  */
 final class NamespaceFormat {
-  private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(Namespace.class);
   /** Reads and writes the format record (schema 1). */
   static final ObjectMapper JSON = new ObjectMapper();
 
@@ -148,7 +150,7 @@ final class NamespaceFormat {
     ops.add(client.transactionOp().create().forPath(zn.container(ZNodes.ROOT_ID), new byte[0]));
     try {
       client.transaction().forOperations(ops);
-      LOG.log(System.Logger.Level.INFO, "namespace formatted at {0}", zn.root);
+      LOG.info("namespace formatted at {}", zn.root);
       return true;
     } catch (KeeperException.NodeExistsException e) {
       // formatted concurrently by another client (or by our own retried attempt)

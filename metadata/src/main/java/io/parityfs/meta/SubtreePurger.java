@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Deletes the znodes of a detached directory's subtree, bottom up: for each bucket, read its
@@ -23,7 +25,7 @@ import org.apache.zookeeper.Op;
  * every queued file removed; the next purge goes on from what is left.
  */
 final class SubtreePurger {
-  private static final System.Logger LOG = System.getLogger(SubtreePurger.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(SubtreePurger.class);
   private static final int DELETE_BATCH = 500;
   /** Bytes of op data per {@code multi}, well inside the default 1 MiB {@code jute.maxbuffer}. */
   private static final int BATCH_BYTES = 256 * 1024;
@@ -56,7 +58,7 @@ final class SubtreePurger {
     long[] counts = new long[2];
     purgeContainer(dirId, counts);
     deleteQuietly(zn.trashMarker(dirId));
-    LOG.log(System.Logger.Level.INFO, "directory {0}: subtree deleted ({1} files, {2}"
+    LOG.info("directory {}: subtree deleted ({} files, {}"
         + " directories)", ZNodes.hexId(dirId), counts[0], counts[1] + 1);
   }
 
@@ -106,7 +108,7 @@ final class SubtreePurger {
           inode = InodeCodec.decode(r.getData(), entry);
         } catch (NamespaceException e) {
           // its chunks, if any, are left to orphan collection
-          LOG.log(System.Logger.Level.WARNING, "deleting undecodable entry {0}", entry);
+          LOG.warn("deleting undecodable entry {}", entry);
           entries.add(new Removal(entry, -1, List.of(), 0));
           continue;
         }
@@ -178,7 +180,7 @@ final class SubtreePurger {
         with.remove(f.index() - 1);
         continue;
       }
-      LOG.log(System.Logger.Level.WARNING, "{0}: removal op refused ({1}); deleting the entry"
+      LOG.warn("{}: removal op refused ({}); deleting the entry"
           + " alone", r.znode(), f.code());
       deleteQuietly(r.znode());
       return;

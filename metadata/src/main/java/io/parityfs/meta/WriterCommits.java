@@ -10,6 +10,8 @@ import java.util.Set;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the writer of a file and lease recovery commit, for one {@link Namespace} view: {@link
@@ -18,7 +20,7 @@ import org.apache.zookeeper.data.Stat;
  * the entry it last wrote ({@link NamespaceCore#writing}) before reading. Thread-safe.
  */
 final class WriterCommits {
-  private static final System.Logger LOG = System.getLogger(Namespace.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(Namespace.class);
   /** The most rounds {@link #recoverExpiredLeases} skips a file whose recovery keeps failing. */
   static final int MAX_RECOVERY_SKIP = 8;
 
@@ -308,7 +310,7 @@ final class WriterCommits {
       }
       if (inode == null || inode.id() != f.id() || inode.lease() == null
           || inode.lease().session() != f.session()) {
-        LOG.log(System.Logger.Level.WARNING, "dropping stale open record of file {0} ({1})",
+        LOG.warn("dropping stale open record of file {} ({})",
             ZNodes.hexId(f.id()), f.path());
         core.leases.dropStale(f.id());
         continue;
@@ -331,8 +333,8 @@ final class WriterCommits {
         int[] b = recoveryBackoff.computeIfAbsent(f.id(), k -> new int[2]);
         b[1] = Math.min(MAX_RECOVERY_SKIP, Math.max(1, b[1] * 2));
         b[0] = b[1];
-        LOG.log(System.Logger.Level.WARNING, "lease recovery of {0} (file {1}) failed ({2}: {3});"
-            + " retrying it after {4} rounds", f.path(), ZNodes.hexId(f.id()), ex.status(),
+        LOG.warn("lease recovery of {} (file {}) failed ({}: {});"
+            + " retrying it after {} rounds", f.path(), ZNodes.hexId(f.id()), ex.status(),
             ex.getMessage(), b[1]);
       }
     }
@@ -386,8 +388,8 @@ final class WriterCommits {
     if (!core.write(e, next, List.of(core.leases.deleteRecord(i.id())), p)) {
       return false;
     }
-    LOG.log(System.Logger.Level.INFO, "recovered the lease of {0} (file {1}, writer {2}): "
-        + "length {3}, writer generation {4}{5}", p, ZNodes.hexId(i.id()), i.lease().client(),
+    LOG.info("recovered the lease of {} (file {}, writer {}): "
+        + "length {}, writer generation {}{}", p, ZNodes.hexId(i.id()), i.lease().client(),
         length, next.generation(), after.unreached().isEmpty() ? "" : "; members on targets"
         + " that could not be reached, for catch-up: " + after.unreached());
     return true;
@@ -406,8 +408,8 @@ final class WriterCommits {
     // the committed length promises bytes no target holds: closing the file there would hide
     // the hole from every reader until one trips on it; closing it at the stored length would
     // silently drop acknowledged bytes. Leave it open and say so.
-    LOG.log(System.Logger.Level.ERROR, "lease recovery of {0} (file {1}, writer {2}) refused:"
-        + " the targets hold {3} bytes but {4} are committed; acknowledged data is missing,"
+    LOG.error("lease recovery of {} (file {}, writer {}) refused:"
+        + " the targets hold {} bytes but {} are committed; acknowledged data is missing,"
         + " the file stays open", p, ZNodes.hexId(i.id()), i.lease().client(), stored,
         i.length());
     throw new NamespaceException(NamespaceStatus.DATA_MISSING, p, "lease recovery refused: "

@@ -25,6 +25,8 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cluster manager: every candidate (e.g. every storage node) runs one; a Curator {@link
@@ -57,7 +59,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  * chunk service stay the caller's. Thread-safe.
  */
 public final class ClusterManager implements Closeable {
-  private static final System.Logger LOG = System.getLogger(ClusterManager.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterManager.class);
 
   private enum State { LATENT, STARTED, CLOSED }
 
@@ -116,10 +118,10 @@ public final class ClusterManager implements Closeable {
     List<ManagerTask> all = new ArrayList<>(List.of(
         new DeferredDeleteTask(queue, chunks, config, counters, System::currentTimeMillis),
         new NamespaceChore("trash purge", config.trashInterval(), namespace::purgeTrash,
-            counters.trashPurged, "finished {0} interrupted recursive deletes"),
+            counters.trashPurged, "finished {} interrupted recursive deletes"),
         new NamespaceChore("lease recovery", config.leaseInterval(),
             () -> namespace.recoverExpiredLeases(probe), counters.leasesRecovered,
-            "closed {0} files whose writers are gone"),
+            "closed {} files whose writers are gone"),
         new OrphanCollector(LiveFileScanner.open(client, namespace.config()), queue, chunks,
             config, counters, System::currentTimeMillis, (buckets, entries) -> true)));
     if (registry != null) {
@@ -155,7 +157,7 @@ public final class ClusterManager implements Closeable {
       throw new IOException("cluster manager " + participantId + ": cannot join the election at "
           + config.latchPath(), e);
     }
-    LOG.log(System.Logger.Level.INFO, "cluster manager {0}: candidate at {1}", participantId,
+    LOG.info("cluster manager {}: candidate at {}", participantId,
         config.latchPath());
   }
 
@@ -186,7 +188,7 @@ public final class ClusterManager implements Closeable {
       try {
         latch.close();
       } catch (IOException | IllegalStateException e) {
-        LOG.log(System.Logger.Level.DEBUG, "closing the latch: {0}", e.toString());
+        LOG.debug("closing the latch: {}", e.toString());
       }
       executor.shutdownNow();
       try {
@@ -194,7 +196,7 @@ public final class ClusterManager implements Closeable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      LOG.log(System.Logger.Level.INFO, "cluster manager {0}: closed", participantId);
+      LOG.info("cluster manager {}: closed", participantId);
     }
   }
 
@@ -217,7 +219,7 @@ public final class ClusterManager implements Closeable {
     for (ManagerTask task : tasks) {
       schedule(task, acting, 0);
     }
-    LOG.log(System.Logger.Level.INFO, "cluster manager {0}: elected leader, acting",
+    LOG.info("cluster manager {}: elected leader, acting",
         participantId);
   }
 
@@ -231,7 +233,7 @@ public final class ClusterManager implements Closeable {
       f.cancel(false);
     }
     scheduled.clear();
-    LOG.log(System.Logger.Level.INFO, "cluster manager {0}: stopped acting ({1})", participantId,
+    LOG.info("cluster manager {}: stopped acting ({})", participantId,
         why);
   }
 
@@ -271,14 +273,13 @@ public final class ClusterManager implements Closeable {
       task.runOnce(acting);
     } catch (IOException e) { // NamespaceException included
       if (acting.getAsBoolean()) {
-        LOG.log(System.Logger.Level.WARNING, "cluster manager: {0} round failed, retried next"
-            + " round: {1}", task.name(), e.getMessage());
+        LOG.warn("cluster manager: {} round failed, retried next"
+            + " round: {}", task.name(), e.getMessage());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, "cluster manager: " + task.name() + " round failed",
-          e);
+      LOG.warn("cluster manager: " + task.name() + " round failed", e);
     }
   }
 }

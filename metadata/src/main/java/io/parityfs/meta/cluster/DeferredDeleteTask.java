@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Drains the deferred-delete queue: for each record, lists the file's chunks on every target of
@@ -44,7 +46,7 @@ import java.util.function.LongSupplier;
  * their next delete, as a crash would, and is thrown.
  */
 final class DeferredDeleteTask implements ManagerTask {
-  private static final System.Logger LOG = System.getLogger(DeferredDeleteTask.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(DeferredDeleteTask.class);
 
   /** A record waiting for its targets. */
   private static final class Retry {
@@ -111,8 +113,8 @@ final class DeferredDeleteTask implements ManagerTask {
     drainAll(taken, acting);
     files = counters.filesDrained.get() - files;
     if (files > 0) {
-      LOG.log(System.Logger.Level.INFO, "deferred deletes: {0} files drained ({1} bytes) in {2}"
-          + " ms; {3} records queued before the round", files,
+      LOG.info("deferred deletes: {} files drained ({} bytes) in {}"
+          + " ms; {} records queued before the round", files,
           counters.bytesDrained.get() - bytes, (System.nanoTime() - started) / 1_000_000,
           ids.length);
     }
@@ -185,7 +187,7 @@ final class DeferredDeleteTask implements ManagerTask {
         throw e;
       }
       if (corrupt.add(id)) {
-        LOG.log(System.Logger.Level.WARNING, "{0}; left in place for an operator",
+        LOG.warn("{}; left in place for an operator",
             e.getMessage());
       }
       return;
@@ -216,10 +218,14 @@ final class DeferredDeleteTask implements ManagerTask {
     waiting.remove(r.id());
     counters.filesDrained.incrementAndGet();
     counters.bytesDrained.addAndGet(r.length());
-    LOG.log(retry == null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO,
-        "file {0}: {1} chunks deleted on {2} targets {3}{4}, deferred-delete record removed",
-        Long.toString(r.id()), deleted, targets.size(), targets,
-        retry == null ? "" : " (after waiting for a target)");
+    String done = "file {}: {} chunks deleted on {} targets {}{}, deferred-delete record removed";
+    Object[] args = {Long.toString(r.id()), deleted, targets.size(), targets,
+        retry == null ? "" : " (after waiting for a target)"};
+    if (retry == null) {
+      LOG.debug(done, args);
+    } else {
+      LOG.info(done, args);
+    }
   }
 
   /** Deletes every chunk of the file on one target; -1 if it stopped because not acting. */
@@ -253,12 +259,12 @@ final class DeferredDeleteTask implements ManagerTask {
       retry = new Retry();
       retry.delayMillis = config.retryMin().toMillis();
       waiting.put(r.id(), retry);
-      LOG.log(System.Logger.Level.WARNING, "file {0}: target {1} unreachable ({2}); keeping its"
+      LOG.warn("file {}: target {} unreachable ({}); keeping its"
           + " deferred-delete record, retrying with backoff", Long.toString(r.id()), target,
           e.getMessage());
     } else {
       retry.delayMillis = Math.min(config.retryMax().toMillis(), retry.delayMillis * 2);
-      LOG.log(System.Logger.Level.DEBUG, "file {0}: target {1} still unreachable ({2})",
+      LOG.debug("file {}: target {} still unreachable ({})",
           Long.toString(r.id()), target, e.getMessage());
     }
     retry.dueMillis = now + retry.delayMillis;

@@ -3,6 +3,8 @@ package io.parityfs.meta.cluster;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A periodic namespace call of the leader that finishes what a dead process left: the trash
@@ -11,7 +13,7 @@ import java.util.function.BooleanSupplier;
  * idempotent and safe beside anything else, so a round needs no state of its own.
  */
 final class NamespaceChore implements ManagerTask {
-  private static final System.Logger LOG = System.getLogger(NamespaceChore.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(NamespaceChore.class);
 
   /** One call: how many things it finished. */
   @FunctionalInterface
@@ -26,7 +28,7 @@ final class NamespaceChore implements ManagerTask {
   private final String done;
 
   /**
-   * @param done the log line for a round that finished n things, {@code {0}} being n
+   * @param done the log line for a round that finished n things, {@code {}} being n
    */
   NamespaceChore(String name, Duration interval, Call call, AtomicLong counter, String done) {
     this.name = name;
@@ -54,7 +56,7 @@ final class NamespaceChore implements ManagerTask {
     int n = call.run();
     if (n > 0) {
       counter.addAndGet(n);
-      LOG.log(System.Logger.Level.INFO, done, n);
+      LOG.info(done, n);
     }
   }
 }

@@ -7,6 +7,8 @@ import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.meta.targets.TargetRegistry;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes durable what the registry concludes: a target whose node has been gone longer than the
@@ -15,7 +17,7 @@ import java.util.function.BooleanSupplier;
  * node registers again. Skipped while the registry is disconnected (its view may be stale).
  */
 final class OfflineMarker implements ManagerTask {
-  private static final System.Logger LOG = System.getLogger(OfflineMarker.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(OfflineMarker.class);
 
   private final TargetRegistry registry;
   private final Duration interval;
@@ -60,7 +62,7 @@ final class OfflineMarker implements ManagerTask {
         if (e.status() != NamespaceStatus.NOT_FOUND) {
           throw e;
         }
-        LOG.log(System.Logger.Level.DEBUG, "target {0} left the registry before its mark",
+        LOG.debug("target {} left the registry before its mark",
             t.id());
       }
     }

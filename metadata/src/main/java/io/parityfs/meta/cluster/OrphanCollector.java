@@ -16,6 +16,8 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Deletes orphan chunks: chunks whose file id belongs to no file, seen so in two rounds at least
@@ -46,7 +48,7 @@ import java.util.function.LongSupplier;
  * them and deletes nothing in its first round.
  */
 final class OrphanCollector implements ManagerTask {
-  private static final System.Logger LOG = System.getLogger(OrphanCollector.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(OrphanCollector.class);
   private static final int IDS_LOGGED = 10;
 
   private final LiveFileScanner scanner;
@@ -98,8 +100,8 @@ final class OrphanCollector implements ManagerTask {
         (buckets, entries) -> progress.bucketRead(buckets, entries) && acting.getAsBoolean());
     if (scanned.isEmpty()) {
       if (acting.getAsBoolean()) {
-        LOG.log(System.Logger.Level.WARNING, "orphan collection skipped: the namespace kept"
-            + " changing for {0} verification passes", config.scanMaxPasses());
+        LOG.warn("orphan collection skipped: the namespace kept"
+            + " changing for {} verification passes", config.scanMaxPasses());
       }
       return;
     }
@@ -154,14 +156,14 @@ final class OrphanCollector implements ManagerTask {
         }
         unreachable++;
         complete = false;
-        LOG.log(System.Logger.Level.WARNING, "orphan collection: target {0} unreachable ({1});"
+        LOG.warn("orphan collection: target {} unreachable ({});"
             + " skipped this round", target, e.getMessage());
       }
     }
     if (!unallocated.isEmpty()) {
-      LOG.log(System.Logger.Level.WARNING, "orphan collection: {0} file ids at or above the id"
-          + " counter {1}, or in a range it skipped, have chunks (never handed out by this"
-          + " namespace; not deleted): {2}", unallocated.size(),
+      LOG.warn("orphan collection: {} file ids at or above the id"
+          + " counter {}, or in a range it skipped, have chunks (never handed out by this"
+          + " namespace; not deleted): {}", unallocated.size(),
           live.idLimit(), unallocated.stream().limit(IDS_LOGGED).toList());
     }
     if (!complete) {
@@ -173,9 +175,9 @@ final class OrphanCollector implements ManagerTask {
     suspects = Map.copyOf(seen);
     counters.orphanScans.incrementAndGet();
     counters.lastOrphanScanMillis.set(clock.getAsLong());
-    LOG.log(System.Logger.Level.INFO, "orphan collection: {0} live files ({1} scan passes),"
-        + " {2} chunks checked on {3} targets ({4} unreachable), {5} orphans found, {6}"
-        + " deleted, {7} suspect files remembered", live.size(), live.passes(), checked,
+    LOG.info("orphan collection: {} live files ({} scan passes),"
+        + " {} chunks checked on {} targets ({} unreachable), {} orphans found, {}"
+        + " deleted, {} suspect files remembered", live.size(), live.passes(), checked,
         targets.size(), unreachable, found, deleted, seen.size());
   }
 }

@@ -14,6 +14,8 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Taking targets out of service and back (docs/across-nodes.md §5), through one {@link
@@ -23,7 +25,7 @@ import org.apache.zookeeper.KeeperException;
  * call returns and by the others within a watch event. Thread-safe.
  */
 public final class Retirements {
-  private static final System.Logger LOG = System.getLogger(Retirements.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(Retirements.class);
   private final TargetRegistry registry;
 
   public Retirements(TargetRegistry registry) {
@@ -57,7 +59,7 @@ public final class Retirements {
     write(path, RegistryCodec.encode(new RetiredRecord(RegistryCodec.SCHEMA, targetId,
         t.get().nodeId(), standing.name(), reason, registry.config().clock().millis())),
         "writing the retirement mark");
-    LOG.log(System.Logger.Level.WARNING, "target {0}: {1}: {2}", targetId, standing.label(),
+    LOG.warn("target {}: {}: {}", targetId, standing.label(),
         reason);
     registry.reread(List.of(path));
   }
@@ -72,7 +74,7 @@ public final class Retirements {
     String path = ZkPaths.retired(targetId);
     boolean removed = delete(path, "removing the retirement mark");
     if (removed) {
-      LOG.log(System.Logger.Level.INFO, "target {0}: back in service", targetId);
+      LOG.info("target {}: back in service", targetId);
     }
     registry.reread(List.of(path));
     return removed;
@@ -106,7 +108,7 @@ public final class Retirements {
     for (String path : paths) {
       delete(path, "removing a record of a removed target");
     }
-    LOG.log(System.Logger.Level.WARNING, "target {0} of node {1}: removed from the registry",
+    LOG.warn("target {} of node {}: removed from the registry",
         targetId, t.nodeId());
     registry.reread(paths);
   }

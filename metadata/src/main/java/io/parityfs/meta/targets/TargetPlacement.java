@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Chooses the storage targets of a new file: {@link #place(Layout)} returns the layout with its
@@ -71,7 +73,7 @@ import java.util.random.RandomGenerator;
  * targets in the pool).
  */
 public final class TargetPlacement implements LayoutPlacer {
-  private static final System.Logger LOG = System.getLogger(TargetPlacement.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(TargetPlacement.class);
   private final TargetRegistry registry;
   private final PlacementConfig config;
   private final Random seeded;
@@ -153,9 +155,9 @@ public final class TargetPlacement implements LayoutPlacer {
     int width = requested.across().width();
     List<TargetInfo> degraded = degradedFromBirth(requested, chosenDomains, eligible, standby);
     if (!degraded.isEmpty()) {
-      LOG.log(System.Logger.Level.WARNING, "{0}: {1} across nodes has targets online on too few"
-          + " nodes; placed on one group of {2}, degraded from birth: its members on the {3}"
-          + " offline nodes are left out by writes (the file''s repair record) until they"
+      LOG.warn("{}: {} across nodes has targets online on too few"
+          + " nodes; placed on one group of {}, degraded from birth: its members on the {}"
+          + " offline nodes are left out by writes (the file's repair record) until they"
           + " return", path, requested.across(), width, width - distinctDomains(chosenDomains,
           eligible));
       requested = requested.withStripeCount(width);
@@ -168,8 +170,8 @@ public final class TargetPlacement implements LayoutPlacer {
           probablyOffline, failed, full);
     }
     if (eligible.size() < wanted) {
-      LOG.log(System.Logger.Level.WARNING, "{0}: placed on {1} of the {2} targets its layout"
-          + " stripes over; skipped in pool ''{3}'': {4}", path, chosen.size() + eligible.size(),
+      LOG.warn("{}: placed on {} of the {} targets its layout"
+          + " stripes over; skipped in pool '{}': {}", path, chosen.size() + eligible.size(),
           requested.stripeCount(), requested.pool(),
           skipped(offline, probablyOffline, failed, full));
       requested = requested.withStripeCount(chosen.size() + eligible.size());

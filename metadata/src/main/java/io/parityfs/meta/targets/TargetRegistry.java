@@ -37,6 +37,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A live view of the storage targets registered in ZooKeeper ({@link ZkPaths}): for each target
@@ -71,7 +73,7 @@ import org.apache.zookeeper.data.Stat;
  * #close} stops it (LATENT, STARTED, CLOSED); closing leaves the Curator client open.
  */
 public final class TargetRegistry implements Closeable {
-  private static final System.Logger LOG = System.getLogger(TargetRegistry.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(TargetRegistry.class);
   private static final long RETRY_MILLIS = 1000;
 
   private enum State { LATENT, STARTED, CLOSED }
@@ -227,7 +229,7 @@ public final class TargetRegistry implements Closeable {
     } catch (Exception e) {
       throw unavailable(path, "writing the offline mark", e);
     }
-    LOG.log(System.Logger.Level.WARNING, "target {0}: marked offline: {1}", targetId, reason);
+    LOG.warn("target {}: marked offline: {}", targetId, reason);
     reread(Folder.OFFLINE, targetId);
   }
 
@@ -249,7 +251,7 @@ public final class TargetRegistry implements Closeable {
       throw unavailable(path, "removing the offline mark", e);
     }
     if (removed) {
-      LOG.log(System.Logger.Level.INFO, "target {0}: offline mark cleared", targetId);
+      LOG.info("target {}: offline mark cleared", targetId);
     }
     reread(Folder.OFFLINE, targetId);
     return removed;
@@ -350,7 +352,7 @@ public final class TargetRegistry implements Closeable {
     try {
       zk.removeWatchers();
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.DEBUG, "removing watches: {0}", e.toString());
+      LOG.debug("removing watches: {}", e.toString());
     }
   }
 
@@ -380,7 +382,7 @@ public final class TargetRegistry implements Closeable {
     switch (s) {
       case SUSPENDED, LOST -> {
         if (connected) {
-          LOG.log(System.Logger.Level.WARNING, "target registry: ZooKeeper connection {0};"
+          LOG.warn("target registry: ZooKeeper connection {};"
               + " keeping the last view", s);
         }
         connected = false;
@@ -400,8 +402,8 @@ public final class TargetRegistry implements Closeable {
           task.run();
         } catch (Exception e) {
           if (state.get() == State.STARTED) {
-            LOG.log(System.Logger.Level.WARNING, "target registry: reading ZooKeeper: {0};"
-                + " reading everything again in {1} ms", e.toString(), RETRY_MILLIS);
+            LOG.warn("target registry: reading ZooKeeper: {};"
+                + " reading everything again in {} ms", e.toString(), RETRY_MILLIS);
             scheduleReload(RETRY_MILLIS);
           }
         }
@@ -522,7 +524,7 @@ public final class TargetRegistry implements Closeable {
       forget(folder, name);
       model.unreadable(path, why);
       if (!why.equals(warned.put(path, why))) {
-        LOG.log(System.Logger.Level.WARNING, "target registry: left out: {0}", why);
+        LOG.warn("target registry: left out: {}", why);
       }
     }
   }
@@ -567,12 +569,12 @@ public final class TargetRegistry implements Closeable {
         String path = ZkPaths.offline(s.targetId());
         try {
           zk.delete().withVersion(s.version()).forPath(path);
-          LOG.log(System.Logger.Level.INFO, "target {0}: node {1} registered again; offline"
-              + " mark ({2}) cleared", s.targetId(), s.nodeId(), s.reason());
+          LOG.info("target {}: node {} registered again; offline"
+              + " mark ({}) cleared", s.targetId(), s.nodeId(), s.reason());
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
           // another registry cleared it, or the mark was renewed (the watch brings the new one)
         } catch (Exception e) {
-          LOG.log(System.Logger.Level.WARNING, "target {0}: clearing its offline mark: {1}",
+          LOG.warn("target {}: clearing its offline mark: {}",
               s.targetId(), e.toString());
           continue;
         }

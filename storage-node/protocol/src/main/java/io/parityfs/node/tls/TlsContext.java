@@ -33,6 +33,8 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManagerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Netty TLS context of a node (server side: a client certificate required) or of a client,
@@ -43,7 +45,7 @@ import javax.net.ssl.TrustManagerFactory;
  * written) keeps the last good context, logged once. Thread-safe.
  */
 public final class TlsContext {
-  private static final System.Logger LOG = System.getLogger(TlsContext.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(TlsContext.class);
   /** The system property that chooses the TLS engine ({@link #provider()}). */
   public static final String PROVIDER_PROPERTY = "parityfs.tls.provider";
   /** The least time between two looks at the files. */
@@ -114,12 +116,12 @@ public final class TlsContext {
       SslContext next = build();
       loaded = new Loaded(next, now, System.currentTimeMillis());
       reloads++;
-      LOG.log(System.Logger.Level.INFO, "TLS files changed, loaded again: {0}", config);
+      LOG.info("TLS files changed, loaded again: {}", config);
     } catch (IOException | RuntimeException e) {
       // keep the last good context; look again (and warn again) at the next change only
       loaded = new Loaded(l.context(), now, System.currentTimeMillis());
-      LOG.log(System.Logger.Level.WARNING, "TLS files changed but do not load, keeping the"
-          + " previous ones: {0}", e.getMessage());
+      LOG.warn("TLS files changed but do not load, keeping the"
+          + " previous ones: {}", e.getMessage());
     }
   }
 

@@ -7,6 +7,8 @@ import io.parityfs.raid.codec.ReconstructionPlanCache;
 import io.parityfs.raid.gf.GfMatrix;
 import java.nio.ByteBuffer;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link io.parityfs.raid.codec.ParityCodec} on the CPU. RAID-5 encodes with the XOR kernel,
@@ -30,7 +32,7 @@ public final class CpuParityCodec extends AbstractParityCodec {
     SCALAR
   }
 
-  private static final System.Logger LOG = System.getLogger(CpuParityCodec.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(CpuParityCodec.class);
   private static volatile String vectorUnavailableReason;
 
   private final CpuKernels kernels;
@@ -139,7 +141,7 @@ public final class CpuParityCodec extends AbstractParityCodec {
         vectorUnavailableReason = "the Vector API failed to load: " + e;
       }
     }
-    LOG.log(System.Logger.Level.INFO, "CPU parity codec uses scalar kernels: {0}", vectorUnavailableReason);
+    LOG.info("CPU parity codec uses scalar kernels: {}", vectorUnavailableReason);
     return null;
   }
 

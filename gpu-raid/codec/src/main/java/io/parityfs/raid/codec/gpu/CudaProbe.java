@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides, once per JVM, whether the GPU codec can run here, and opens the device if so.
@@ -33,7 +35,7 @@ public final class CudaProbe {
   static final String LIBCUDA = "libcuda.so.1";
   static final String DEVICE_NODE = "/dev/nvidiactl";
 
-  private static final System.Logger LOG = System.getLogger(CudaProbe.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(CudaProbe.class);
   private static final Object LOCK = new Object();
   private static volatile Result verdict;
   private static CudaDriver driver;
@@ -90,10 +92,10 @@ public final class CudaProbe {
           r = probe();
           verdict = r;
           if (r.available()) {
-            LOG.log(System.Logger.Level.INFO, "GPU parity codec available: {0}, kernels {1}",
+            LOG.info("GPU parity codec available: {}, kernels {}",
                 r.device(), KernelImage.describe());
           } else {
-            LOG.log(System.Logger.Level.DEBUG, "GPU parity codec unavailable: {0}", r.reason());
+            LOG.debug("GPU parity codec unavailable: {}", r.reason());
           }
         }
       }

@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creates the {@link ParityCodec} for each geometry a node uses, on the configured
@@ -36,7 +38,7 @@ import java.util.function.LongSupplier;
  * {@link #close()} releases the GPU codecs' streams and buffers. Thread-safe.
  */
 public final class ParityCodecFactory implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(ParityCodecFactory.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ParityCodecFactory.class);
 
   private final CodecBackend backend;
   private final GpuShare gpuShare;
@@ -115,7 +117,7 @@ public final class ParityCodecFactory implements AutoCloseable {
         if (c == null) {
           c = choose(geometry);
           choices.put(geometry, c);
-          LOG.log(System.Logger.Level.INFO, "{0}", c.selection());
+          LOG.info("{}", c.selection());
         }
       }
     }
@@ -219,7 +221,7 @@ public final class ParityCodecFactory implements AutoCloseable {
       try {
         closeable.close();
       } catch (Exception e) {
-        LOG.log(System.Logger.Level.WARNING, "closing {0} failed: {1}", codec.implementation(), e);
+        LOG.warn("closing {} failed: {}", codec.implementation(), e.toString());
       }
     }
   }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The probe: its pre-check on made-up hosts, and its cached verdict on this machine. The tests
@@ -125,8 +126,10 @@ class CudaProbeTest {
     // probe that touched JCuda would load it and be caught below rather than fail to link.
     String pointer = CudaProbeTest.class.getClassLoader().getResource("jcuda/Pointer.class").toString();
     URL jcudaJar = java.net.URI.create(pointer.substring("jar:".length(), pointer.indexOf("!/"))).toURL();
+    // and slf4j-api's, which the probe logs through (no binding: it logs to nothing there)
+    URL slf4j = LoggerFactory.class.getProtectionDomain().getCodeSource().getLocation();
     List<String> requested = Collections.synchronizedList(new ArrayList<>());
-    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes, jcudaJar},
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {classes, jcudaJar, slf4j},
         ClassLoader.getPlatformClassLoader()) {
       @Override
       protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
