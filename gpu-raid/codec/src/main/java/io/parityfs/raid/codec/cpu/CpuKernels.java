@@ -1,5 +1,6 @@
 package io.parityfs.raid.codec.cpu;
 
+import io.parityfs.raid.gf.GfMatrix;
 import java.nio.ByteBuffer;
 
 /**
@@ -15,6 +16,11 @@ abstract class CpuKernels {
 
   /** Lane width (bytes) the kernels want their nibble tables widened to; 0 for none. */
   abstract int laneWidth();
+
+  /** A coefficient matrix prepared for {@link #apply} and {@link #delta} of these kernels. */
+  GfProgram compile(GfMatrix m) {
+    return new GfProgram(m, laneWidth());
+  }
 
   /** {@code out = XOR over j of in[map[j]]}. */
   abstract void xor(ByteBuffer[] in, int[] map, ByteBuffer out, int len);

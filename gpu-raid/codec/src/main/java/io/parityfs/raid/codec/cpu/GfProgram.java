@@ -10,9 +10,10 @@ import io.parityfs.raid.gf.GfMatrix;
  *
  * <p>Lane table layout: for row r and column j, the low-nibble table starts at
  * {@code (r * cols + j) * 2 * laneWidth} and the high-nibble table {@code laneWidth} later;
- * entries 0..15 repeat across the vector. Immutable.
+ * entries 0..15 repeat across the vector. Immutable. Kernels that prepare more (ISA-L's tables)
+ * extend it.
  */
-final class GfProgram {
+class GfProgram {
   final int rows;
   final int cols;
   final byte[] coef;

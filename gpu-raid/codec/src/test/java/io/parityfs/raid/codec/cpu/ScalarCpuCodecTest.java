@@ -26,7 +26,7 @@ class ScalarCpuCodecTest extends ParityCodecContractTest {
       System.setProperty(CpuParityCodec.KERNELS_PROPERTY, "fastest");
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> CpuParityCodec.create(CodecGeometry.raid6(4)));
-      assertTrue(e.getMessage().contains("(fastest) must be auto, vector or scalar"), e.getMessage());
+      assertTrue(e.getMessage().contains("(fastest) must be auto, isal, vector or scalar"), e.getMessage());
     } finally {
       if (old == null) {
         System.clearProperty(CpuParityCodec.KERNELS_PROPERTY);

@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A JVM started without {@code --add-modules jdk.incubator.vector} must pick the scalar kernels
- * on its own, log why, and still compute correct parity.
+ * on its own, log why, and still compute correct parity. On JDK 22+ with ISA-L installed the
+ * codec is ISA-L's with the scalar kernels beside it (RAID-6's P+Q, which this checks, runs on
+ * them).
  */
 class ScalarFallbackTest {
 
@@ -28,12 +30,16 @@ class ScalarFallbackTest {
     assertEquals(0, p.exitValue(), out);
     assertTrue(out.contains("jdk.incubator.vector is not loaded"), "no reason logged: " + out);
     // P = 1^4^7, 2^5^8, 3^6^0x90; Q = D0 + 2*D1 + 4*D2.
-    String expected = String.format("cpu-scalar %02x %02x %02x %02x %02x %02x",
+    String expected = String.format(" %02x %02x %02x %02x %02x %02x",
         1 ^ 4 ^ 7, 2 ^ 5 ^ 8, 3 ^ 6 ^ 0x90,
         1 ^ Gf256.mul(2, 4) ^ Gf256.mul(4, 7),
         2 ^ Gf256.mul(2, 5) ^ Gf256.mul(4, 8),
         3 ^ Gf256.mul(2, 6) ^ Gf256.mul(4, 0x90));
     String last = out.strip().lines().reduce((a, b) -> b).orElse("");
-    assertEquals(expected, last, out);
+    int space = last.indexOf(' ');
+    String implementation = space < 0 ? last : last.substring(0, space);
+    assertTrue(implementation.equals("cpu-scalar") || implementation.equals("cpu-isal+scalar"),
+        "the scalar kernels (alone or beside ISA-L's): " + out);
+    assertEquals(expected, last.substring(implementation.length()), out);
   }
 }
