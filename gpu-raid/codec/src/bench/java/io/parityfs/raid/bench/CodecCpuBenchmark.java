@@ -22,6 +22,12 @@ import java.util.Map;
  * buffers themselves for XOR. Throughput is GB/s
  * (10^9 bytes/s) of data bytes, k MiB per stripe; parity bytes are not counted.
  *
+ * <p>ParityFS runs on the kernels the codec factory picks (ISA-L's on JDK 22+ where
+ * {@code libisal.so.2} loads, else the Vector API's) and, for the Reed-Solomon cases when that is
+ * ISA-L, on the Vector API kernels too; each case's headline figure is the fastest. The
+ * Reed-Solomon encodes are also timed in ISA-L's own C loop over the same buffers
+ * ({@link IsalCLoop}; ratio {@code <id>_vs_isal_c}), where gcc and ISA-L's headers are installed.
+ *
  * <p>Cases ({@link BenchCase}): XOR 15+1, P+Q 14+2 (Hadoop has no P+Q coder, so its column is
  * RS 14+2), RS 8+2, RS 6+3, RS 10+4 encode, and RS 10+4 rebuild of data shards 0 and 1. Each is
  * timed in two regimes: "dram", cycling through at least 1 GiB of data so every byte comes from
@@ -36,8 +42,9 @@ import java.util.Map;
  * </pre>
  *
  * It prints a table and writes {@code docs/benchmarks/codec-cpu.json}: "metrics" and
- * "cache_metrics" hold ParityFS's GB/s, "hadoop_metrics" and "hadoop_cache_metrics" Hadoop's,
- * "ratios" ParityFS / Hadoop from DRAM, all to 3 significant digits.
+ * "cache_metrics" hold the fastest ParityFS kernels' GB/s ("kernel_metrics" each kernel set's),
+ * "hadoop_metrics" and "hadoop_cache_metrics" Hadoop's, "isal_c_metrics" ISA-L's C loop's,
+ * "ratios" ParityFS / Hadoop and ParityFS / ISA-L C from DRAM, all to 3 significant digits.
  */
 public final class CodecCpuBenchmark {
   private CodecCpuBenchmark() {}
@@ -66,6 +73,12 @@ public final class CodecCpuBenchmark {
     out.println("codec-cpu: " + RunEnvironment.jdk() + "; " + RunEnvironment.machine());
     out.println("codec-cpu: kernels " + kernels + ", load average " + loadBefore
         + (options.quick() ? ", QUICK run (figures not comparable)" : ""));
+    if (!CpuParityCodec.isalAvailable()) {
+      out.println("codec-cpu: no ISA-L kernels: " + CpuParityCodec.isalUnavailableReason());
+    }
+    String cLoop = IsalCLoop.unavailableReason();
+    out.println("codec-cpu: ISA-L's own C loop " + (cLoop == null
+        ? "built from " + IsalCLoop.SOURCE : "not run: " + cLoop));
 
     int blocks = 0;
     for (BenchCase c : options.cases()) {
@@ -101,15 +114,18 @@ public final class CodecCpuBenchmark {
   }
 
   private static void printTable(List<CaseResult> results, PrintStream out) {
-    String format = "%-24s %-24s %9s %9s %9s %9s %8s %8s%n";
-    out.printf(Locale.ROOT, format, "case (GB/s of data)", "Hadoop coder", "PFS dram",
-        "PFS cache", "Hdp dram", "Hdp cache", "x dram", "x cache");
+    String format = "%-24s %-26s %9s %9s %9s %9s %8s %9s %8s%n";
+    out.printf(Locale.ROOT, format, "case (GB/s of data)", "fastest ParityFS kernels",
+        "PFS dram", "PFS cache", "vector", "ISA-L C", "x C", "Hdp dram", "x Hdp");
     for (CaseResult r : results) {
-      out.printf(Locale.ROOT, format, r.benchCase().label(), r.benchCase().hadoopLabel(),
+      CaseResult.Backend vector = r.backend("cpu-vector");
+      out.printf(Locale.ROOT, format, r.benchCase().label(), r.best().name(),
           BenchmarkJson.sig3(r.pfsDramGbps()), BenchmarkJson.sig3(r.pfsCacheGbps()),
-          BenchmarkJson.sig3(r.hadoopDramGbps()), BenchmarkJson.sig3(r.hadoopCacheGbps()),
-          BenchmarkJson.sig3(r.pfsDramGbps() / r.hadoopDramGbps()),
-          BenchmarkJson.sig3(r.pfsCacheGbps() / r.hadoopCacheGbps()));
+          vector == null ? "-" : BenchmarkJson.sig3(vector.dramGbps()),
+          r.isalC() == null ? "-" : BenchmarkJson.sig3(r.isalC().dramGbps()),
+          r.isalC() == null ? "-" : BenchmarkJson.sig3(r.pfsDramGbps() / r.isalC().dramGbps()),
+          BenchmarkJson.sig3(r.hadoopDramGbps()),
+          BenchmarkJson.sig3(r.pfsDramGbps() / r.hadoopDramGbps()));
     }
   }
 
@@ -122,6 +138,11 @@ public final class CodecCpuBenchmark {
     Map<String, Object> hadoopCache = new LinkedHashMap<>();
     Map<String, Object> cacheRatios = new LinkedHashMap<>();
     Map<String, Object> coders = new LinkedHashMap<>();
+    Map<String, Object> fastest = new LinkedHashMap<>();
+    Map<String, Map<String, Object>> perKernels = new LinkedHashMap<>();
+    Map<String, Map<String, Object>> perKernelsCache = new LinkedHashMap<>();
+    Map<String, Object> isalC = new LinkedHashMap<>();
+    Map<String, Object> isalCCache = new LinkedHashMap<>();
     for (CaseResult r : results) {
       String id = r.benchCase().id();
       metrics.put(id + "_gbps", r.pfsDramGbps());
@@ -131,6 +152,19 @@ public final class CodecCpuBenchmark {
       hadoopCache.put(id + "_gbps", r.hadoopCacheGbps());
       cacheRatios.put(id + "_vs_hadoop", r.pfsCacheGbps() / r.hadoopCacheGbps());
       coders.put(id, "Hadoop " + r.benchCase().hadoopLabel());
+      fastest.put(id, r.best().name());
+      for (CaseResult.Backend b : r.backends()) {
+        perKernels.computeIfAbsent(b.name(), n -> new LinkedHashMap<>())
+            .put(id + "_gbps", b.dramGbps());
+        perKernelsCache.computeIfAbsent(b.name(), n -> new LinkedHashMap<>())
+            .put(id + "_gbps", b.cacheGbps());
+      }
+      if (r.isalC() != null) {
+        isalC.put(id + "_gbps", r.isalC().dramGbps());
+        isalCCache.put(id + "_gbps", r.isalC().cacheGbps());
+        ratios.put(id + "_vs_isal_c", r.pfsDramGbps() / r.isalC().dramGbps());
+        cacheRatios.put(id + "_vs_isal_c", r.pfsCacheGbps() / r.isalC().cacheGbps());
+      }
     }
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("benchmark", "codec-cpu");
@@ -146,8 +180,19 @@ public final class CodecCpuBenchmark {
     root.put("hadoop_cache_metrics", hadoopCache);
     root.put("cache_ratios", cacheRatios);
     root.put("hadoop_coders", coders);
+    root.put("fastest_kernels", fastest);
+    root.put("kernel_metrics", perKernels);
+    root.put("kernel_cache_metrics", perKernelsCache);
+    String why = IsalCLoop.unavailableReason();
+    root.put("isal_c", why == null
+        ? "ISA-L's ec_encode_data in a C loop over the same direct buffers (" + IsalCLoop.SOURCE
+            + ", gcc -O2 against the installed libisal), timed in C"
+        : "not run: " + why);
+    root.put("isal_c_metrics", isalC);
+    root.put("isal_c_cache_metrics", isalCCache);
     root.put("units", "GB/s = 10^9 data bytes (k x 1 MiB per stripe, parity not counted) per"
-        + " second, one thread; ParityFS on direct buffers (what the storage node uses), Hadoop on"
+        + " second, one thread; metrics: the fastest ParityFS kernels (fastest_kernels; each"
+        + " kernel set's own figures in kernel_metrics); ParityFS on direct buffers (what the storage node uses), Hadoop on"
         + " its faster path: heap buffers (ByteBuffer.wrap of byte[]) for RS, direct buffers for"
         + " XOR; medians of timed passes");
     MeasurementPlan plan = options.quick() ? MeasurementPlan.QUICK : MeasurementPlan.FULL;
