@@ -44,8 +44,6 @@ import org.apache.hadoop.fs.FileSystem;
  * {@code --out PATH} (default docs/benchmarks/client.json).
  */
 public final class ClientBenchmark {
-  private static final int IO = 4 << 20;
-
   private int writers = 8;
   private int fileMiB = 512;
   private int smallFiles = 10_000;
@@ -136,49 +134,17 @@ public final class ClientBenchmark {
     FileSystem fs = side.fs();
     org.apache.hadoop.fs.Path d = new org.apache.hadoop.fs.Path(side.root(), "ckpt");
     fs.mkdirs(d);
-    long fileBytes = (long) fileMiB << 20;
-    byte[][] data = new byte[writers][IO];
-    for (int w = 0; w < writers; w++) {
-      new Random(w).nextBytes(data[w]);
-    }
+    Checkpoint ckpt = new Checkpoint(fs, d, writers, (long) fileMiB << 20);
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {
+      long total = ckpt.totalBytes();
       Phase write = Phase.start(side.name() + " checkpoint write");
-      all(pool, writers, w -> {
-        try (FSDataOutputStream o = fs.create(new org.apache.hadoop.fs.Path(d, "part-" + w))) {
-          byte[] b = data[w];
-          for (long done = 0; done < fileBytes; done += IO) {
-            b[0] = (byte) (done / IO); // each 4 MiB block a little different
-            o.write(b, 0, (int) Math.min(IO, fileBytes - done));
-          }
-          if (side.hsyncBeforeClose()) {
-            o.hsync();
-          }
-        }
-      });
-      long total = fileBytes * writers;
+      ckpt.write(pool, side.hsyncBeforeClose());
       write.end(total, side);
       record(side, "ckpt_write", write, total);
       dropCaches();
       Phase read = Phase.start(side.name() + " checkpoint read");
-      all(pool, writers, w -> {
-        byte[] b = new byte[IO];
-        byte[] expect = data[w].clone();
-        try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path(d, "part-" + w))) {
-          for (long done = 0; done < fileBytes; done += IO) {
-            int n = (int) Math.min(IO, fileBytes - done);
-            in.readFully(b, 0, n);
-            expect[0] = (byte) (done / IO);
-            if (!Arrays.equals(b, 0, n, expect, 0, n)) {
-              throw new IOException(side.name() + ": part-" + w + " differs in the block at "
-                  + done);
-            }
-          }
-          if (in.read() != -1) {
-            throw new IOException(side.name() + ": part-" + w + " is longer than written");
-          }
-        }
-      });
+      ckpt.read(pool, side.name());
       read.end(total, side);
       record(side, "ckpt_read", read, total);
     } finally {
