@@ -22,6 +22,7 @@ final class BenchReport {
   private final Map<String, String> described = new LinkedHashMap<>();
   final Map<String, Object> metrics = new LinkedHashMap<>();
   final Map<String, Object> ratios = new LinkedHashMap<>();
+  private final Map<String, Object> sections = new LinkedHashMap<>();
 
   BenchReport(String name, String command) {
     this.name = name;
@@ -31,6 +32,11 @@ final class BenchReport {
   /** A top-level string field (method, sides, load average...), in insertion order. */
   void describe(String key, String value) {
     described.put(key, value);
+  }
+
+  /** A top-level object after the ratios (a breakdown that is neither a metric nor a ratio). */
+  void section(String key, Map<String, Object> value) {
+    sections.put(key, value);
   }
 
   void metric(String key, double value) {
@@ -55,6 +61,7 @@ final class BenchReport {
     doc.putAll(described);
     doc.put("metrics", metrics);
     doc.put("ratios", ratios);
+    doc.putAll(sections);
     return BenchmarkJson.write(doc);
   }
 
