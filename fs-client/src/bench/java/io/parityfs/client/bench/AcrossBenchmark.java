@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Protection across nodes, side by side in one run on one local cluster (docs/across-nodes.md):
@@ -260,22 +258,8 @@ public final class AcrossBenchmark {
     }
   }
 
-  interface Task {
-    void run(int i) throws Exception;
-  }
-
-  private void all(ExecutorService pool, Task t) throws Exception {
-    List<Future<?>> fs = new ArrayList<>();
-    for (int i = 0; i < writers; i++) {
-      int w = i;
-      fs.add(pool.submit(() -> {
-        t.run(w);
-        return null;
-      }));
-    }
-    for (Future<?> f : fs) {
-      f.get();
-    }
+  private void all(ExecutorService pool, Checkpoint.Task t) throws Exception {
+    Checkpoint.all(pool, writers, t);
   }
 
   /** A timed phase: wall time and this process's CPU time. */

@@ -81,13 +81,15 @@ final class Checkpoint {
     });
   }
 
+  /** One thread's part of a phase. */
   interface Task {
-    void run(int writer) throws Exception;
+    void run(int i) throws Exception;
   }
 
-  private void all(ExecutorService pool, Task t) throws Exception {
+  /** Runs {@code t} for 0 … n−1 on {@code pool}, returning when all are done (the first failure thrown). */
+  static void all(ExecutorService pool, int n, Task t) throws Exception {
     List<Future<?>> fs = new ArrayList<>();
-    for (int i = 0; i < writers; i++) {
+    for (int i = 0; i < n; i++) {
       int k = i;
       fs.add(pool.submit(() -> {
         t.run(k);
@@ -97,5 +99,9 @@ final class Checkpoint {
     for (Future<?> f : fs) {
       f.get();
     }
+  }
+
+  private void all(ExecutorService pool, Task t) throws Exception {
+    all(pool, writers, t);
   }
 }

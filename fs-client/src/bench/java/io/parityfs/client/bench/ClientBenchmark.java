@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -215,27 +213,9 @@ public final class ClientBenchmark {
 
   // ------------------------------------------------------------------ harness
 
-  interface Task {
-    void run(int i) throws Exception;
-  }
-
-  private static void all(ExecutorService pool, int n, Task t) throws Exception {
-    List<Future<?>> fs = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      int k = i;
-      fs.add(pool.submit(() -> {
-        t.run(k);
-        return null;
-      }));
-    }
-    for (Future<?> f : fs) {
-      f.get();
-    }
-  }
-
-  private void each(ExecutorService pool, Task t) throws Exception {
+  private void each(ExecutorService pool, Checkpoint.Task t) throws Exception {
     AtomicInteger next = new AtomicInteger();
-    all(pool, threads, x -> {
+    Checkpoint.all(pool, threads, x -> {
       int i;
       while ((i = next.getAndIncrement()) < smallFiles) {
         t.run(i);
