@@ -44,7 +44,7 @@ final class Checkpoint {
     return fileBytes * writers;
   }
 
-  /** Writes every file on {@code pool}, hsync before close when asked; returns after the last close. */
+  /** Writes every file on {@code pool} (hsync before close when asked), until the last close. */
   void write(ExecutorService pool, boolean hsyncBeforeClose) throws Exception {
     all(pool, w -> {
       try (FSDataOutputStream o = fs.create(new Path(dir, "part-" + w))) {
@@ -86,7 +86,7 @@ final class Checkpoint {
     void run(int i) throws Exception;
   }
 
-  /** Runs {@code t} for 0 … n−1 on {@code pool}, returning when all are done (the first failure thrown). */
+  /** Runs {@code t} for 0 … n−1 on {@code pool} and waits for all (throws the first failure). */
   static void all(ExecutorService pool, int n, Task t) throws Exception {
     List<Future<?>> fs = new ArrayList<>();
     for (int i = 0; i < n; i++) {

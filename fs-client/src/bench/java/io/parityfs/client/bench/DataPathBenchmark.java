@@ -20,12 +20,14 @@ import org.apache.hadoop.fs.FileSystem;
  *
  * <p>A checkpoint four times the size is written and read first, unprofiled, so the measured
  * phases run compiled code: after a warm-up of the measured size the JIT compilers still took a
- * quarter of the write's CPU time, after four times it a twentieth (shown on its own row). The page cache is dropped before the measured read (as root).
+ * quarter of the write's CPU time, after four times between a twentieth and a fifth (shown on
+ * its own row). The page cache is dropped before the measured read (as root).
  *
  * <p>Arguments: {@code --writers N} (default 4), {@code --file-mib N} (default 512), {@code
- * --warmup-mib N} (per writer; default 4 × the file size), {@code --chunk-mib N} (8), {@code --dir PATH} (fs-client/target/bench-data-path; the JFR files of
- * the two phases' collapsed stacks stay there), {@code --out PATH} (docs/benchmarks/data-path.json), {@code
- * --quick} (2 writers × 64 MiB, no JSON unless --out is given).
+ * --warmup-mib N} (per writer; default 4 × the file size), {@code --chunk-mib N} (8), {@code
+ * --dir PATH} (fs-client/target/bench-data-path; the two phases' collapsed stacks stay there),
+ * {@code --out PATH} (docs/benchmarks/data-path.json), {@code --quick} (2 writers × 64 MiB, no
+ * JSON unless --out is given).
  */
 public final class DataPathBenchmark {
   private int writers = 4;
@@ -142,7 +144,8 @@ public final class DataPathBenchmark {
     System.out.printf(Locale.ROOT, "| **total (process CPU)** | **%.2f** | **%.2f** |%n",
         write.total(), read.total());
     for (PathProfiler.Profile p : List.of(write, read)) {
-      System.out.printf(Locale.ROOT, "%n%s: the copies of data (user and kernel), ns/B%n", p.name());
+      System.out.printf(Locale.ROOT, "%n%s: the copies of data (user and kernel), ns/B%n",
+          p.name());
       p.copySites().entrySet().stream().filter(e -> e.getValue() >= 0.005).forEach(e ->
           System.out.printf(Locale.ROOT, "  %.3f  %s%n", e.getValue(), e.getKey()));
     }

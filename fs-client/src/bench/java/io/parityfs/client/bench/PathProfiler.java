@@ -224,48 +224,40 @@ final class PathProfiler {
     while (first > 1 && frames[first - 1].endsWith("_[k]")) {
       first--;
     }
-    for (int i = first; i <= leaf; i++) {
-      String f = frames[i];
-      if (f.startsWith("tcp_") || f.startsWith("sock_") || f.startsWith("inet_")
-          || f.startsWith("__sys_sendto") || f.startsWith("__sys_recvfrom")
-          || f.startsWith("__x64_sys_sendto") || f.startsWith("__x64_sys_recvfrom")
-          || f.startsWith("__x64_sys_sendmsg") || f.startsWith("__x64_sys_recvmsg")
-          || f.startsWith("net_rx") || f.startsWith("__napi") || f.startsWith("ip_")
-          || f.startsWith("__dev_queue_xmit") || f.startsWith("loopback_")) {
-        return "kernel: network (loopback TCP)";
-      }
-    }
-    for (int i = first; i <= leaf; i++) {
-      String f = frames[i];
-      if (f.startsWith("ext4_") || f.startsWith("jbd2") || f.startsWith("vfs_fsync")
-          || f.startsWith("__x64_sys_fsync") || f.startsWith("__x64_sys_fdatasync")
-          || f.startsWith("generic_perform_write") || f.startsWith("filemap_")
-          || f.startsWith("iomap_") || f.startsWith("xfs_") || f.startsWith("btrfs_")
-          || f.startsWith("__x64_sys_pwrite") || f.startsWith("__x64_sys_pread")
-          || f.startsWith("__x64_sys_write") || f.startsWith("__x64_sys_read")
-          || f.startsWith("__x64_sys_rename") || f.startsWith("__x64_sys_openat")
-          || f.startsWith("blk_") || f.startsWith("submit_bio")) {
-        return "kernel: files (page cache, fsync, journal)";
-      }
-    }
-    for (int i = first; i <= leaf; i++) {
-      String f = frames[i];
-      if (f.contains("futex") || f.startsWith("schedule") || f.contains("epoll")
-          || f.startsWith("__x64_sys_sched_yield") || f.startsWith("try_to_wake_up")
-          || f.startsWith("__x64_sys_nanosleep") || f.startsWith("hrtimer")) {
-        return "kernel: scheduling, futex, epoll";
-      }
-    }
-    for (int i = first; i <= leaf; i++) {
-      String f = frames[i];
-      if (f.contains("page_fault") || f.startsWith("do_anonymous_page") || f.startsWith("clear_page")
-          || f.startsWith("handle_mm_fault") || f.startsWith("__x64_sys_madvise")
-          || f.startsWith("__x64_sys_munmap") || f.startsWith("__x64_sys_mmap")) {
-        return "kernel: page faults, memory";
+    for (KernelRule rule : KERNEL_RULES) { // in order: a socket write is network, not files
+      for (int i = first; i <= leaf; i++) {
+        if (rule.matches(frames[i])) {
+          return rule.stage;
+        }
       }
     }
     return "kernel: other";
   }
+
+  /** A kernel stage: a stack's kernel frame that starts with a prefix or holds a part. */
+  private record KernelRule(String stage, List<String> prefixes, List<String> parts) {
+    boolean matches(String frame) {
+      return prefixes.stream().anyMatch(frame::startsWith)
+          || parts.stream().anyMatch(frame::contains);
+    }
+  }
+
+  private static final List<KernelRule> KERNEL_RULES = List.of(
+      new KernelRule("kernel: network (loopback TCP)", List.of("tcp_", "sock_", "inet_",
+          "__sys_sendto", "__sys_recvfrom", "__x64_sys_sendto", "__x64_sys_recvfrom",
+          "__x64_sys_sendmsg", "__x64_sys_recvmsg", "net_rx", "__napi", "ip_",
+          "__dev_queue_xmit", "loopback_"), List.of()),
+      new KernelRule("kernel: files (page cache, fsync, journal)", List.of("ext4_", "jbd2",
+          "vfs_fsync", "__x64_sys_fsync", "__x64_sys_fdatasync", "generic_perform_write",
+          "filemap_", "iomap_", "xfs_", "btrfs_", "__x64_sys_pwrite", "__x64_sys_pread",
+          "__x64_sys_write", "__x64_sys_read", "__x64_sys_rename", "__x64_sys_openat", "blk_",
+          "submit_bio"), List.of()),
+      new KernelRule("kernel: scheduling, futex, epoll", List.of("schedule",
+          "__x64_sys_sched_yield", "try_to_wake_up", "__x64_sys_nanosleep", "hrtimer"),
+          List.of("futex", "epoll")),
+      new KernelRule("kernel: page faults, memory", List.of("do_anonymous_page", "clear_page",
+          "handle_mm_fault", "__x64_sys_madvise", "__x64_sys_munmap", "__x64_sys_mmap"),
+          List.of("page_fault")));
 
   /** Whether a frame rootward of {@code i} starts with {@code prefix}. */
   private static boolean below(String[] frames, int i, String prefix) {

@@ -73,7 +73,8 @@ class FrameCumulationTest {
         ch.checkException();
         assertEquals(FRAMES, held.size(), role + " seed " + seed);
         for (int f = 0; f < FRAMES; f++) {
-          assertArrayEquals(payload(f), bytesOf(held.get(f)), role + " seed " + seed + " frame " + f);
+          assertArrayEquals(payload(f), bytesOf(held.get(f)),
+              role + " seed " + seed + " frame " + f);
           assertEquals(f == FRAMES - 1, held.get(f).isEnd());
         }
         assertTrue(fed.size() > FRAMES, "frames span reads");
