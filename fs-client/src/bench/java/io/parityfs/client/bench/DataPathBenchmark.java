@@ -152,8 +152,7 @@ public final class DataPathBenchmark {
     System.out.println();
     for (PathProfiler.Profile p : List.of(write, read)) {
       System.out.printf(Locale.ROOT, "%s: %.0f MB/s, %d samples covering %.3f of the process's"
-          + " CPU time (%s)%n", p.name(), p.bytes() / p.seconds() / 1e6, p.samples(),
-          p.coverage(), p.engine());
+          + " CPU time%n", p.name(), p.bytes() / p.seconds() / 1e6, p.samples(), p.coverage());
     }
   }
 

@@ -33,7 +33,7 @@ final class PathProfiler {
 
   /** One phase's result: nanoseconds per data byte by stage, in table order. */
   record Profile(String name, long bytes, double seconds, long samples, double processNs,
-      String engine, Map<String, Double> nsPerByte, Map<String, Double> copySites) {
+      Map<String, Double> nsPerByte, Map<String, Double> copySites) {
     double total() {
       return nsPerByte.values().stream().mapToDouble(Double::doubleValue).sum();
     }
@@ -73,7 +73,6 @@ final class PathProfiler {
   private final String name;
   private final Path dir;
   private final AsyncProfiler profiler;
-  private final String engine;
   private final long process0;
   private final long t0;
 
@@ -84,7 +83,7 @@ final class PathProfiler {
     this.profiler = AsyncProfiler.getInstance();
     this.process0 = processCpuNanos();
     this.t0 = System.nanoTime();
-    this.engine = profiler.execute("start,event=cpu,interval=" + INTERVAL_NS + ",threads").trim();
+    profiler.execute("start,event=cpu,interval=" + INTERVAL_NS + ",threads");
   }
 
   /** Starts profiling a phase; its collapsed stacks go to {@code dir} (for a closer look). */
@@ -122,7 +121,7 @@ final class PathProfiler {
     Map<String, Double> copies = new LinkedHashMap<>();
     sites.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
         .forEach(e -> copies.put(e.getKey(), e.getValue() / bytes));
-    return new Profile(name, bytes, seconds, samples, process, engine, perByte, copies);
+    return new Profile(name, bytes, seconds, samples, process, perByte, copies);
   }
 
   /** The kernel's own copies of socket and file data (user to kernel and back). */
