@@ -160,9 +160,10 @@ public final class ParityClient implements Closeable {
    * back first, since every chunk write replaces the whole chunk.
    */
   public PfsOutputStream append(String path) throws IOException {
-    FileStatus f = namespace.append(path);
+    FileStatus opened = namespace.append(path);
+    FileStatus f = opened;
     try {
-      fence(f);
+      f = fence(opened);
       long tailLength = f.length() % f.layout().chunkSize();
       ByteBuffer tail = null;
       if (tailLength > 0) {
@@ -189,12 +190,12 @@ public final class ParityClient implements Closeable {
    * overwrite, write past the end, truncate. See {@link PfsFileWriter}.
    */
   public PfsFileWriter openWriter(String path) throws IOException {
-    FileStatus f = namespace.append(path);
+    FileStatus opened = namespace.append(path);
     try {
-      fence(f);
-      return new PfsFileWriter(this, f);
+      return new PfsFileWriter(this, fence(opened));
     } catch (IOException | RuntimeException e) {
-      namespace.complete(f.path(), f.id(), -1, f.length()); // give the lease back unchanged
+      // give the lease back unchanged
+      namespace.complete(opened.path(), opened.id(), -1, opened.length());
       throw e;
     }
   }
@@ -214,10 +215,16 @@ public final class ParityClient implements Closeable {
    * Before a new writer (append, openWriter) writes: fences the file's targets at its new
    * generation (the previous writers are refused from then on) and deletes any chunk at or past
    * its length (left by an interrupted truncate or a writer whose bytes were never committed),
-   * which a later lease recovery's stored prefix would otherwise bring back.
+   * which a later lease recovery's stored prefix would otherwise bring back. For {@code ec},
+   * the data chunks past the length in the group that holds the end stay through the fence
+   * (its last round may need them); the group is then stored again cut at the length and they
+   * are deleted ({@link Repairer#restoreCut}). Returns the file as committed after that.
    */
-  private void fence(FileStatus f) throws IOException {
-    probe.fence(f, f.length());
+  private FileStatus fence(FileStatus f) throws IOException {
+    if (probe.fenceAll(f, f.length()).cutKept() == 0) {
+      return f;
+    }
+    return new Repairer(this).restoreCut(f);
   }
 
   /**

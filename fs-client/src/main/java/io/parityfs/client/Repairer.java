@@ -152,6 +152,49 @@ public final class Repairer {
     }
   }
 
+  /**
+   * Stores the cut group of {@code f} (the ec group that holds its end, which a fence left
+   * whole: {@link io.parityfs.meta.LengthProbe.Fenced#cutKept}) again in one round cut at the
+   * end, as {@code f}'s writer generation, then deletes its data chunks past the end: no member
+   * of the new round needs them, and once deleted no later prefix can bring their bytes back.
+   * The chunks before the end are read as any reader reads them, decoded from the old round
+   * where their node is down. What {@code f}'s new writer does before it writes. Returns the
+   * file as committed after it: members the round or the deletes left out on targets that are
+   * down are added to its repair record, for catch-up.
+   */
+  FileStatus restoreCut(FileStatus f) throws IOException {
+    Layout layout = f.layout();
+    ChunkMap map = ChunkMap.of(layout);
+    int k = layout.across().data();
+    long first = map.dataChunks(f.length()); // the first data chunk past the end
+    if (!layout.across().isErasureCoded() || first % k == 0) {
+      return f; // the end is a group's end: no group is cut
+    }
+    long g = first / k;
+    int present = (int) (first - g * k);
+    StaleMembers stale = new StaleMembers(layout.across(), client.config().writeMargin());
+    ByteBuffer[] data = readData(f, g * k, present, k);
+    ChunkIo.join(new GroupWriter(chunks, client.transfers(), f, stale).store(g, data));
+    deletePastEnd(f, layout, map, g, present, stale);
+    Repairs left = stale.repairs();
+    return left.isEmpty() ? f : client.namespace().setLength(f.path(), f.id(), -1, f.length(),
+        f.modificationTime(), left);
+  }
+
+  /**
+   * Deletes group {@code g}'s data members {@code present..K-1} (past the end of the file) on
+   * {@code layout}'s targets, at the file's generation, once a round has stored the group cut at
+   * the end: none of its members needs them any more. A target that is down goes in {@code
+   * stale} (catch-up's trim deletes there) or, without one, fails the delete.
+   */
+  private void deletePastEnd(FileStatus f, Layout layout, ChunkMap map, long g, int present,
+      StaleMembers stale) throws IOException {
+    for (int j = present; j < layout.across().data(); j++) {
+      chunks.deleteMember(layout.targets().get(map.memberPosition(g, j)), f.id(),
+          map.memberIndex(g, j), f.generation(), stale, g);
+    }
+  }
+
   /** Takes {@code done} out of the record; null when the file was written since it was read. */
   private FileStatus commit(FileStatus f, Repairs done) throws NamespaceException {
     try {
@@ -319,6 +362,13 @@ public final class Repairer {
     GroupWriter round = new GroupWriter(chunks, client.transfers(), moved,
         StaleMembers.every(k + m));
     ChunkIo.join(round.store(g, data));
+    try {
+      deletePastEnd(f, moved.layout(), map, g, present, null);
+    } catch (IOException e) {
+      // they stay past the end, harmless: the next writer's fence deletes them
+      LOG.info("{}: group {}'s data members past the end not deleted ({})", f.path(), g,
+          e.getMessage());
+    }
     long n = 0;
     for (ByteBuffer b : data) {
       n += b == null ? 0 : b.remaining();

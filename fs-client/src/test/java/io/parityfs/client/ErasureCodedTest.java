@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.meta.Across;
-import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -41,19 +40,6 @@ class ErasureCodedTest extends StripedClusterTest {
 
   private static byte[] content(int n, FileStatus f, long seed) {
     return random(n, seed * 1_000_003L + f.generation());
-  }
-
-  private static String memberTarget(FileStatus f, long group, int member) {
-    ChunkMap map = ChunkMap.of(f.layout());
-    return f.layout().targets().get(map.memberPosition(group, member));
-  }
-
-  /** The stat of a member, read from its target directly. */
-  private static ChunkStat memberStat(FileStatus f, long group, int member) throws IOException {
-    String target = memberTarget(f, group, member);
-    TargetInfo t = client.registry().target(target).orElseThrow();
-    return client.nodes().stat(t.socketAddress(), TargetId.of(target),
-        new ChunkId(f.id(), ChunkMap.of(f.layout()).memberIndex(group, member)));
   }
 
   private static byte[] readWhole(String path) throws IOException {

@@ -1,7 +1,13 @@
 package io.parityfs.client;
 
 import io.parityfs.meta.Caller;
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.TargetId;
 import io.parityfs.testing.MiniCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -72,6 +78,20 @@ abstract class StripedClusterTest {
     if (cluster != null) {
       cluster.close();
     }
+  }
+
+  /** The target of member {@code member} of ec group {@code group} of {@code f}. */
+  static String memberTarget(FileStatus f, long group, int member) {
+    ChunkMap map = ChunkMap.of(f.layout());
+    return f.layout().targets().get(map.memberPosition(group, member));
+  }
+
+  /** The stat of a member, read from its target directly. */
+  static ChunkStat memberStat(FileStatus f, long group, int member) throws IOException {
+    String target = memberTarget(f, group, member);
+    TargetInfo t = client.registry().target(target).orElseThrow();
+    return client.nodes().stat(t.socketAddress(), TargetId.of(target),
+        new ChunkId(f.id(), ChunkMap.of(f.layout()).memberIndex(group, member)));
   }
 
   static byte[] random(int n, long seed) {

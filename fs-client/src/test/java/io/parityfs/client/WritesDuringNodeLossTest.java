@@ -13,10 +13,15 @@ import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.targets.TargetInfo;
+import io.parityfs.node.client.NodeException;
 import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.TargetId;
+import io.parityfs.testkit.Eventually;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -289,9 +294,15 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
         w.write(data, 0, 2 * CHUNK + 300);
         w.hflush();
         committed = 2 * CHUNK + 300;
-        victim = w.file().layout().targets().get(2);
+        // ec: the node of chunk 2, which holds 300 acknowledged bytes that only group 1's
+        // new round (chunk 3 and parity) will decode while it is down
+        victim = dirName.equals("/e") ? memberTarget(w.file(), 1, 0)
+            : w.file().layout().targets().get(2);
         stopNodeOf(victim);
         w.write(data, (int) committed, 2 * CHUNK); // stored around the node, never committed
+        if (dirName.equals("/e")) {
+          awaitRoundAround(w.file(), 1, 2);
+        }
       } // the writer's session ends: its lease is dead
       assertTrue(client.recoverLease(path), path + " recovered with " + victim + " down");
       FileStatus r = client.namespace().getStatus(path);
@@ -308,6 +319,78 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
       assertArrayEquals(want, readWhole(path), path + " after catch-up, another node down");
       restart();
     }
+  }
+
+  /**
+   * Waits until members 1 and 2 (chunk 3 and the parity, for ec:2+1) of group {@code g} hold
+   * one round of {@code f}'s writer with {@code count} data chunks: the group stored around
+   * member 0's node, which is down.
+   */
+  private static void awaitRoundAround(FileStatus f, long g, int count) {
+    Eventually.until("group " + g + " stored around member 0", Duration.ofSeconds(30), () -> {
+      try {
+        ChunkStat a = memberStat(f, g, 1);
+        ChunkStat p = memberStat(f, g, 2);
+        return a.tagged() && p.tagged() && a.generation() == f.generation()
+            && p.generation() == f.generation() && a.sequence() == p.sequence()
+            && GroupReads.count(a.sequence()) == count;
+      } catch (IOException e) {
+        return false;
+      }
+    });
+  }
+
+  /**
+   * The cut group after lease recovery (docs/across-nodes.md §3): the writer stored group 1
+   * around chunk 2's node and died uncommitted, so recovery's end falls inside group 1, whose
+   * last round holds the acknowledged bytes of chunk 2 only through chunk 3 and the parity.
+   * Recovery keeps chunk 3; the next writer, with the node still down, stores the group again
+   * cut at the end, deletes chunk 3 and appends; every byte is read with the node down, after
+   * it comes back and catches up, and with another node down.
+   */
+  @Test
+  void aWriterAfterLeaseRecoveryStoresTheCutGroupAgainAroundTheDownNode() throws Exception {
+    String path = "/e/cut";
+    byte[] first;
+    String victim;
+    try (ParityClient writer = cluster.client(Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      first = content(4 * CHUNK + 300, w.file(), 12);
+      w.write(first, 0, 2 * CHUNK + 300);
+      w.hflush();
+      victim = memberTarget(w.file(), 1, 0);
+      stopNodeOf(victim);
+      w.write(first, 2 * CHUNK + 300, 2 * CHUNK);
+      awaitRoundAround(w.file(), 1, 2);
+    }
+    assertTrue(client.recoverLease(path));
+    FileStatus r = client.namespace().getStatus(path);
+    assertEquals(2 * CHUNK + 300, r.length(), "chunk 2 down: the end is the committed length");
+    assertEquals(r.generation() - 1, memberStat(r, 1, 1).generation(),
+        "chunk 3, past the end, kept: the last round of group 1 needs it");
+    byte[] want = Arrays.copyOf(first, (int) r.length());
+    assertArrayEquals(want, readWhole(path), "recovered, chunk 2's node down");
+
+    PfsOutputStream out = client.append(path);
+    FileStatus a = out.file();
+    byte[] more = content(CHUNK / 2, a, 13); // keyed by the appender's generation
+    ChunkStat recut = memberStat(a, 1, 2);
+    assertEquals(a.generation(), recut.generation(), "group 1's parity stored again: " + recut);
+    assertEquals(1, GroupReads.count(recut.sequence()), "one data chunk in the cut round");
+    NodeException gone = assertThrows(NodeException.class, () -> memberStat(a, 1, 1));
+    assertEquals(Status.NOT_FOUND, gone.status(), "chunk 3 deleted: " + gone.getMessage());
+    out.write(more);
+    out.close();
+    byte[] whole = Arrays.copyOf(want, want.length + more.length);
+    System.arraycopy(more, 0, whole, want.length, more.length);
+    assertArrayEquals(whole, readWhole(path), "appended, chunk 2's node still down");
+    restart();
+    Repairer.Outcome o = client.repair(path);
+    assertEquals(0, o.waiting(), o.toString());
+    FileStatus done = client.namespace().getStatus(path);
+    assertTrue(done.repairs().isEmpty(), done.repairs().toString());
+    stopNodeOf(memberTarget(done, 1, 2));
+    assertArrayEquals(whole, readWhole(path), "after catch-up, the parity's node down");
   }
 
   /** With fewer members than a group needs (ec:2+1 with two nodes down), the write fails. */

@@ -17,7 +17,8 @@ public interface LengthProbe {
   /**
    * Fences {@code file} at {@code file.generation()} on every one of its targets (from then on
    * they refuse older writers' writes and deletes), deletes its chunks at or past {@code end}
-   * (rounded up to a chunk boundary) with that generation, and returns the stored prefix as it
+   * (rounded up to a chunk boundary; for {@code ec}, those of the group that holds the end
+   * stay: {@link Fenced#cutKept}) with that generation, and returns the stored prefix as it
    * is after that ({@link #length}), which no older writer can change any more. What lease
    * recovery (with the prefix's end) and append (with the file's length) do before a new
    * writer writes. The default, for probes without targets (tests), fences nothing and answers
@@ -34,8 +35,17 @@ public interface LengthProbe {
    * @param unreached the file's members on targets that could not answer, for the repair
    *     record (empty unless the file has protection across nodes, whose probe reads around a
    *     target that is down instead of failing)
+   * @param cutKept data chunks at or past the end that the fence left in place because they
+   *     belong to the {@code ec} group that holds the end (its <em>cut group</em>): that
+   *     group's last round may need them to decode the bytes before the end, so they stay until
+   *     a round stores the group again cut at the end (a new writer does so before it writes;
+   *     docs/across-nodes.md §3)
    */
-  record Fenced(long length, Repairs unreached) {}
+  record Fenced(long length, Repairs unreached, int cutKept) {
+    public Fenced(long length, Repairs unreached) {
+      this(length, unreached, 0);
+    }
+  }
 
   /**
    * {@link #fence}, with the members on targets that could not be reached: lease recovery

@@ -33,7 +33,13 @@ import java.util.TreeMap;
  * <p>Chunks past the prefix are not the file's, but a later writer's prefix would bring them
  * back (stale bytes with valid CRCs: audit D4), so {@link #fence} deletes them, after fencing
  * the file on every target at the new writer generation so that no older writer can store
- * more of them.
+ * more of them. Except in the <em>cut group</em>, the ec group that holds the end: its last
+ * round may hold the chunks before the end only through its members past the end (a writer
+ * stored the group around a node that is down and died uncommitted: deleting the round's other
+ * data chunk would leave the acknowledged bytes on the down node undecodable). Those stay, and
+ * {@link Fenced#cutKept} counts them: the prefix never counts them (they are past the end), and
+ * the next writer stores the group again cut at the end before it deletes them
+ * (docs/across-nodes.md §3).
  */
 public final class ChunkLengthProbe implements LengthProbe {
   private final ChunkService chunks;
@@ -51,11 +57,13 @@ public final class ChunkLengthProbe implements LengthProbe {
 
   /**
    * Fences and trims (see {@link io.parityfs.meta.LengthProbe#fence}): on each target, a
-   * DELETE at the new generation of the first chunk index at or past {@code end} that lives
-   * there (absent or stale, past the end either way) raises the target's fence for the file;
+   * DELETE at the new generation of the first chunk index that lives there in a group wholly
+   * past {@code end} (absent or stale, past the end either way) raises the target's fence;
    * then a fresh listing, which no older writer can change any more, gives the prefix, and
    * every chunk at or past {@code end} is deleted at the new generation, on every target that
-   * lists it (each copy of a mirror), with the parity of every ec group wholly past the end.
+   * lists it (each copy of a mirror), but for the data chunks of the ec group that holds the
+   * end (counted in {@link Fenced#cutKept}), with the parity of every ec group wholly past the
+   * end.
    */
   @Override
   public long fence(FileStatus file, long end) throws IOException {
@@ -73,10 +81,15 @@ public final class ChunkLengthProbe implements LengthProbe {
     Layout layout = file.layout();
     long chunkSize = layout.chunkSize();
     long first = (end + chunkSize - 1) / chunkSize; // the first index wholly past the end
+    int k = layout.across().isErasureCoded() ? layout.across().data() : 1;
+    int m = layout.across().parity();
+    // the data chunks of the cut group (the ec group that holds the end) stay: its last round
+    // may need them to decode the chunks before the end (see the class comment)
+    long gone = (first + k - 1) / k * k; // the first data chunk of a group wholly past the end
     int stripe = layout.stripeCount();
     Set<String> down = new HashSet<>();
     for (int s = 0; s < stripe && s < layout.targets().size(); s++) {
-      long index = first + Math.floorMod(s - first, (long) stripe);
+      long index = gone + Math.floorMod(s - gone, (long) stripe);
       if (index < ChunkMap.of(layout).maxDataChunks()) {
         String target = layout.targets().get(s);
         try {
@@ -91,22 +104,23 @@ public final class ChunkLengthProbe implements LengthProbe {
     }
     Listing stored = stored(file, down);
     ChunkMap map = ChunkMap.of(layout);
-    int k = layout.across().data();
-    int m = layout.across().parity();
+    int kept = 0;
     for (Map.Entry<Integer, Set<String>> e : stored.where().entrySet()) {
       int index = e.getKey();
-      boolean past = map.isParity(index)
-          ? (long) (index - ChunkMap.PARITY_BASE) / m * k >= first // its group's first chunk
-          : index >= first;
-      if (past) {
+      long chunk = map.isParity(index)
+          ? (long) (index - ChunkMap.PARITY_BASE) / m * k // its group's first chunk
+          : index;
+      if (chunk >= gone) {
         for (String target : e.getValue()) {
           chunks.delete(target, file.id(), index, file.generation());
         }
+      } else if (chunk >= first) {
+        kept++;
       }
     }
     stored.lengths().keySet().removeIf(index -> index >= first);
     long length = prefix(file, stored);
-    return new Fenced(length, unreached(file, stored.down(), length));
+    return new Fenced(length, unreached(file, stored.down(), length), kept);
   }
 
   /** Every member on the {@code down} targets of a file of {@code length} bytes. */

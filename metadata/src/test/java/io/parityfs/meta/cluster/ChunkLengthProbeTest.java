@@ -205,6 +205,32 @@ class ChunkLengthProbeTest {
         "group 0's parity stays; group 1's data and parity are gone");
   }
 
+  /**
+   * ec:2+1, an end inside group 1 (its cut group): the fence keeps group 1's data chunk past
+   * the end and its parity (its last round may need them to decode chunk 2), reports the chunk
+   * kept, and deletes group 2 whole; the prefix does not count the chunk kept.
+   */
+  @Test
+  void ecFenceKeepsTheCutGroupWhole() throws IOException {
+    Layout coded = LAYOUT.withAcross(Across.ec(2, 1));
+    int parity1 = ChunkMap.PARITY_BASE + 1;
+    int parity2 = ChunkMap.PARITY_BASE + 2;
+    Targets t = new Targets().on("a", 0, 4096).on("b", 1, 4096)
+        .on("c", ChunkMap.PARITY_BASE, 4096).on("c", 2, 4096).on("a", 3, 4096)
+        .on("b", parity1, 4096).on("b", 4, 100).on("a", parity2, 100);
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    io.parityfs.meta.LengthProbe.Fenced fenced = probe.fenceAll(file(coded, 6), 2 * 4096 + 300);
+    assertEquals(3 * 4096, fenced.length(), "what is stored before the end, chunk 3 not counted");
+    assertEquals(1, fenced.cutKept());
+    assertEquals(List.of(new StoredChunk(7, 0, 4096, 0), new StoredChunk(7, 3, 4096, 0)),
+        t.chunks.get("a"), "chunk 3 stays, group 2's parity is gone");
+    assertEquals(List.of(new StoredChunk(7, 1, 4096, 0), new StoredChunk(7, parity1, 4096, 0)),
+        t.chunks.get("b"), "group 1's parity stays, chunk 4 is gone");
+    assertEquals(0, probe.fenceAll(file(coded, 7), 2 * 4096).cutKept(),
+        "an end at a group's end cuts no group");
+    assertEquals(List.of(new StoredChunk(7, 0, 4096, 0)), t.chunks.get("a"));
+  }
+
   @Test
   void aTargetThatCannotAnswerFailsTheProbe() {
     Targets t = new Targets().with(0, 4096).with(1, 4096);
