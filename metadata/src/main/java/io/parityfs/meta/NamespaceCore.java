@@ -69,6 +69,16 @@ final class NamespaceCore {
    * @return false when the entry changed since it was read (the caller reads again)
    */
   boolean write(Entry e, Inode next, List<Op> more, String p) throws NamespaceException {
+    return refusal(e, next, more, p) == null;
+  }
+
+  /**
+   * {@link #write}, telling why ZooKeeper refused it: null when written, else the failure,
+   * whose {@link Zk.Failure#index} is 0 when the entry's own version moved (contention: read it
+   * again and retry) and {@code 1 + i} when {@code more.get(i)} (or, past {@code more}, a repair
+   * index op) failed with the entry unchanged, which no re-read of the entry alters.
+   */
+  Zk.Failure refusal(Entry e, Inode next, List<Op> more, String p) throws NamespaceException {
     byte[] data = InodeCodec.encode(next);
     if (data.length > InodeCodec.MAX_BYTES) {
       throw new NamespaceException(NamespaceStatus.TOO_LARGE, p, "inode record of "
@@ -84,7 +94,7 @@ final class NamespaceCore {
       byte[] now = client.getData().storingStatIn(stat).forPath(e.znode());
       return stat.getVersion() == expected + 1 && Arrays.equals(now, data);
     }, p);
-    return f == null;
+    return f;
   }
 
   /** See {@link Namespace#sync()}. */

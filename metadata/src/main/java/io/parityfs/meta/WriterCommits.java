@@ -177,15 +177,46 @@ final class WriterCommits {
         }
         next = change.apply(e.inode());
       }
-      if (core.write(e, next, also.ops(e.inode(), next), p)) {
+      List<Op> ops = also.ops(e.inode(), next);
+      Zk.Failure refused = core.refusal(e, next, ops, p);
+      if (refused == null) {
         if (next.lease() != null) {
           core.writing.put(fileId, new Entry(e.path(), e.parentId(), e.znode(), next,
               e.zkVersion() + 1));
         }
         return next.status(e.path());
       }
+      if (refused.index() > 0) {
+        // the entry was current (its version matched): another op failed, and reading the
+        // entry again cannot change that; retrying it maxRetries times only hid the cause
+        throw refusedBeside(refused, ops, p, e.inode());
+      }
     }
     throw core.conflict(p);
+  }
+
+  /**
+   * Why a writer's commit was refused while its entry was current: the lease's session marker
+   * is gone (the session that holds the lease ended: LEASE_EXPIRED), its open record is gone
+   * (the lease was recovered: LEASE_EXPIRED), or another op failed (CONFLICT, naming it).
+   */
+  private static NamespaceException refusedBeside(Zk.Failure refused, List<Op> ops, String p,
+      Inode before) {
+    int i = refused.index() - 1;
+    String path = i < ops.size() ? ops.get(i).getPath() : "a repair index record";
+    if (i < ops.size() && ops.get(i) instanceof Op.Check
+        && refused.code() == KeeperException.Code.NONODE) {
+      return new NamespaceException(NamespaceStatus.LEASE_EXPIRED, p, "the ZooKeeper session"
+          + " that holds the lease (" + Long.toHexString(before.lease().session()) + ") ended"
+          + " before the commit");
+    }
+    if (i < ops.size() && ops.get(i) instanceof Op.Delete
+        && refused.code() == KeeperException.Code.NONODE) {
+      return new NamespaceException(NamespaceStatus.LEASE_EXPIRED, p, "the lease was recovered"
+          + " (its open record " + path + " is gone)");
+    }
+    return new NamespaceException(NamespaceStatus.CONFLICT, p, "ZooKeeper refused the commit at "
+        + path + ": " + refused.code());
   }
 
   /** The entry of an open file through its open record; null when it has none. */

@@ -85,6 +85,30 @@ class LeaseTest extends ZkFixture {
     assertEquals(0, openRecords());
   }
 
+  /**
+   * A commit whose entry is current but whose lease's session marker is gone fails at once
+   * with LEASE_EXPIRED. Before, the refused check made the commit retry its optimistic loop
+   * 200 times and report "CONFLICT: gave up after 200 attempts under contention" with one
+   * writer and no contention (issue 39, item 6's message): a re-read of the entry cannot bring
+   * a marker back.
+   */
+  @Test
+  void aCommitWhoseSessionMarkerIsGoneFailsAtOnceAsExpired() throws Exception {
+    FileStatus f = writer.create("/gone", CreateOptions.file());
+    writer.setLength("/gone", f.id(), -1, 4096);
+    ZNodes zn = new ZNodes(config.root());
+    client.delete().forPath(zn.sessionMarker(writerClient.getZookeeperClient().getZooKeeper()
+        .getSessionId()));
+    NamespaceException e = assertThrows(NamespaceException.class,
+        () -> writer.setLength("/gone", f.id(), -1, 8192));
+    assertEquals(NamespaceStatus.LEASE_EXPIRED, e.status(), e.getMessage());
+    assertTrue(e.getMessage().contains("session"), e.getMessage());
+    e = assertThrows(NamespaceException.class,
+        () -> writer.complete("/gone", f.id(), -1, 8192));
+    assertEquals(NamespaceStatus.LEASE_EXPIRED, e.status(), e.getMessage());
+    assertEquals(4096, ns.getStatus("/gone").length(), "nothing committed without the lease");
+  }
+
   @Test
   void closedCreateTakesNoLease() throws Exception {
     FileStatus f = ns.create("/empty", CreateOptions.file().withLease(false));
