@@ -111,6 +111,7 @@ final class MoveCommands {
       m.put("members", sum.members());
       m.put("bytes", sum.bytes());
       m.put("leftForLater", sum.leftForLater());
+      m.put("noReplacement", sum.noReplacement());
       m.put("failed", sum.failed());
       m.put("pinnedDirectories", pass.pinned().stream().map(FileStatus::path).toList());
       s.printJson(m);
@@ -125,24 +126,39 @@ final class MoveCommands {
     if (sum.failed() > 0) {
       cmd.report(s, new CliException(ExitStatus.FAILED, null, sum.failed()
           + " files cannot be moved"));
+    } else if (sum.noReplacement() > 0) {
+      cmd.report(s, new CliException(ExitStatus.UNAVAILABLE, null, sum.noReplacement()
+          + " files have no target that can take their members (" + sum.why() + "): a file"
+          + " of ec:K+M needs K+M failure domains, and one more to be re-protected after a"
+          + " node is lost; add a node (or a target in another failure domain) and run it"
+          + " again" + (sum.leftForLater() > sum.noReplacement() ? "; "
+          + (sum.leftForLater() - sum.noReplacement()) + " more were left for later (open"
+          + " for writing or written meanwhile)" : "")));
     } else if (sum.leftForLater() > 0) {
       cmd.report(s, new CliException(ExitStatus.UNAVAILABLE, null, sum.leftForLater()
-          + " files were left for later: run it again once they are closed"));
+          + " files were left for later (open for writing or written meanwhile): run it"
+          + " again once they are closed"));
     }
     return sum;
   }
 
   /**
    * Follows the progress records of {@code targets} until every one says done (a pass run
-   * elsewhere: another CLI, the keeper); one line per target and poll.
+   * elsewhere: another CLI, the keeper); one line per target and poll, and each target's final
+   * line once, when its record first says done. Files a finished pass left (open for writing,
+   * written meanwhile, without a replacement) end it with UNAVAILABLE (exit 6), as the pass
+   * itself does, naming how many; a watch interrupted before the end says so (exit 1).
    */
   static void watch(CliCommand cmd, Session s, Set<String> targets, double period)
       throws CliException, IOException {
     Retirements r = new Retirements(s.client().registry());
-    Map<String, Long> seenAt = new LinkedHashMap<>();
+    Map<String, MoveProgress> finished = new LinkedHashMap<>();
     while (true) {
       boolean allDone = true;
       for (String t : targets) {
+        if (finished.containsKey(t)) {
+          continue;
+        }
         Optional<MoveProgress> p = r.progress(t);
         if (p.isEmpty()) {
           s.out().println(t + ": no move recorded yet");
@@ -150,34 +166,41 @@ final class MoveCommands {
           continue;
         }
         MoveProgress m = p.get();
-        if (m.done() && seenAt.containsKey(t)) {
-          continue;
-        }
         double secs = Math.max(1e-3, (m.updatedMillis() - m.startedMillis()) / 1e3);
         s.out().println(t + ": " + m.kind() + (m.done() ? " done" : " running") + ": "
             + m.filesMoved() + " files moved, " + m.filesLeft() + " left, " + m.members()
             + " members, " + Sizes.human(m.bytes()) + " at " + Sizes.rate(m.bytes() / secs)
             + " (" + m.mover() + ", updated " + Instant.ofEpochMilli(m.updatedMillis()) + ")");
-        seenAt.put(t, m.updatedMillis());
-        allDone &= m.done();
+        if (m.done()) {
+          finished.put(t, m);
+        } else {
+          allDone = false;
+        }
       }
       s.out().flush();
       if (allDone) {
-        return;
+        break;
       }
       try {
         Thread.sleep((long) (period * 1000));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+        throw new CliException(ExitStatus.FAILED, null, "interrupted before the pass finished");
       }
+    }
+    long left = finished.values().stream().mapToLong(MoveProgress::filesLeft).sum();
+    if (left > 0) {
+      cmd.report(s, new CliException(ExitStatus.UNAVAILABLE, null, left + " files were left"
+          + " unprotected by the pass: run it again once they are closed, or see why with"
+          + " `parityfs reprotect` (it names each file)"));
     }
   }
 
   /** {@code node}: the group; alone it prints its usage. */
   @Command(name = "node", description = "Take a storage node out of service: drain it (copy"
       + " everything off while it runs), remove it (rebuild what it held elsewhere, then drop"
-      + " it from the registry), or put it back in service.", mixinStandardHelpOptions = true,
+      + " it from the registry), or put it back in service. (`parityfs node start --config"
+      + " FILE` runs a storage node: docs/storage-node.md.)", mixinStandardHelpOptions = true,
       subcommands = {Drain.class, Remove.class, Reinstate.class})
   static final class Node implements Callable<Integer> {
     @Spec

@@ -61,9 +61,13 @@ public final class MovePass {
    * @param failed files that cannot be moved (no policy across nodes for re-protection) or
    *     whose move failed with an error
    * @param settled files that no longer use the targets (moved by this pass or before it)
+   * @param noReplacement of those left for later, the files no target could take members of
+   *     (placement refused: too few failure domains, pools or space); {@code why} says why for
+   *     the first of them
+   * @param why the placement's refusal for the first file without a replacement, else null
    */
   public record Summary(long files, long moved, long members, long bytes, long leftForLater,
-      long failed, long settled) {
+      long failed, long settled, long noReplacement, String why) {
     /** Whether no file of the pass uses the targets any more. */
     public boolean complete() {
       return settled == files;
@@ -215,7 +219,9 @@ public final class MovePass {
     long failed = 0;
     long filesMoved = 0;
     long settled = 0;
-    Summary sum = new Summary(files.size(), 0, 0, 0, 0, 0, 0);
+    Summary sum = new Summary(files.size(), 0, 0, 0, 0, 0, 0, 0, null);
+    long noReplacement = 0;
+    String why = null;
     for (int i = 0; i < files.size() && going.getAsBoolean(); i++) {
       FileStatus f = files.get(i);
       Reprotector.Outcome o = null;
@@ -237,9 +243,14 @@ public final class MovePass {
           boolean cannot = !drain && f.layout().across().isNone();
           failed += cannot ? 1 : 0;
           left += cannot ? 0 : 1;
+          if (!cannot && o.noReplacement()) {
+            noReplacement++;
+            why = why == null ? o.skipped() : why;
+          }
         }
       }
-      sum = new Summary(files.size(), moved, members, bytes, left, failed, settled);
+      sum = new Summary(files.size(), moved, members, bytes, left, failed, settled,
+          noReplacement, why);
       if (listener != null) {
         listener.moved(i + 1, files.size(), f, o, error, sum);
       }

@@ -61,7 +61,15 @@ public final class Reprotector {
    * @param skipped why (part of) it was not moved: open for writing, written meanwhile, no
    *     policy across nodes, no replacement; null when whole
    */
-  public record Outcome(String path, int moved, long members, long bytes, String skipped) {}
+  public record Outcome(String path, int moved, long members, long bytes, String skipped) {
+    /** How {@link #skipped} starts when no target could take the file's members. */
+    static final String NO_REPLACEMENT = "no replacement for target ";
+
+    /** Whether it was left because no target can take its members (placement refused). */
+    public boolean noReplacement() {
+      return skipped != null && skipped.startsWith(NO_REPLACEMENT);
+    }
+  }
 
   /**
    * How many members of {@code f}'s groups survive beyond the fewest a group is read from, with
@@ -137,7 +145,7 @@ public final class Reprotector {
         to = destination != null ? checked(f.layout(), from, destination, f.path())
             : replacement(f.layout(), from, f.path());
       } catch (NamespaceException e) {
-        return new Outcome(f.path(), moved, members, bytes, "no replacement for target " + from
+        return new Outcome(f.path(), moved, members, bytes, Outcome.NO_REPLACEMENT + from
             + ": " + e.getMessage());
       }
       ChunkMap map = ChunkMap.of(f.layout());

@@ -6,12 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.parityfs.client.ParityClient;
+import io.parityfs.meta.Caller;
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.registry.MoveProgress;
+import io.parityfs.meta.registry.RegistryCodec;
+import io.parityfs.meta.targets.Retirements;
 import io.parityfs.testing.MiniCluster;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -183,6 +195,58 @@ class CliNodeTest {
       assertTrue(r.body().lines().anyMatch(l -> l.startsWith("parityfs_keeper_rounds_total ")
           && Double.parseDouble(l.split(" ")[1]) >= 2), r.body());
       assertTrue(r.body().contains("parityfs_keeper_members_caught_up_total"), r.body());
+    }
+  }
+
+  /**
+   * {@code reprotect --watch} over a pass it first sees running and then done with files left:
+   * the final line is printed and the exit is 6 (before, a target seen running was skipped once
+   * done: no final line, exit 0). The pass is flipped to done only after the watcher printed
+   * its running line, so the order is the same every run.
+   */
+  @Test
+  void reprotectWatchPrintsTheFinalLineAndFailsWithFilesLeft() throws Exception {
+    String t = "watched-target";
+    CountDownLatch sawRunning = new CountDownLatch(1);
+    ByteArrayOutputStream out = new ByteArrayOutputStream() {
+      @Override
+      public synchronized void write(byte[] b, int off, int len) {
+        super.write(b, off, len);
+        if (toString(StandardCharsets.UTF_8).contains(t + ": reprotect running")) {
+          sawRunning.countDown();
+        }
+      }
+    };
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try (ParityClient c = cluster.client(Caller.of("root"))) {
+      Retirements r = new Retirements(c.registry());
+      long now = System.currentTimeMillis();
+      r.recordProgress(new MoveProgress(RegistryCodec.SCHEMA, t, "test", "reprotect", 1, 3, 2,
+          4096, now, now, false));
+      Thread finisher = new Thread(() -> {
+        try {
+          if (sawRunning.await(60, TimeUnit.SECONDS)) {
+            r.recordProgress(new MoveProgress(RegistryCodec.SCHEMA, t, "test", "reprotect", 2, 2,
+                4, 8192, now, now + 1000, true));
+          }
+        } catch (InterruptedException | NamespaceException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      finisher.start();
+      int rc;
+      try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+          PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+        rc = Main.run(new String[] {"--zookeeper", cluster.connectString(), "--user", "root",
+            "reprotect", "--watch", "--interval", "0.1", "--target", t},
+            new ByteArrayInputStream(new byte[0]), o, e, false);
+      }
+      finisher.join(60_000);
+      String printed = out.toString(StandardCharsets.UTF_8);
+      String why = err.toString(StandardCharsets.UTF_8);
+      assertTrue(printed.contains(t + ": reprotect done: 2 files moved, 2 left"), printed);
+      assertEquals(6, rc, printed + why);
+      assertTrue(why.contains("2 files were left unprotected"), why);
     }
   }
 }

@@ -115,10 +115,19 @@ class CliRepairTest {
     String kept = layout.get("targets").get(1).asText();
     CliRunner.Run online = cli.fails(7, "reprotect", "--target", lost);
     assertTrue(online.err().contains("ONLINE"), online.err());
+    cli.ok("mkdir", "/m3");
+    cli.ok("setstripe", "--chunk-size", "256K", "--stripe-count", "3", "--across", "mirror:3",
+        "/m3");
+    cli.ok("put", dir.resolve("m.bin").toString(), "/m3/f");
     int lostNode = nodeIndex(lost);
     int keptNode = nodeIndex(kept);
     cluster.stopNode(lostNode);
     try {
+      // mirror:3 on 3 nodes: no fourth failure domain can take the lost copies; say so
+      CliRunner.Run none = cli.fails(6, "reprotect", "--target", lost, "/m3");
+      assertTrue(none.err().contains("1 files have no target that can take their members")
+          && none.err().contains("add a node"), none.err());
+      assertTrue(!none.err().contains("once they are closed"), none.err());
       CliRunner.Run r = cli.ok("reprotect", "--target", lost, "/m"); // /e has no 4th node
       assertTrue(r.out().contains("1 moved") && r.out().contains("/m/f: 6 members rebuilt"),
           r.out());

@@ -502,6 +502,12 @@ public final class LocalCluster {
       progress.accept("default layout of /: " + l.stripeCount() + " targets, "
           + (l.chunkSize() >> 20) + " MiB chunks, " + l.protection() + " inside each node, "
           + across + " across nodes");
+      if (!across.isNone() && across.width() >= nodes) {
+        progress.accept("note: " + across + " uses all " + nodes + " nodes: it survives one"
+            + " node down, but after a node is lost for good no node is left to rebuild its"
+            + " members on (reprotect says so) until one is added; `--nodes " + (nodes + 1)
+            + "` gives a spare (docs/across-nodes.md §6)");
+      }
     }
   }
 
