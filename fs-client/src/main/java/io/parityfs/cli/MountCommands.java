@@ -1,6 +1,5 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.fuse.MountOptions;
 import io.parityfs.fuse.PfsMount;
@@ -50,18 +49,16 @@ final class MountCommands {
       } catch (IllegalArgumentException e) {
         throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: " + e.getMessage());
       }
-      // umask 0: the kernel has applied the calling process's umask to every mode already
-      ParityClient client;
-      try {
-        client = ParityClient.connect(ClientConfig.builder(s.zooKeeper()).build(),
-            s.caller().withUmask(0));
-      } catch (IOException e) {
-        throw new CliException(ExitStatus.UNAVAILABLE, s.zooKeeper().connect(),
-            "UNAVAILABLE: " + e.getMessage());
-      }
+      // umask 0: the kernel has applied the calling process's umask to every mode already;
+      // the credentials are the CLI's own (options, PARITYFS_* environment)
+      ParityClient client = s.connect(s.caller().withUmask(0));
       PfsMount mount;
       try {
+        NodeReach.check(client, s.tls().enabled());
         mount = PfsMount.start(client, options);
+      } catch (CliException e) {
+        client.close();
+        throw e;
       } catch (IOException e) {
         client.close();
         throw new CliException(ExitStatus.FAILED, mountPoint.toString(), e.getMessage());

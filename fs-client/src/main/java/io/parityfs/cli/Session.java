@@ -86,15 +86,25 @@ final class Session implements Closeable {
   /** The cluster, connected on first call. */
   ParityClient client() throws CliException {
     if (client == null) {
-      ZooKeeperSettings zk = zooKeeper();
-      try {
-        client = ParityClient.connect(ClientConfig.builder(zk)
-            .nodes(NodeClientConfig.DEFAULT.toBuilder().tls(tls()).build()).build(), caller());
-      } catch (IOException e) {
-        throw connectFailure(zk, e);
-      }
+      client = connect(caller());
     }
     return client;
+  }
+
+  /**
+   * A new client of the cluster for {@code caller}, with every credential this command was
+   * given (ZooKeeper's digest and TLS, the storage nodes' TLS): what {@link #client()} and the
+   * mount use. The caller closes it.
+   */
+  ParityClient connect(Caller caller) throws CliException {
+    ZooKeeperSettings zk = zooKeeper();
+    ClientConfig config = ClientConfig.builder(zk)
+        .nodes(NodeClientConfig.DEFAULT.toBuilder().tls(tls()).build()).build();
+    try {
+      return ParityClient.connect(config, caller);
+    } catch (IOException e) {
+      throw connectFailure(zk, e);
+    }
   }
 
   /** A failure to reach the cluster as the CLI reports it: UNAVAILABLE unless more precise. */
@@ -109,9 +119,9 @@ final class Session implements Closeable {
 
   /** The storage-node TLS of {@code --tls-key/--tls-cert/--tls-ca}: all three, or none (off). */
   TlsConfig tls() throws CliException {
-    Path key = options.tlsKey;
-    Path cert = options.tlsCert;
-    Path ca = options.tlsCa;
+    Path key = given(options.tlsKey);
+    Path cert = given(options.tlsCert);
+    Path ca = given(options.tlsCa);
     if (key == null && cert == null && ca == null) {
       return TlsConfig.OFF;
     }
@@ -119,7 +129,12 @@ final class Session implements Closeable {
       throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: TLS needs all of"
           + " --tls-key, --tls-cert and --tls-ca (or PARITYFS_TLS_KEY, _CERT, _CA)");
     }
-    return new TlsConfig(true, key, cert, ca, options.tlsCrl);
+    return new TlsConfig(true, key, cert, ca, given(options.tlsCrl));
+  }
+
+  /** Null for an option left out or given empty (an exported {@code PARITYFS_TLS_CRL=}). */
+  private static Path given(Path p) {
+    return p == null || p.toString().isEmpty() ? null : p;
   }
 
   ZooKeeperSettings zooKeeper() throws CliException {

@@ -65,6 +65,9 @@ class CliTlsTest {
         "read degraded");
     CliRunner.Run half = cli.run("--tls-key", "k", "cat", "/t.txt");
     assertEquals(2, half.rc(), half.err());
+    // an empty revocation list option (an exported PARITYFS_TLS_CRL=) means none, not a path
+    assertEquals(Files.readString(local), cli.ok(as("client", "--tls-crl=", "cat", "/t.txt"))
+        .out());
   }
 
   @Test

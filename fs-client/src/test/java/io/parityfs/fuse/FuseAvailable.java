@@ -7,7 +7,7 @@ import jnr.ffi.LibraryLoader;
 import ru.serce.jnrfuse.LibFuse;
 
 /** Whether a real mount can run here: /dev/fuse and libfuse 2 (what jnr-fuse loads). */
-final class FuseAvailable {
+public final class FuseAvailable {
   private FuseAvailable() {}
 
   /**
@@ -19,7 +19,7 @@ final class FuseAvailable {
    * ({@link SystemDeps#skipIf}): a class skipped in {@code @BeforeAll} is reported as zero
    * tests, which the build's report check fails.
    */
-  static void assume() {
+  public static void assume() {
     SystemDeps.skipIf(missing());
   }
 
@@ -27,7 +27,7 @@ final class FuseAvailable {
    * Null where a mount can run here; else why not (the skip reason). Throws
    * {@link AssertionError} instead where system dependencies are required.
    */
-  static String missing() {
+  public static String missing() {
     String why = SystemDeps.missing("fuse-device", Files.exists(Path.of("/dev/fuse")),
         "/dev/fuse is absent: no FUSE here, the mount tests are skipped");
     if (why != null) {

@@ -41,7 +41,7 @@ class FuseMountKillTest {
     Path mnt = Files.createDirectories(dir.resolve("mnt"));
     Path log = dir.resolve("mount.log");
     Process child = startMount(mnt, log);
-    try (ParityClient client = SharedMiniCluster.get().client(Caller.of("root"))) {
+    try (ParityClient client = SharedMiniCluster.secure().client(Caller.of("root"))) {
       client.namespace().mkdirs(base);
       awaitMount(child, mnt, log);
       byte[] synced = new byte[1 << 20]; // four 256 KiB chunks
@@ -99,7 +99,7 @@ class FuseMountKillTest {
     Path mnt = Files.createDirectories(dir.resolve("mnt2"));
     Path log = dir.resolve("mount2.log");
     Process child = startMount(mnt, log);
-    try (ParityClient client = SharedMiniCluster.get().client(Caller.of("root"))) {
+    try (ParityClient client = SharedMiniCluster.secure().client(Caller.of("root"))) {
       client.namespace().mkdirs(base);
       awaitMount(child, mnt, log);
       Path file = mnt.resolve(base.substring(1)).resolve("open.bin");
@@ -141,7 +141,7 @@ class FuseMountKillTest {
     Path mine = Files.createDirectories(dir.resolve("my-mnt"));
     Path log = dir.resolve("mount3.log");
     Process child = startMount(theirs, log);
-    try (ParityClient client = SharedMiniCluster.get().client(
+    try (ParityClient client = SharedMiniCluster.secure().client(
         new Caller("root", List.of("root"), 0));
         PfsMount mount = PfsMount.start(client, MountOptions.of(mine))) {
       client.namespace().mkdirs(base);
@@ -184,8 +184,10 @@ class FuseMountKillTest {
       cmd.addAll(List.of("-Dfile.encoding=UTF-8", "-Dsun.jnu.encoding=UTF-8"));
     }
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.parityfs.cli.Main",
-        "--zookeeper", SharedMiniCluster.get().connectString(), "--user", "root", "--groups",
-        "root", "mount", mnt.toString()));
+        "--zookeeper", SharedMiniCluster.secure().connectString(), "--user", "root", "--groups",
+        "root"));
+    cmd.addAll(SharedMiniCluster.secure().tlsOptions("client")); // as `local env` exports them
+    cmd.addAll(List.of("mount", mnt.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(log.toFile());
     if (!pinEncoding) {
@@ -207,7 +209,7 @@ class FuseMountKillTest {
     Path mnt = Files.createDirectories(dir.resolve("mnt-c"));
     Path log = dir.resolve("mount-c.log");
     Process child = startMount(mnt, log, false);
-    try (ParityClient client = SharedMiniCluster.get().client(Caller.of("root"))) {
+    try (ParityClient client = SharedMiniCluster.secure().client(Caller.of("root"))) {
       client.namespace().mkdirs(base);
       awaitMount(child, mnt, log);
       FuseMountTest.checkNamesAreBytes(mnt.resolve(base.substring(1)).resolve("n"), base + "/n",

@@ -53,7 +53,7 @@ class FuseMountTest {
     if (skipped != null) {
       return;
     }
-    client = SharedMiniCluster.get().client(new Caller("root", List.of("root"), 0));
+    client = SharedMiniCluster.secure().client(new Caller("root", List.of("root"), 0));
     client.namespace().mkdirs(BASE);
     mnt = Files.createTempDirectory("pfs-mnt");
     long t0 = System.nanoTime();
@@ -154,7 +154,7 @@ class FuseMountTest {
   @Test
   void twoMountsSeeEachOthersWritesAfterClose() throws Exception {
     Path other = Files.createTempDirectory("pfs-mnt2");
-    try (ParityClient c2 = SharedMiniCluster.get().client(new Caller("root", List.of("root"), 0));
+    try (ParityClient c2 = SharedMiniCluster.secure().client(new Caller("root", List.of("root"), 0));
         PfsMount m2 = PfsMount.start(c2, MountOptions.of(other))) {
       Path there = other.resolve(BASE.substring(1)).resolve("shared.txt");
       Path here = root.resolve("shared.txt");

@@ -69,7 +69,8 @@ class FuseNodeLossTest {
   @Test
   void randomWritesThroughOneMountWithANodeDownReadThroughAnother() throws Exception {
     FuseAvailable.assume();
-    try (MiniCluster cluster = MiniCluster.start(dir.resolve("cluster"), 3, "raid6:4+2", 6);
+    try (MiniCluster cluster = MiniCluster.startWithTls(dir.resolve("cluster"), 3, "raid6:4+2",
+            6);
         ParityClient writerClient = cluster.client(new Caller("root", List.of("root"), 0));
         ParityClient readerClient = cluster.client(new Caller("root", List.of("root"), 0))) {
       Path a = Files.createDirectories(dir.resolve("mnt-a"));

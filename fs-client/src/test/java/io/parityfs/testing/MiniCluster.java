@@ -75,6 +75,17 @@ public final class MiniCluster implements Closeable {
     return pki;
   }
 
+  /**
+   * The CLI's options that reach this cluster's nodes as {@code who} ({@code client} or
+   * {@code admin}): {@code --tls-key/--tls-cert/--tls-ca} of its certificate; none for a
+   * cluster without TLS.
+   */
+  public List<String> tlsOptions(String who) {
+    return pki == null ? List.of() : List.of("--tls-key", pki.resolve(who + ".key").toString(),
+        "--tls-cert", pki.resolve(who + ".crt").toString(), "--tls-ca",
+        pki.resolve("ca.crt").toString());
+  }
+
   private static MiniCluster start(MiniCluster c, int nodeCount, String geometry, int drives)
       throws Exception {
     try {

@@ -22,36 +22,55 @@ public final class SharedMiniCluster {
   public static final String CLUSTER = "mini";
   public static final Layout ROOT_LAYOUT = new Layout(256 << 10, 2, List.of(), "raid6:4+2");
   private static MiniCluster cluster;
+  private static MiniCluster secure;
 
   private SharedMiniCluster() {}
 
   /** The cluster, started if this is the first call. */
   public static synchronized MiniCluster get() {
     if (cluster == null) {
-      try {
-        Path dir = Files.createTempDirectory("pfs-shared-cluster");
-        MiniCluster c = MiniCluster.start(dir, 2, "raid6:4+2", 6);
-        try (ParityClient root = c.client(Caller.of("root"))) {
-          root.namespace().setLayout("/", ROOT_LAYOUT);
-        }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          try {
-            c.close();
-          } catch (IOException | RuntimeException e) {
-            // exiting anyway; still remove the folder
-          }
-          try {
-            TestDirs.deleteTree(dir);
-          } catch (IOException | UncheckedIOException e) {
-            // best effort at exit
-          }
-        }, "shared-mini-cluster-stop"));
-        cluster = c;
-      } catch (Exception e) {
-        throw new IllegalStateException("cannot start the shared mini cluster: " + e, e);
-      }
+      cluster = startShared(false);
     }
     return cluster;
+  }
+
+  /**
+   * A second shared cluster, as {@link #get()} but with TLS on every node ({@link
+   * MiniCluster#startWithTls}), the default of the local cluster users run: what every mount
+   * test that reaches storage nodes runs against ({@link MiniCluster#clientConfig} and {@link
+   * MiniCluster#tlsOptions} carry its certificates).
+   */
+  public static synchronized MiniCluster secure() {
+    if (secure == null) {
+      secure = startShared(true);
+    }
+    return secure;
+  }
+
+  private static MiniCluster startShared(boolean tls) {
+    try {
+      Path dir = Files.createTempDirectory(tls ? "pfs-shared-tls-cluster" : "pfs-shared-cluster");
+      MiniCluster c = tls ? MiniCluster.startWithTls(dir, 2, "raid6:4+2", 6)
+          : MiniCluster.start(dir, 2, "raid6:4+2", 6);
+      try (ParityClient root = c.client(Caller.of("root"))) {
+        root.namespace().setLayout("/", ROOT_LAYOUT);
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          c.close();
+        } catch (IOException | RuntimeException e) {
+          // exiting anyway; still remove the folder
+        }
+        try {
+          TestDirs.deleteTree(dir);
+        } catch (IOException | UncheckedIOException e) {
+          // best effort at exit
+        }
+      }, "shared-mini-cluster-stop"));
+      return c;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot start the shared mini cluster: " + e, e);
+    }
   }
 
   /** A Hadoop configuration naming the cluster {@code mini} (pfs://mini/). */
