@@ -18,6 +18,11 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    String invalid = RawArguments.invalid(args);
+    if (invalid != null) {
+      System.err.println("parityfs: " + invalid);
+      System.exit(ExitStatus.USAGE.code());
+    }
     int rc = run(args, System.in, System.out, System.err, System.console() != null);
     System.out.flush();
     System.exit(rc);

@@ -1,6 +1,8 @@
 package io.parityfs.integration;
 
+import io.parityfs.cli.ExitStatus;
 import io.parityfs.cli.Main;
+import io.parityfs.cli.RawArguments;
 import java.io.PrintStream;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -14,6 +16,11 @@ public final class ParityFsMain {
   private ParityFsMain() {}
 
   public static void main(String[] args) {
+    String invalid = RawArguments.invalid(args);
+    if (invalid != null) {
+      System.err.println("parityfs: " + invalid);
+      System.exit(ExitStatus.USAGE.code());
+    }
     quietLogging();
     System.exit(commandLine().execute(args));
   }
