@@ -140,7 +140,8 @@ final class ConnectionPool {
     if (f != tcp) {
       tcp.channel().close(); // connected, but the handshake or the node's role failed
     }
-    future.completeExceptionally(new NodeException(Status.UNAVAILABLE,
+    NodeException refused = f != tcp ? NodeConnection.refusedCertificate(node, f.cause()) : null;
+    future.completeExceptionally(refused != null ? refused : new NodeException(Status.UNAVAILABLE,
         "cannot connect to " + node + ": " + (f.cause() == null ? "client closed"
             : (f != tcp ? "TLS: " : "") + f.cause()), f.cause()));
   }

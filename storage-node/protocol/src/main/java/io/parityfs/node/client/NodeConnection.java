@@ -206,8 +206,43 @@ final class NodeConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    failAll(unavailable("connection failed: " + cause));
+    NodeException refused = refusedCertificate(node, cause);
+    failAll(refused != null ? refused : unavailable("connection failed: " + cause));
     ctx.close();
+  }
+
+  /**
+   * The TLS alerts by which a node refuses the client's own certificate (RFC 8446 §6.2): the
+   * client cannot fix them by retrying or reading elsewhere, every node refuses the same.
+   */
+  private static final java.util.List<String> CERTIFICATE_ALERTS = java.util.List.of(
+      "certificate_revoked", "certificate_expired", "bad_certificate", "unknown_ca",
+      "certificate_unknown", "unsupported_certificate", "certificate_required",
+      "access_denied");
+
+  /**
+   * PERMISSION_DENIED naming the alert when {@code cause} (or one of its causes) is a TLS alert
+   * by which {@code node} refused this client's certificate, e.g. "certificate_revoked" for a
+   * certificate in the CA's revocation list; null for any other failure. In TLS 1.3 the node
+   * checks the client's certificate after the client considers the handshake done, so the
+   * alert arrives on an open connection, not as a handshake failure.
+   */
+  static NodeException refusedCertificate(Object node, Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof javax.net.ssl.SSLException && t.getMessage() != null) {
+        String m = t.getMessage().toLowerCase(java.util.Locale.ROOT);
+        for (String alert : CERTIFICATE_ALERTS) {
+          if (m.contains(alert)) {
+            return new NodeException(Status.PERMISSION_DENIED, "node " + node + " refused this"
+                + " client's certificate (TLS alert " + alert + ")" + ("certificate_revoked"
+                .equals(alert) ? ": it is in the CA's revocation list (parityfs ca revoke):"
+                + " issue a new one" : ": check it is this cluster CA's, valid and of role"
+                + " client or admin") + " (docs/security.md)", t);
+          }
+        }
+      }
+    }
+    return null;
   }
 
   /** Why a connection the node closed before any answer may have been refused. */

@@ -239,8 +239,9 @@ class NodeTlsTest {
       unanswered(tls(leaked), "a revoked certificate");
       try (NodeClient after = client(TlsConfig.of(revoked.key(), revoked.cert(),
           certs.resolve("ca.crt")))) {
-        assertEquals(Status.UNAVAILABLE, assertThrows(NodeException.class,
-            () -> after.ping(node.address)).status());
+        NodeException e = assertThrows(NodeException.class, () -> after.ping(node.address));
+        assertEquals(Status.PERMISSION_DENIED, e.status(), e.getMessage());
+        assertTrue(e.getMessage().contains("certificate_revoked"), e.getMessage());
       }
     }
     try (NodeClient alice = client(TlsConfig.inDirectory(certs, "alice"))) {
