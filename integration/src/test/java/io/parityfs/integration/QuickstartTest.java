@@ -1,5 +1,6 @@
 package io.parityfs.integration;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +10,8 @@ import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
+import io.parityfs.fuse.FuseAvailable;
+import io.parityfs.fuse.PfsMount;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.ZooKeeperSettings;
@@ -183,8 +186,59 @@ class QuickstartTest {
     }
   }
 
+  /**
+   * The mount as docs/fuse.md shows it on the local cluster (secure by default): {@code
+   * parityfs mount} in a child JVM with the environment {@code parityfs local env} exports,
+   * data written and read back through it, and the same bytes through the client.
+   */
   @Test
   @Order(3)
+  void theMountMovesDataOnTheSecureLocalCluster() throws Exception {
+    FuseAvailable.assume();
+    LocalCluster c = LocalCluster.open(dir());
+    Path mnt = Files.createDirectories(tmp.resolve("mnt"));
+    Path log = tmp.resolve("mount.log");
+    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin",
+        "java").toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        ParityFsMain.class.getName(), "mount", mnt.toString())
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putAll(c.cliEnvironment()); // eval "$(bin/parityfs local env)"
+    Process mount = pb.start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!PfsMount.isMounted(mnt)) {
+        assertTrue(mount.isAlive(), "the mount exited: " + Files.readString(log));
+        assertTrue(System.nanoTime() < deadline, "no mount in 60 s: " + Files.readString(log));
+        Thread.sleep(50);
+      }
+      byte[] data = new byte[5 << 20];
+      new Random(39).nextBytes(data);
+      Path dirInMount = Files.createDirectories(mnt.resolve("mounted"));
+      Files.write(dirInMount.resolve("data.bin"), data);
+      Files.writeString(dirInMount.resolve("hello.txt"), "hello\n");
+      assertArrayEquals(data, Files.readAllBytes(dirInMount.resolve("data.bin")));
+      try (ParityClient client = c.client(Caller.of("root"));
+          PfsInputStream in = client.open("/mounted/data.bin")) {
+        assertArrayEquals(data, in.readAllBytes(), "the client reads what the mount wrote");
+        assertEquals(6, client.namespace().getStatus("/mounted/hello.txt").length());
+      }
+      Run umount = parityfs("umount", mnt.toString());
+      assertEquals(0, umount.rc(), umount.all());
+      assertTrue(mount.waitFor(60, TimeUnit.SECONDS), "the mount did not exit after umount");
+      assertEquals(0, mount.exitValue(), Files.readString(log));
+    } finally {
+      mount.destroy();
+      if (!mount.waitFor(30, TimeUnit.SECONDS)) {
+        mount.destroyForcibly();
+      }
+      if (PfsMount.isMounted(mnt)) {
+        PfsMount.unmount(mnt);
+      }
+    }
+  }
+
+  @Test
+  @Order(4)
   void demoRunsEveryStepAndVerifies() throws Exception {
     Run demo = parityfs("demo", "--dir", dir().toString(), "--writers", "3", "--size", "6M");
     assertEquals(0, demo.rc(), demo.all());
@@ -210,7 +264,7 @@ class QuickstartTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void demoRejectsABadSize() {
     Run r = parityfs("demo", "--dir", dir().toString(), "--size", "lots");
     assertEquals(2, r.rc(), r.all());
@@ -218,7 +272,7 @@ class QuickstartTest {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void stopLeavesNoProcess() throws Exception {
     Run stop = parityfs("local", "stop", "--dir", dir().toString());
     assertEquals(0, stop.rc(), stop.all());
