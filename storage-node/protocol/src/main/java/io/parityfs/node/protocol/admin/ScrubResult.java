@@ -47,11 +47,11 @@ public record ScrubResult(String started, String ended, boolean cancelled, long 
   /**
    * One phrase for the command line: {@code checked 23 objects, repaired 1, unrecoverable 1
    * (objects: 0123456789abcdef)}, the ids left out when there are none, ", …" when some are not
-   * listed.
+   * listed; {@code checked 7 objects (cancelled), ...} for a scrub stopped early.
    */
   public String summary() {
     StringBuilder b = new StringBuilder("checked ").append(objectsChecked)
-        .append(" objects, repaired ").append(repaired).append(", unrecoverable ")
+        .append(cancelled ? " objects (cancelled), repaired " : " objects, repaired ").append(repaired).append(", unrecoverable ")
         .append(unrecoverableObjects);
     if (!unrecoverableIds.isEmpty()) {
       b.append(" (objects: ").append(String.join(", ", unrecoverableIds))

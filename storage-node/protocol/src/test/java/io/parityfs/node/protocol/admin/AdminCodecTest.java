@@ -89,6 +89,11 @@ class AdminCodecTest {
     assertTrue(back.lostObjects());
     assertEquals("checked 23 objects, repaired 1, unrecoverable 1 (objects: 0123456789abcdef)",
         back.result().summary());
+    ScrubResult stopped = new ScrubResult("a", "b", true, 7, 7, 42, 0, 0, 0, 0, 0, 0, 101,
+        java.util.Collections.nCopies(ScrubResult.MAX_IDS, "0000000000000001"));
+    assertTrue(stopped.summary().startsWith("checked 7 objects (cancelled), repaired 0,"
+        + " unrecoverable 101 (objects: 0000000000000001, "), stopped.summary());
+    assertTrue(stopped.summary().endsWith(", …)"), stopped.summary());
     String older = json.substring(0, json.indexOf(",\"result\"")) + "}]}";
     ArrayTask old = decode(older).tasks().get(0);
     assertEquals(null, old.result(), older);
