@@ -180,7 +180,7 @@ final class ClusterCommands {
   /** {@code targets [-h]}. */
   @Command(name = "targets", description = "Storage targets with their states: reachability"
       + " (ONLINE, PROBABLY_OFFLINE, OFFLINE), consistency (GOOD, DEGRADED, REBUILDING,"
-      + " FAILED) and the level across nodes (good, needs-resync with the files whose repair"
+      + " DAMAGED: a scrub found objects beyond repair, FAILED) and the level across nodes (good, needs-resync with the files whose repair"
       + " records name it, draining, bad).")
   static final class Targets extends CliCommand {
     @Option(names = "-h", description = "sizes in KiB, MiB, ...")

@@ -87,11 +87,13 @@ final class DriveCommands {
     out.flush();
   }
 
+  /** A task's state and figures; a finished scrub's counts after a dash. */
   static String taskLine(ArrayTask task) {
     String slot = task.slot() == ArrayTaskRequest.ALL_SLOTS ? "" : " slot " + task.slot();
     return task.kind() + slot + ": " + task.state() + "  "
         + ProgressLine.text(task.bytesDone(), task.bytesTotal(), task.bytesPerSecond(),
-            task.etaSeconds());
+            task.etaSeconds())
+        + (task.result() == null ? "" : " - " + task.result().summary());
   }
 
   /** The tasks of {@code kind} (rebuild, scrub) the node reports for {@code t}. */
@@ -156,15 +158,26 @@ final class DriveCommands {
    * the watch goes on (up to a minute).
    *
    * @param justStarted a scrub this command started: wait up to a grace period for it to show
-   *     as running before taking "not running" as "finished"
+   *     as running, or for a result other than {@code resultBefore}, before taking "not running"
+   *     as "finished"
+   * @param resultBefore the {@code started} time of the scrub result the node showed before this
+   *     command started a scrub (null: none): a result with another is this command's scrub
    * @param replaced the slot a replace-drive just gave a new drive, or null
    * @return OK when every task ended DONE, FAILED otherwise
+   * @throws CliException FAILED, DATA_LOST, when the scrub that ended found objects it could not
+   *     recover (after its last line, with their ids)
    */
   /** How long a replaced slot may stay REBUILDING with no rebuild task listed for it. */
   private static final long SLOT_WAIT_NANOS = 60_000_000_000L;
 
   static ExitStatus watch(Session s, NodeTarget t, String kind, double interval,
       boolean justStarted, Integer replaced) throws IOException, CliException {
+    return watch(s, t, kind, interval, justStarted, null, replaced);
+  }
+
+  static ExitStatus watch(Session s, NodeTarget t, String kind, double interval,
+      boolean justStarted, String resultBefore, Integer replaced)
+      throws IOException, CliException {
     ProgressLine line = new ProgressLine(s.out(), s.terminal());
     Thread hook = null;
     if (s.terminal()) {
@@ -191,8 +204,9 @@ final class DriveCommands {
           s.printJson(tasksDocument(t, kind, tasks));
         }
         boolean allEnded = tasks.stream().allMatch(ArrayTask::ended);
-        if (!allEnded) {
-          seen = true;
+        if (!allEnded || tasks.stream().anyMatch(x -> x.result() != null
+            && !x.result().started().equals(resultBefore))) {
+          seen = true; // running, or ended with a result that was not there before
         }
         boolean waitForStart = justStarted && !seen && System.nanoTime() < graceEnd;
         if (allEnded && !waitForStart && replaced != null && !lastSeen.containsKey(replaced)
@@ -211,6 +225,15 @@ final class DriveCommands {
             ok &= task.state().equals("DONE") || task.state().equals("IDLE");
             if (!s.json()) {
               s.out().println(taskLine(task));
+            }
+          }
+          for (ArrayTask task : tasks) {
+            if (task.lostObjects()) {
+              s.out().flush();
+              throw new CliException(ExitStatus.FAILED, t.info().id(), "DATA_LOST: the scrub"
+                  + " found " + task.result().unrecoverableObjects() + " unrecoverable objects"
+                  + " (" + String.join(", ", task.result().unrecoverableIds()) + "); reads of"
+                  + " them fail: restore their files from elsewhere");
             }
           }
           if (kind.equals("rebuild")) {
@@ -444,8 +467,11 @@ final class DriveCommands {
   }
 
   /** {@code scrub TARGET [--watch | --stop | --status]}. */
-  @Command(name = "scrub", description = "Start a scrub of a target (read and check every cell,"
-      + " repair what is wrong); --watch follows it, --status only shows, --stop stops it.")
+  @Command(name = "scrub", description = {"Start a scrub of a target (read and check every"
+      + " cell, repair what is wrong); --watch follows it, --status only shows, --stop stops it.",
+      "A finished scrub shows what it found: objects checked, repairs, unrecoverable objects"
+      + " with their ids. --watch exits 1 (DATA_LOST) when the scrub found any object it could"
+      + " not recover."})
   static final class Scrub extends CliCommand {
     @Parameters(paramLabel = "TARGET")
     String target;
@@ -465,7 +491,12 @@ final class DriveCommands {
         NodeTarget t = NodeTarget.resolve(s, target);
         double period = watching.period(s);
         boolean started = false;
+        String before = null;
         if (!status) {
+          if (watching.watch && !stop) {
+            before = tasks(s, t, "scrub").stream().filter(x -> x.result() != null)
+                .map(x -> x.result().started()).findFirst().orElse(null);
+          }
           Opcode op = stop ? Opcode.STOP_SCRUB : Opcode.START_SCRUB;
           TaskReply r = arrayTask(s, t, op, ArrayTaskRequest.ALL_SLOTS);
           started = !stop;
@@ -475,7 +506,7 @@ final class DriveCommands {
           }
         }
         if (watching.watch) {
-          if (watch(s, t, "scrub", period, started, null) != ExitStatus.OK) {
+          if (watch(s, t, "scrub", period, started, before, null) != ExitStatus.OK) {
             throw new CliException(ExitStatus.FAILED, t.info().id(),
                 "SCRUB_FAILED: the scrub did not complete");
           }

@@ -117,6 +117,7 @@ class CliAdminOutputTest {
         .replaceAll("capacity [^,]+, free .+", "capacity <n>, free <n>")
         .replaceAll("\"bytesPerSecond\":[-0-9.E]+", "\"bytesPerSecond\":<rate>")
         .replaceAll("\"etaSeconds\":[-0-9.E]+", "\"etaSeconds\":<eta>")
+        .replaceAll("\"(started|ended)\":\"[^\"]*\"", "\"$1\":<time>")
         .replaceAll("\\d+(\\.\\d)? [KMGTPE]?i?B/s", "<rate>")
         .replaceAll("ETA \\S+", "ETA <eta>");
   }

@@ -43,14 +43,27 @@ public record OnlineRecord(int schema, String nodeId, String name, String host, 
    *     once: a cluster total counts a file system that several targets share once. Empty in
    *     records of older nodes, and where a drive's file system has no id: such a target counts
    *     in full
+   * @param lostObjects objects on it that a scrub found unrecoverable (a stripe with more bad
+   *     cells than the protection tolerates) and no whole scrub has cleared since; 0 in records
+   *     of older nodes. Makes the target's consistency DAMAGED
    */
   public record TargetStatus(String targetId, String name, String state, String protection,
       long capacityBytes, long freeBytes, String codec, String codecImplementation,
-      List<DriveStatus> drives, List<RebuildStatus> rebuilds, List<FileSystemShare> fileSystems) {
+      List<DriveStatus> drives, List<RebuildStatus> rebuilds, List<FileSystemShare> fileSystems,
+      long lostObjects) {
     public TargetStatus {
       drives = drives == null ? List.of() : List.copyOf(drives);
       rebuilds = rebuilds == null ? List.of() : List.copyOf(rebuilds);
       fileSystems = fileSystems == null ? List.of() : List.copyOf(fileSystems);
+    }
+
+    /** A status without lost objects. */
+    public TargetStatus(String targetId, String name, String state, String protection,
+        long capacityBytes, long freeBytes, String codec, String codecImplementation,
+        List<DriveStatus> drives, List<RebuildStatus> rebuilds,
+        List<FileSystemShare> fileSystems) {
+      this(targetId, name, state, protection, capacityBytes, freeBytes, codec,
+          codecImplementation, drives, rebuilds, fileSystems, 0);
     }
 
     /** A status that names no file systems (as older nodes wrote it). */

@@ -13,9 +13,25 @@ public enum Consistency {
   DEGRADED,
   /** Array REBUILDING onto a replacement or spare. */
   REBUILDING,
+  /**
+   * Array not FAILED, but a scrub found objects on it with a stripe beyond repair (more bad
+   * cells than the protection tolerates): reads of those objects fail, the rest serve, and
+   * placement still uses it. Stays until a whole scrub finds none (the node's {@code lostObjects}).
+   */
+  DAMAGED,
   /** Array FAILED (more drives lost than the protection survives), or a state this code does
    * not know. TargetPlacement never uses it. */
   FAILED;
+
+  /**
+   * The consistency of array state {@code arrayState} with {@code lostObjects} objects a scrub
+   * found unrecoverable: DAMAGED when there are some and the array is not FAILED (lost data
+   * matters more than a missing drive).
+   */
+  static Consistency of(String arrayState, long lostObjects) {
+    Consistency c = ofArrayState(arrayState);
+    return lostObjects > 0 && c != FAILED ? DAMAGED : c;
+  }
 
   /** The consistency of array state {@code arrayState} ({@code OPTIMAL}, ...); unknown: FAILED. */
   static Consistency ofArrayState(String arrayState) {

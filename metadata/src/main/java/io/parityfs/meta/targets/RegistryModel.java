@@ -102,7 +102,8 @@ final class RegistryModel {
       String protection = live != null ? live.protection() : r.protection();
       long capacity = live != null ? live.capacityBytes() : r.capacityBytes();
       long free = last == null ? 0 : last.freeBytes();
-      Consistency consistency = Consistency.ofArrayState(live != null ? live.state() : r.state());
+      Consistency consistency = Consistency.of(live != null ? live.state() : r.state(),
+          last == null ? 0 : last.lostObjects());
       long updated = Math.max(o == null ? 0 : o.record().updatedMillis(),
           r == null ? 0 : r.updatedMillis());
       Mark m = marks.get(id);

@@ -354,7 +354,7 @@ public final class StorageNode implements NodeServices, Closeable {
           t.codec().map(s -> s.chosen().label()).orElse("none"),
           t.codec().map(CodecSelection::implementation).orElse("none"), drives, rebuilds,
           t.fileSystemIds().entrySet().stream().map(e -> new OnlineRecord.FileSystemShare(
-              e.getKey(), e.getValue())).toList()));
+              e.getKey(), e.getValue())).toList(), t.lostObjects()));
     }
     String host = address.getHostString();
     int port = address.getPort();
@@ -365,13 +365,16 @@ public final class StorageNode implements NodeServices, Closeable {
     return new NodeSnapshot(node, records, online);
   }
 
-  /** A cheap summary of every array, drive and rebuild state: a change triggers a refresh. */
+  /**
+   * A cheap summary of every array, drive and rebuild state and of the objects scrubs found lost:
+   * a change triggers a refresh.
+   */
   String stateKey() {
     StringBuilder sb = new StringBuilder();
     for (StorageTarget t : targets) {
       sb.append(t.state()).append(Arrays.toString(t.array().driveStates()));
       t.array().rebuilds().forEach((slot, p) -> sb.append(slot).append(p.state()));
-      sb.append(';');
+      sb.append(" lost ").append(t.lostObjects()).append(';');
     }
     return sb.toString();
   }

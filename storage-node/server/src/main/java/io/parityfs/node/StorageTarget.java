@@ -7,6 +7,7 @@ import io.parityfs.raid.array.assembly.ArraySlot;
 import io.parityfs.raid.array.assembly.ArrayState;
 import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.repair.ScrubReport;
 import io.parityfs.raid.array.repair.ScrubSchedule;
 import io.parityfs.raid.codec.select.CodecSelection;
 import java.io.IOException;
@@ -81,6 +82,15 @@ public final class StorageTarget implements TargetView {
   @Override
   public ArrayState state() {
     return array.state();
+  }
+
+  /**
+   * Objects a scrub found unrecoverable and no whole scrub has cleared since ({@link
+   * io.parityfs.raid.array.repair.Scrubber#damage}): published in the registry, where it makes
+   * the target's consistency DAMAGED.
+   */
+  public long lostObjects() {
+    return array.scrubber().damage().map(ScrubReport::unrecoverableObjects).orElse(0L);
   }
 
   /** The running scrub schedule, if any. */

@@ -124,6 +124,20 @@ final class TargetMetrics {
         .help("Scheduled scrub passes run since the node started").labelNames("target")
         .callback(cb -> targets.forEach(t -> cb.call(
             t.scrubSchedule().map(s -> s.runs()).orElse(0L), t.id()))).register(r);
+    CounterWithCallback.builder().name("parityfs_target_scrub_repairs")
+        .help("What scrubs rewrote since the node started: bad cells, wrong parity, re-created"
+            + " shards").labelNames("target")
+        .callback(cb -> targets.forEach(
+            t -> cb.call(t.array().scrubber().repairsTotal(), t.id()))).register(r);
+    CounterWithCallback.builder().name("parityfs_target_scrub_unrecoverable_objects")
+        .help("Objects scrubs found unrecoverable since the node started, each scrub counting"
+            + " the ones it found").labelNames("target")
+        .callback(cb -> targets.forEach(
+            t -> cb.call(t.array().scrubber().unrecoverableTotal(), t.id()))).register(r);
+    GaugeWithCallback.builder().name("parityfs_target_scrub_lost_objects")
+        .help("Objects the last scrubs found unrecoverable (reads of them fail) and no whole"
+            + " scrub has cleared since: alert on > 0").labelNames("target")
+        .callback(cb -> targets.forEach(t -> cb.call(t.lostObjects(), t.id()))).register(r);
   }
 
   private static void codec(PrometheusRegistry r, List<StorageTarget> targets) {

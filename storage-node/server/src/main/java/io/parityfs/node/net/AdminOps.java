@@ -10,6 +10,7 @@ import io.parityfs.node.protocol.admin.ArrayTask;
 import io.parityfs.node.protocol.admin.DriveSlot;
 import io.parityfs.node.protocol.admin.NodeInfo;
 import io.parityfs.node.protocol.admin.Progress;
+import io.parityfs.node.protocol.admin.ScrubResult;
 import io.parityfs.node.protocol.admin.TargetStatus;
 import io.parityfs.node.protocol.admin.TargetSummary;
 import io.parityfs.node.protocol.admin.TaskReply;
@@ -17,6 +18,7 @@ import io.parityfs.raid.array.assembly.ArraySlot;
 import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.repair.RebuildProgress;
 import io.parityfs.raid.array.repair.ScrubProgress;
+import io.parityfs.raid.array.repair.ScrubReport;
 import io.parityfs.raid.array.repair.Scrubber;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -38,7 +40,8 @@ import java.util.concurrent.ExecutorService;
  * ARRAY_STATUS  ArrayStatus   {"schema":1,"nodeId","targets":[TargetStatus without the schema]}
  * PROGRESS      Progress      {"schema":1,"nodeId","tasks":[{"target","kind":"rebuild"|"scrub",
  *                             "slot","state","bytesDone","bytesTotal","bytesPerSecond",
- *                             "etaSeconds"}]}
+ *                             "etaSeconds"[,"result":ScrubResult]}]} (a scrub DONE: its
+ *                             result, the scrubber's last report)
  * FAIL_DRIVE, REPLACE_DRIVE: TargetStatus {"schema":1,"id","name","state","protection",
  *                             "cellSize","maxChunkSize","capacityBytes","freeBytes","codec",
  *                             "drives":[{"slot","state","path"}],"tasks":[...]}
@@ -188,8 +191,20 @@ final class AdminOps {
           starting ? "STARTING" : "IDLE", 0, 0, 0, null);
     }
     String state = p.running() ? "RUNNING" : starting ? "STARTING" : "DONE";
+    // not running: the scrubber kept the report before it said so
+    ScrubResult result = state.equals("DONE")
+        ? t.array().scrubber().lastReport().map(AdminOps::result).orElse(null) : null;
     return new ArrayTask(t.id(), ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, state,
-        p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta()));
+        p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta()), result);
+  }
+
+  /** The wire form of a scrub report: what the command line shows of it. */
+  static ScrubResult result(ScrubReport r) {
+    return new ScrubResult(r.started().toString(), r.ended().toString(), r.cancelled(),
+        r.objectsScanned(), r.stripes(), r.cellsChecked(), r.crcErrors(), r.parityMismatches(),
+        r.missingShards(), r.repaired(), r.unavailableShards(), r.driveErrors(),
+        r.unrecoverableObjects(), r.unrecoverableIds().stream().limit(ScrubResult.MAX_IDS)
+            .map(id -> String.format("%016x", id)).toList());
   }
 
   private static Double seconds(Optional<Duration> eta) {

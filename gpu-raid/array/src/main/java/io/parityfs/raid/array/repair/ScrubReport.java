@@ -75,6 +75,19 @@ public record ScrubReport(
         && shardsRecreated == missingShards && unrecoverableObjects == 0;
   }
 
+  /**
+   * What the scrub rewrote: cells that failed their CRC, stripes whose wrong parity (mirror:
+   * copies) it rewrote, and missing shards it re-created.
+   */
+  public long repaired() {
+    return crcErrorsRepaired + parityMismatchesRepaired + shardsRecreated;
+  }
+
+  /** When the scrub ended (or was cancelled). */
+  public Instant ended() {
+    return started.plus(duration);
+  }
+
   /** One paragraph for logs and the command line. */
   @Override
   public String toString() {

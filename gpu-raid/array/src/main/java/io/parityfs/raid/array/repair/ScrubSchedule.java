@@ -7,8 +7,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Runs a {@link Scrubber} every interval on one daemon thread, keeps the last report and logs
- * each report in one line (INFO when clean, WARNING otherwise). The interval is measured from the
+ * Runs a {@link Scrubber} every interval on one daemon thread and keeps the last report (the
+ * scrubber logs each report in one line, INFO when clean, WARNING otherwise). The interval is measured from the
  * end of one scrub to the start of the next, so scrubs never overlap; a scheduled scrub that finds
  * one already running (an on-demand {@link Scrubber#run}) is skipped, with a log line.
  *
@@ -77,9 +77,7 @@ public final class ScrubSchedule implements Closeable {
       LOG.log(System.Logger.Level.INFO, "scheduled scrub skipped: a scrub is already running");
       return false;
     }
-    ScrubReport r = report.get();
-    last.set(r);
-    LOG.log(r.clean() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}", r);
+    last.set(report.get());
     return true;
   }
 }

@@ -58,6 +58,12 @@ import java.util.function.BooleanSupplier;
  * closes the channel for every user of the drive (see {@link Drive}); it is honoured only while
  * the throttle holds the scrub back.
  *
+ * <p><b>What is kept.</b> The scrubber keeps the report of the last scrub that ran ({@link
+ * #lastReport}), on demand or scheduled, so that whoever started it (an operator's command that
+ * returned at once) can learn what it found; the standing damage ({@link #damage}): the objects
+ * found unrecoverable, which a cancelled scrub only adds to and only a whole scrub clears; and
+ * running totals of repairs and unrecoverable objects since the scrubber was made, for metrics.
+ *
  * <p><b>Thread safety.</b> One scrub runs at a time per scrubber: {@link #run} refuses a second
  * concurrent call, {@link #tryRun} returns empty instead. A scrub may run alongside reads and
  * writes of the store, and alongside garbage collection, which deletes only versions that are not
@@ -78,6 +84,10 @@ public final class Scrubber {
   private volatile boolean stopRequested;
   private volatile Tally current;
   private volatile ScrubProgress finished = ScrubProgress.IDLE;
+  private volatile ScrubReport last;
+  private volatile ScrubReport damage;
+  private final AtomicLong repairsTotal = new AtomicLong();
+  private final AtomicLong unrecoverableTotal = new AtomicLong();
 
   /** A scrubber of {@code store} reading {@value #DEFAULT_BATCH_BYTES} bytes per request. */
   public Scrubber(ObjectStore store) {
@@ -123,7 +133,9 @@ public final class Scrubber {
     Tally tally = new Tally();
     current = tally;
     try {
-      return Optional.of(scrub(tally, () -> stopRequested || cancelled.getAsBoolean()));
+      ScrubReport r = scrub(tally, () -> stopRequested || cancelled.getAsBoolean());
+      keep(r);
+      return Optional.of(r);
     } finally {
       finished = tally.progress(false);
       current = null;
@@ -139,6 +151,42 @@ public final class Scrubber {
   /** Whether a scrub is running. */
   public boolean running() {
     return running.get();
+  }
+
+  /** The report of the last scrub that ran to its end or was cancelled; empty before one. */
+  public Optional<ScrubReport> lastReport() {
+    return Optional.ofNullable(last);
+  }
+
+  /**
+   * The report that says which objects are known unrecoverable now: the last whole scrub's, or a
+   * later cancelled one's that found some (a scrub that stopped early cannot clear what it did not
+   * reach). Empty while no scrub found any. Unlike {@link #lastReport}, a clean cancelled scrub
+   * leaves it as it was.
+   */
+  public Optional<ScrubReport> damage() {
+    ScrubReport d = damage;
+    return d == null || d.unrecoverableObjects() == 0 ? Optional.empty() : Optional.of(d);
+  }
+
+  /** Repairs made by every scrub of this scrubber so far (see {@link ScrubReport#repaired}). */
+  public long repairsTotal() {
+    return repairsTotal.get();
+  }
+
+  /** Unrecoverable objects found by every scrub of this scrubber so far, each scrub counted. */
+  public long unrecoverableTotal() {
+    return unrecoverableTotal.get();
+  }
+
+  private void keep(ScrubReport r) {
+    repairsTotal.addAndGet(r.repaired());
+    unrecoverableTotal.addAndGet(r.unrecoverableObjects());
+    if (!r.cancelled() || r.unrecoverableObjects() > 0) {
+      damage = r;
+    }
+    last = r;
+    LOG.log(r.clean() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}", r);
   }
 
   /** Where the running scrub is; when none runs, the last one's final figures. */

@@ -282,6 +282,53 @@ class ScrubberTest {
     }
   }
 
+  /**
+   * Issue 39: three bad cells of one RAID-6 stripe are beyond repair. The scrubber keeps what it
+   * found (for the node to show and publish): the report, the standing damage, which a clean but
+   * cancelled scrub does not clear, and the running totals.
+   */
+  @Test
+  void raid6ThreeBadCellsOfOneStripeAreReportedAndKept() throws IOException {
+    ArrayConfig c = config("raid6:4+2");
+    List<Path> dirs = dirs("three", 6);
+    try (ObjectStore s = store(c, fileDrives(dirs))) {
+      write(s, ID, random(CELL * 4 * 3, 6));
+      write(s, OTHER, random(CELL * 4, 7));
+    }
+    flipBit(dirOf(dirs, c, ID, 0), ID, 0, 1);
+    flipBit(dirOf(dirs, c, ID, 2), ID, 2, 1);
+    flipBit(dirOf(dirs, c, ID, 4), ID, 4, 1);
+    flipBit(dirOf(dirs, c, OTHER, 3), OTHER, 3, 0); // one bad cell elsewhere: repaired
+    try (ObjectStore s = store(c, fileDrives(dirs))) {
+      Scrubber scrubber = new Scrubber(s);
+      assertTrue(scrubber.lastReport().isEmpty());
+      assertTrue(scrubber.damage().isEmpty());
+      ScrubReport r = scrubber.run();
+      assertEquals(2, r.objectsScanned(), r.toString());
+      assertEquals(4, r.crcErrors(), r.toString());
+      assertEquals(1, r.repaired(), r.toString());
+      assertEquals(1, r.unrecoverableObjects(), r.toString());
+      assertEquals(List.of(ID), r.unrecoverableIds());
+      assertEquals(r.started().plus(r.duration()), r.ended());
+      assertEquals(Optional.of(r), scrubber.lastReport());
+      assertEquals(Optional.of(r), scrubber.damage());
+      assertEquals(1, scrubber.repairsTotal());
+      assertEquals(1, scrubber.unrecoverableTotal());
+
+      ScrubReport stopped = scrubber.tryRun(() -> true).orElseThrow();
+      assertTrue(stopped.cancelled());
+      assertEquals(Optional.of(stopped), scrubber.lastReport());
+      assertEquals(Optional.of(r), scrubber.damage(), "a cancelled scrub does not clear it");
+
+      ScrubReport again = scrubber.run(); // nothing written for the lost stripe: still lost
+      assertEquals(List.of(ID), again.unrecoverableIds());
+      assertEquals(0, again.repaired());
+      assertEquals(Optional.of(again), scrubber.damage());
+      assertEquals(2, scrubber.unrecoverableTotal());
+      assertEquals(1, scrubber.repairsTotal());
+    }
+  }
+
   // ---- parity mismatches ----
 
   @ParameterizedTest

@@ -2,6 +2,7 @@ package io.parityfs.node.protocol.admin;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.InjectableValues;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,19 +25,27 @@ import java.util.Set;
  *
  * <p>Decoding checks {@code schema} before anything else: a document without one, or of a schema
  * other than {@link #SCHEMA}, is refused naming both schemas (a newer node wrote it: upgrade the
- * reader). Every field of a record must be there (an {@code etaSeconds} may be {@code null});
- * unknown fields are ignored, so a field added within schema 1 stays readable. Anything else that
+ * reader). Every field of a record must be there (an {@code etaSeconds} may be {@code null}),
+ * except the fields added within schema 1, which an older node does not write: they are marked
+ * {@code @JacksonInject(ABSENT)} and read as null when absent ({@link ArrayTask#result}).
+ * Unknown fields are ignored, so a field added within schema 1 stays readable by older code. Anything else that
  * is not the document asked for is refused as undecodable. Stateless and thread-safe.
  */
 public final class AdminCodec {
   /** The schema of every document this code writes and the only one it reads. */
   public static final int SCHEMA = 1;
+  /**
+   * The injection id of a field added within schema 1: absent from a document (written by an
+   * older node), it reads as null instead of refusing the document.
+   */
+  public static final String ABSENT = "parityfs.absent";
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
       .configure(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES, true)
       .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true)
-      .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
+      .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true)
+      .setInjectableValues(new InjectableValues.Std().addValue(ABSENT, null));
   private static final Set<Class<?>> DOCUMENTS = Set.of(NodeInfo.class, ArrayStatus.class,
       TargetStatus.class, Progress.class, TaskReply.class);
 

@@ -65,6 +65,43 @@ class AdminCodecTest {
         e.getMessage());
   }
 
+  /**
+   * Issue 39: a finished scrub's task carries its result; a node before that field writes none,
+   * and its document still reads (result null), as does one with the result to older code.
+   */
+  @Test
+  void aFinishedScrubCarriesItsResultAndOlderDocumentsStillRead() throws Exception {
+    ScrubResult result = new ScrubResult("2026-12-06T22:40:01.250Z", "2026-12-06T22:40:03.001Z",
+        false, 23, 92, 552, 4, 0, 0, 1, 0, 0, 1, List.of("0123456789abcdef"));
+    ArrayTask done = new ArrayTask(T, ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, "DONE", 10,
+        10, 0.0, null, result);
+    String json = AdminCodec.encode(new TaskReply(T, List.of(done)));
+    assertEquals("{\"schema\":1,\"target\":\"" + T + "\",\"tasks\":[{\"target\":\"" + T
+        + "\",\"kind\":\"scrub\",\"slot\":65535,\"state\":\"DONE\",\"bytesDone\":10,"
+        + "\"bytesTotal\":10,\"bytesPerSecond\":0.0,\"etaSeconds\":null,\"result\":{"
+        + "\"started\":\"2026-12-06T22:40:01.250Z\",\"ended\":\"2026-12-06T22:40:03.001Z\","
+        + "\"cancelled\":false,\"objectsChecked\":23,\"stripesChecked\":92,"
+        + "\"cellsChecked\":552,\"crcErrors\":4,\"parityMismatches\":0,\"missingShards\":0,"
+        + "\"repaired\":1,\"unavailableShards\":0,\"driveErrors\":0,"
+        + "\"unrecoverableObjects\":1,\"unrecoverableIds\":[\"0123456789abcdef\"]}}]}", json);
+    ArrayTask back = decode(json).tasks().get(0);
+    assertEquals(done, back);
+    assertTrue(back.lostObjects());
+    assertEquals("checked 23 objects, repaired 1, unrecoverable 1 (objects: 0123456789abcdef)",
+        back.result().summary());
+    ScrubResult stopped = new ScrubResult("a", "b", true, 7, 7, 42, 0, 0, 0, 0, 0, 0, 101,
+        java.util.Collections.nCopies(ScrubResult.MAX_IDS, "0000000000000001"));
+    assertTrue(stopped.summary().startsWith("checked 7 objects (cancelled), repaired 0,"
+        + " unrecoverable 101 (objects: 0000000000000001, "), stopped.summary());
+    assertTrue(stopped.summary().endsWith(", …)"), stopped.summary());
+    String older = json.substring(0, json.indexOf(",\"result\"")) + "}]}";
+    ArrayTask old = decode(older).tasks().get(0);
+    assertEquals(null, old.result(), older);
+    assertTrue(!old.lostObjects());
+    assertEquals(new ArrayTask(T, ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, "DONE", 10, 10,
+        0.0, null), old);
+  }
+
   @Test
   void aMissingOrMistypedFieldIsRefused() {
     AdminPayloadException e = refused("{\"schema\":1,\"target\":\"x\"}");
