@@ -20,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A file open for random-access writing under its lease: writes at any offset (overwrite, or
@@ -55,6 +57,7 @@ import java.util.concurrent.ExecutionException;
  * <p>Thread-safe: every method holds this writer's lock (a FUSE mount calls from many threads).
  */
 public final class PfsFileWriter implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(PfsFileWriter.class);
   private final ParityClient client;
   private final String path;
   private final FileStatus file;
@@ -282,9 +285,38 @@ public final class PfsFileWriter implements Closeable {
       storeAll();
       client.namespace().complete(path, file.id(), -1, length, keptMtime, stale.repairs());
       committed = length;
+    } catch (ClientException e) {
+      if (e.status() == ClientStatus.NO_SPACE) {
+        giveBack();
+      }
+      throw e;
     } finally {
       closed = true;
       dirty.clear();
+    }
+  }
+
+  /**
+   * After the targets ran out of space: waits for the stores still in flight, deletes what this
+   * writer stored past the committed length (the trim lease recovery does, at this writer's
+   * generation: groups wholly past the end), and closes the file at the committed length. The
+   * space of a failed extension comes back at once, and the file is not left open for writing
+   * (before, the chunks stayed until the writer's session ended: for a mount, until it
+   * unmounted). Bytes past the committed length were never acknowledged; the close still fails.
+   */
+  private void giveBack() {
+    for (CompletableFuture<Void> f : new ArrayList<>(storing.values())) {
+      f.handle((v, t) -> null).join();
+    }
+    storing.clear();
+    try {
+      client.lengthProbe().fenceAll(file, committed);
+      client.namespace().complete(path, file.id(), -1, committed, keptMtime, stale.repairs());
+      LOG.info("{}: out of space; what was stored past the committed {} bytes is deleted and"
+          + " the file closed at that length", path, committed);
+    } catch (IOException e) {
+      LOG.warn("{}: out of space, and what was stored past the committed {} bytes could not be"
+          + " deleted ({}): lease recovery deletes it", path, committed, e.toString());
     }
   }
 
@@ -398,28 +430,28 @@ public final class PfsFileWriter implements Closeable {
   }
 
   /**
-   * Refuses, before a byte is stored, an extension from {@code from} to {@code to} that no
-   * target of the file could hold: past the layout's last chunk index, or more zeros than a
-   * target's share of them ({@code 1/stripeCount}, plus a chunk) fits in its free space as its
-   * node last reported it. An extension of up to one chunk is left to the store's own NO_SPACE.
+   * Refuses, before a byte is stored, an extension from {@code from} to {@code to} that the
+   * file's targets could not hold ({@link ExtensionSpace}): past the layout's last chunk index,
+   * or more zeros, with the copies or parity of its protection across nodes, than fit in the
+   * free space of the file systems its targets are on. An extension of up to one chunk is left
+   * to the store's own NO_SPACE.
    */
   private void checkExtension(long from, long to) throws IOException {
     if ((to - 1) / chunkSize > Integer.MAX_VALUE) {
       throw new FileTooLargeException(path, path + ": length " + to + " is past the largest chunk"
           + " index of its layout (" + ((long) Integer.MAX_VALUE + 1) * chunkSize + " bytes)");
     }
-    long gap = to - from;
-    if (gap <= chunkSize) {
+    if (to - from <= chunkSize) {
       return;
     }
-    long share = gap / Math.max(1, layout.targets().size()) + chunkSize;
+    List<TargetInfo> targets = new ArrayList<>();
     for (String id : layout.targets()) {
-      long free = client.registry().target(id).map(TargetInfo::freeBytes).orElse(0L);
-      if (share > free) {
-        throw new FileTooLargeException(path, path + ": extending it from " + from + " to " + to
-            + " bytes stores " + gap + " bytes of zeros (files are not sparse), about " + share
-            + " on target " + id + ", which has " + Math.max(0, free) + " bytes free");
-      }
+      client.registry().target(id).ifPresent(targets::add);
+    }
+    String refusal = ExtensionSpace.refusal(layout, targets, to - from);
+    if (refusal != null) {
+      throw new FileTooLargeException(path, path + ": extending it from " + from + " to " + to
+          + " bytes " + refusal);
     }
   }
 

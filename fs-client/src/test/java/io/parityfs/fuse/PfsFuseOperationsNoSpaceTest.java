@@ -73,4 +73,44 @@ class PfsFuseOperationsNoSpaceTest {
     assertEquals(-Errno.ENOSPC, result, "the first failure of write or flush");
     ops.release("/big", fh[0]);
   }
+
+  /**
+   * A write past what the target holds fails with ENOSPC; on the last close the writer deletes
+   * what it stored past the committed length and closes the file there, so the space comes
+   * back at once (before, the chunks and the lease stayed until the mount's session ended:
+   * issue 39 item 2, "the space did not come back until the cluster was deleted").
+   */
+  @Test
+  void aFailedExtensionGivesItsSpaceBackAndClosesTheFile() throws Exception {
+    long[] fh = new long[1];
+    assertEquals(0, ops.create(Requester.MOUNT, "/giveback", 0644, 0, fh));
+    byte[] piece = new byte[1 << 20];
+    java.util.Arrays.fill(piece, (byte) 7);
+    assertEquals(piece.length, ops.write("/giveback", fh[0], 0, ByteBuffer.wrap(piece)));
+    assertEquals(0, ops.flush("/giveback", fh[0]), "1 MiB committed");
+    long before = full.freeBytes();
+    int result = 0;
+    for (long off = piece.length; off < FullTargetCluster.TOO_MUCH && result >= 0;
+        off += piece.length) {
+      result = ops.write("/giveback", fh[0], off, ByteBuffer.wrap(piece));
+    }
+    if (result >= 0) {
+      result = ops.flush("/giveback", fh[0]);
+    }
+    assertEquals(-Errno.ENOSPC, result);
+    assertTrue(full.freeBytes() < before - (2 << 20), "the writes filled the drives");
+    ops.release("/giveback", fh[0]);
+    // what stays: a deletion's tombstone per object and drive (63 bytes, a 4 KiB page of
+    // tmpfs; at most 32 objects of this test and 32 of aFullTargetIsEnospc's, on 3 drives)
+    assertTrue(full.freeBytes() >= before - (1 << 20), "the space is back: " + before
+        + " bytes free before, " + full.freeBytes() + " after");
+    io.parityfs.meta.FileStatus st = client.namespace().getStatus("/giveback");
+    assertEquals(piece.length, st.length(), "closed at the committed length");
+    assertTrue(!st.isOpenForWrite(), "the lease is released");
+    byte[] back;
+    try (io.parityfs.client.PfsInputStream in = client.open("/giveback")) {
+      back = in.readAllBytes();
+    }
+    org.junit.jupiter.api.Assertions.assertArrayEquals(piece, back);
+  }
 }

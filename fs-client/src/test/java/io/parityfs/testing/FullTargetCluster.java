@@ -98,6 +98,15 @@ public final class FullTargetCluster implements Closeable {
     return target;
   }
 
+  /** What the kernel says is free on the target's three tmpfs drives together. */
+  public long freeBytes() throws IOException {
+    long free = 0;
+    for (Path m : mounts) {
+      free += Files.getFileStore(m).getUsableSpace();
+    }
+    return free;
+  }
+
   @Override
   public void close() throws IOException {
     try {
