@@ -142,8 +142,18 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   // ---------------------------------------------------------------- paths and conversions
 
   /** The namespace path of a Hadoop path of this file system ("Wrong FS" for another's). */
+  /**
+   * The namespace path of {@code p}. A path holding U+FFFD is refused (InvalidPathException):
+   * it is what a name that was not UTF-8 becomes once decoded (a local file listed by {@code
+   * hadoop fs -put}), so two such names would be one file here; the mount and the CLI refuse
+   * those bytes too (docs/hadoop.md).
+   */
   private String pathOf(Path p) {
     String s = makeQualified(p).toUri().getPath();
+    if (s != null && s.indexOf('\uFFFD') >= 0) {
+      throw new org.apache.hadoop.fs.InvalidPathException(s, "it holds U+FFFD, the mark of a"
+          + " name that was not UTF-8 before it was decoded: ParityFS names are UTF-8");
+    }
     return s == null || s.isEmpty() ? "/" : s;
   }
 

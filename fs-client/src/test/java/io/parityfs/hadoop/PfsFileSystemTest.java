@@ -127,6 +127,14 @@ class PfsFileSystemTest {
     }
   }
 
+  /** A name holding U+FFFD (a decoded name that was not UTF-8) is refused, not stored. */
+  @Test
+  void aNameThatWasNotUtf8IsRefused() throws IOException {
+    Path bad = new Path("/fst/\uFFFD\uFFFDa");
+    assertThrows(org.apache.hadoop.fs.InvalidPathException.class, () -> fs.create(bad).close());
+    assertThrows(org.apache.hadoop.fs.InvalidPathException.class, () -> fs.mkdirs(bad));
+  }
+
   @Test
   void unknownClusterNamesTheKeyToSet() {
     IOException e = assertThrows(IOException.class,
