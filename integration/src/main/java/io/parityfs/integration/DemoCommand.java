@@ -17,6 +17,7 @@ import io.parityfs.client.workload.Progress;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.Layout;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.TargetId;
 import java.io.IOException;
@@ -242,14 +243,19 @@ public final class DemoCommand implements Callable<Integer> {
     }
     // written while the node is down: the file's repair record names what it left out there
     String during = ckpt + "/written-while-" + cluster.nodeName(victim) + "-was-down";
-    byte[] bytes = new byte[4 << 20];
-    new Random(during.hashCode()).nextBytes(bytes);
+    byte[] bytes;
     try (PfsOutputStream o = client.create(during, CreateOptions.file())) {
+      // one whole ec group: every member of it holds bytes, so the down node misses one
+      // whatever the rotation (a file of less than a chunk left some runs nothing to miss)
+      Layout l = o.file().layout();
+      bytes = new byte[Math.toIntExact(l.chunkSize() * Math.max(1, l.across().data()))];
+      new Random(during.hashCode()).nextBytes(bytes);
       o.write(bytes);
     }
     long missed = client.namespace().getStatus(during).repairs().members();
-    out.println("  wrote " + during + " (4 MiB) with the node down: its repair record names "
-        + missed + " members left out on " + cluster.nodeName(victim));
+    out.println("  wrote " + during + " (" + Sizes.human(bytes.length) + ") with the node down:"
+        + " its repair record names " + missed + " members left out on "
+        + cluster.nodeName(victim));
     out.println("$ parityfs local start   # brings the killed node back");
     cluster.start(Duration.ofMinutes(3), m -> out.println("  " + m));
     catchUp(client, during, missed, cluster.nodeName(victim));
@@ -281,6 +287,10 @@ public final class DemoCommand implements Callable<Integer> {
       return;
     }
     Repairer.Outcome o = client.repair(path);
+    if (o.waiting() > 0 || o.repaired() == 0) {
+      throw new IOException("catch-up of " + path + " stored " + o.repaired() + " of " + missed
+          + " members, " + o.waiting() + " still waiting for " + node);
+    }
     out.println("  the keeper did not catch " + node + " up in time (is it running? parityfs"
         + " local status); parityfs repair did: " + o.repaired() + " members");
   }

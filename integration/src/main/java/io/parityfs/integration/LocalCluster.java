@@ -25,7 +25,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 
 /**
  * A ParityFS cluster on this machine, kept in one folder: a ZooKeeper server (or an ensemble of
@@ -469,8 +473,34 @@ public final class LocalCluster {
     }
     boolean created = ParityClient.format(clientConfig().build());
     progress.accept(created ? "namespace formatted" : "namespace already formatted");
+    closeZooKeeperRoot();
     Files.writeString(marker, "the namespace of this cluster was formatted at its first start;"
         + " `parityfs format` makes one again if ZooKeeper lost it\n");
+  }
+
+  /**
+   * A secure cluster's ZooKeeper is its own: its root znode ({@code /}, outside the namespace's
+   * chroot) stops taking creates from anonymous sessions (ZooKeeper's default ACL lets anyone
+   * create there), readable by all, writable by the cluster's digest identity only. A shared
+   * ensemble's root is the ensemble owner's business, so only the local cluster does this.
+   */
+  private void closeZooKeeperRoot() throws IOException {
+    if (!layout.shape().secure()) {
+      return;
+    }
+    List<ACL> acl = new ArrayList<>(zooKeeper().acl());
+    acl.add(new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+    try (CuratorFramework zk = zooKeeper().withChroot("").newClient()) {
+      zk.start();
+      if (!zk.blockUntilConnected(30, TimeUnit.SECONDS)) {
+        throw new IOException("cannot reach ZooKeeper at " + connectString());
+      }
+      zk.setACL().withACL(acl).forPath("/");
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("setting the ACL of ZooKeeper's root: " + e, e);
+    }
   }
 
   /**

@@ -74,6 +74,12 @@ public final class LocalCommand {
         + " ACLs); an existing cluster keeps what it was created with")
     boolean plaintext;
 
+    @Option(names = "--zookeeper-port", paramLabel = "<port>", defaultValue = "0",
+        description = "the ZooKeeper port of a new cluster, on 127.0.0.1 (default: 2181 when"
+            + " free, else a free one), so that two local clusters can run on one machine; an"
+            + " existing cluster keeps its own")
+    int zooKeeperPort;
+
     @Option(names = "--zookeeper-tls", description = "a new cluster whose ZooKeeper takes TLS"
         + " only (ZooKeeper's client TLS with client certificates of the cluster CA; every"
         + " process connects with its certificate's NAME.pem); not with --plaintext")
@@ -87,8 +93,12 @@ public final class LocalCommand {
           throw new IllegalArgumentException("--zookeeper-tls needs a secure cluster: drop"
               + " --plaintext");
         }
+        if (zooKeeperPort < 0 || zooKeeperPort > 65535) {
+          throw new IllegalArgumentException("--zookeeper-port (" + zooKeeperPort + ") must be"
+              + " 1..65535");
+        }
         LocalCluster c = startCluster(parent.dir, new LocalCluster.Shape(nodes, drives, geometry,
-            0, "2g").withSecure(!plaintext).withZooKeeperTls(zooKeeperTls),
+            zooKeeperPort, "2g").withSecure(!plaintext).withZooKeeperTls(zooKeeperTls),
             Duration.ofSeconds(timeoutSeconds), out);
         printReach(c, out);
         return ExitStatus.OK.code();

@@ -147,6 +147,16 @@ class QuickstartTest {
       assertThrows(KeeperException.NoAuthException.class,
           () -> open.create().forPath(ZkPaths.node("rogue")));
     }
+    // nor does an anonymous session create znodes at ZooKeeper's root, outside the chroot
+    try (CuratorFramework anonymous = ZooKeeperSettings.of(c.connectString()).withChroot("")
+        .newClient()) {
+      anonymous.start();
+      assertTrue(anonymous.blockUntilConnected(20, TimeUnit.SECONDS));
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> anonymous.create().forPath("/intruder"));
+      assertTrue(anonymous.getChildren().forPath("/").contains("parityfs"),
+          "the root stays readable");
+    }
     Run noDigest = parityfs("--zookeeper", c.connectString(), "ls", "/");
     assertEquals(5, noDigest.rc(), noDigest.all());
     assertTrue(noDigest.err().contains("NOAUTH"), noDigest.all());
@@ -252,6 +262,11 @@ class QuickstartTest {
         "every byte of it read back and compared"}) {
       assertTrue(out.contains(expected), "no '" + expected + "' in:\n" + out);
     }
+    // the catch-up stored what the file written with node2 down left out there: not 0
+    assertTrue(out.lines().anyMatch(l -> l.matches(".*its repair record names [1-9][0-9]*"
+        + " members left out on node2")), out);
+    assertTrue(out.lines().anyMatch(l -> l.matches(".*(the keeper caught node2 up .* [1-9][0-9]*"
+        + " members stored again|parityfs repair did: [1-9][0-9]* members).*")), out);
     // the last restore ran with node2 killed (mid-way, or the whole restore again): all 18 MiB
     assertTrue(out.contains("restore (a storage node killed): 18.0 MiB")
         || out.contains("restore (a storage node down): 18.0 MiB"), out);
@@ -280,5 +295,34 @@ class QuickstartTest {
       assertFalse(p.running(), p.name() + " still runs");
     }
     assertTrue(Files.exists(dir().resolve("node0").resolve("node.id")));
+  }
+
+  /**
+   * {@code local start --zookeeper-port}: a second local cluster on the port asked for, beside
+   * whatever holds 2181 (before, the global {@code --zookeeper HOST:PORT} was taken and ignored,
+   * so two local clusters on one machine needed code).
+   */
+  @Test
+  @Order(7)
+  void aSecondClusterTakesTheZooKeeperPortAskedFor() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Path second = tmp.resolve("second");
+    Run start = parityfs("local", "start", "--dir", second.toString(), "--nodes", "1",
+        "--drives", "3", "--geometry", "raid5:2+1", "--zookeeper-port", Integer.toString(port));
+    try {
+      assertEquals(0, start.rc(), start.all());
+      assertEquals("127.0.0.1:" + port, LocalCluster.open(second).connectString());
+      assertTrue(start.out().contains("1 of 1 targets online"), start.out());
+    } finally {
+      if (LocalCluster.exists(second)) {
+        LocalCluster.open(second).stop(Duration.ofSeconds(20), m -> { });
+      }
+    }
+    Run bad = parityfs("local", "start", "--dir", tmp.resolve("third").toString(),
+        "--zookeeper-port", "70000");
+    assertEquals(2, bad.rc(), bad.all());
   }
 }
