@@ -19,7 +19,7 @@ import java.util.Set;
  * <pre>
  * {"schema":1,"nodeId":"3f1c...","tasks":[{"target":"8d0e...","kind":"rebuild","slot":2,
  *  "state":"RUNNING","bytesDone":1048576,"bytesTotal":6291456,"bytesPerSecond":5.2E7,
- *  "etaSeconds":0.1}]}
+ *  "etaSeconds":0.1,"objectsDone":4,"objectsTotal":23,"objectsLost":0,"elapsedSeconds":0.02}]}
  * </pre>
  *
  * <p>Decoding checks {@code schema} before anything else: a document without one, or of a schema

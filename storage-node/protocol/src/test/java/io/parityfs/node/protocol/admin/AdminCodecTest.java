@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 class AdminCodecTest {
   private static final String T = "8d0e1a2b-0000-4000-8000-000000000001";
   private static final ArrayTask REBUILD = new ArrayTask(T, ArrayTask.REBUILD, 2, "RUNNING",
-      1048576, 6291456, 5.2e7, 0.1);
+      1048576, 6291456, 5.2e7, 0.1, 4, 23, 0, 0.02);
   private static final ArrayTask SCRUB = new ArrayTask(T, ArrayTask.SCRUB,
-      ArrayTaskRequest.ALL_SLOTS, "DONE", 1572864, 1572864, 0.0, null);
+      ArrayTaskRequest.ALL_SLOTS, "DONE", 1572864, 1572864, 0.0, null, 1, 1, 0, 0.5);
   private static final TargetStatus STATUS = new TargetStatus(T, "t0", "DEGRADED", "raid6:4+2",
       65536, 67108864, 15360000000L, 1024, "cpu-vector",
       List.of(new DriveSlot(0, "ONLINE", "/d/0"), new DriveSlot(1, "FAILED", "")),
@@ -22,9 +22,11 @@ class AdminCodecTest {
 
   private static final String TASKS_JSON = "[{\"target\":\"" + T + "\",\"kind\":\"rebuild\","
       + "\"slot\":2,\"state\":\"RUNNING\",\"bytesDone\":1048576,\"bytesTotal\":6291456,"
-      + "\"bytesPerSecond\":5.2E7,\"etaSeconds\":0.1},{\"target\":\"" + T + "\",\"kind\":"
+      + "\"bytesPerSecond\":5.2E7,\"etaSeconds\":0.1,\"objectsDone\":4,\"objectsTotal\":23,"
+      + "\"objectsLost\":0,\"elapsedSeconds\":0.02},{\"target\":\"" + T + "\",\"kind\":"
       + "\"scrub\",\"slot\":65535,\"state\":\"DONE\",\"bytesDone\":1572864,\"bytesTotal\":"
-      + "1572864,\"bytesPerSecond\":0.0,\"etaSeconds\":null}]";
+      + "1572864,\"bytesPerSecond\":0.0,\"etaSeconds\":null,\"objectsDone\":1,"
+      + "\"objectsTotal\":1,\"objectsLost\":0,\"elapsedSeconds\":0.5}]";
   private static final String STATUS_FIELDS = "\"id\":\"" + T + "\",\"name\":\"t0\",\"state\":"
       + "\"DEGRADED\",\"protection\":\"raid6:4+2\",\"cellSize\":65536,\"maxChunkSize\":67108864,"
       + "\"capacityBytes\":15360000000,\"freeBytes\":1024,\"codec\":\"cpu-vector\",\"drives\":"
@@ -73,7 +75,8 @@ class AdminCodecTest {
     e = refused("{\"schema\":1,\"tasks\":[]}");
     assertTrue(e.getMessage().contains("target"), e.getMessage());
     String task = "{\"target\":\"x\",\"kind\":\"scrub\",\"slot\":65535,\"state\":\"DONE\","
-        + "\"bytesDone\":1,\"bytesTotal\":1,\"bytesPerSecond\":0.0,\"etaSeconds\":null}";
+        + "\"bytesDone\":1,\"bytesTotal\":1,\"bytesPerSecond\":0.0,\"etaSeconds\":null,"
+        + "\"objectsDone\":1,\"objectsTotal\":1,\"objectsLost\":0,\"elapsedSeconds\":0.5}";
     assertEquals(1, decode("{\"schema\":1,\"target\":\"x\",\"tasks\":[" + task + "]}").tasks()
         .size(), "etaSeconds may be null");
     for (String[] bad : new String[][] {
