@@ -416,7 +416,8 @@ final class DriveCommands {
 
   /** {@code rebuild TARGET [--watch | --stop]}. */
   @Command(name = "rebuild", description = {"Show the rebuilds of a target (bytes done/total,"
-      + " rate, ETA); --watch follows them until they end (Ctrl-C stops watching, not the"
+      + " rate, ETA; for a slot whose last rebuild ended, its result); --watch follows them"
+      + " until they end and prints each one's result (Ctrl-C stops watching, not the"
       + " rebuild); --stop stops them.",
       "Rebuilds start by themselves: replace-drive, a hot spare, or a stopped rebuild when the"
       + " node next opens the array."})
