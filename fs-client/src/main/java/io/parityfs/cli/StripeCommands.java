@@ -48,8 +48,8 @@ final class StripeCommands {
       + " new entries) or of an empty file; a missing PATH is created as an empty file with it.",
       "Options not given keep the current layout's values. Refused: a target or pool the"
           + " cluster does not have, a stripe count above the targets the pool has, a"
-          + " --protection that none of the pool's targets has, a policy across nodes that needs"
-          + " more nodes than the pool's targets are on."})
+          + " --protection (or --pool) whose pool has no target of that scheme, a policy across"
+          + " nodes that needs more nodes than the pool's targets are on."})
   static final class SetStripe extends CliCommand {
     @Option(names = {"--chunk-size", "-S"}, paramLabel = "<size>",
         description = "bytes per chunk, a multiple of 4K: 256K, 8M, 1G")
@@ -105,8 +105,10 @@ final class StripeCommands {
             pool == null ? base.pool() : pool);
         TargetPlacement placement = new TargetPlacement(s.client().registry(),
             s.client().config().placement());
-        if (protection != null) {
-          placement.checkProtection(l); // a scheme no target offers: refused, nothing changed
+        if (protection != null || pool != null) {
+          // the protection and pool asked for (one of them may be inherited) must go together:
+          // a scheme no target of the pool offers is refused, nothing changed
+          placement.checkProtection(l);
         }
         if (f == null) {
           // what setLayout checks and places in the namespace, before the create

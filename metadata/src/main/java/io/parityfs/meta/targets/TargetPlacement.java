@@ -404,7 +404,7 @@ public final class TargetPlacement implements LayoutPlacer {
    * ignoring case ({@code rs:4+2} is not {@code raid6:4+2}: another code). Targets offline,
    * failed or full count: they may come back. A pool without targets is left to {@link #check}.
    *
-   * <p>Called where a user asks for a protection (setstripe {@code --protection}); not by
+   * <p>Called where a user asks for a protection or a pool (setstripe); not by
    * {@link #check}, since a layout inherited unchanged (the root's default) must stay settable
    * on a cluster whose targets offer another scheme.
    *
