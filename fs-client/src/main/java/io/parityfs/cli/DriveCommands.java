@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -36,6 +37,9 @@ import picocli.CommandLine.Parameters;
  * they are shown as tables and lines.
  */
 final class DriveCommands {
+  /** How long a replaced slot may stay REBUILDING with no rebuild task listed for it. */
+  private static final long SLOT_WAIT_NANOS = 60_000_000_000L;
+
   private DriveCommands() {}
 
   /** A target and the node that reported it (ARRAY_STATUS). */
@@ -87,8 +91,14 @@ final class DriveCommands {
     out.flush();
   }
 
-  /** A task's state and figures; a finished scrub's counts after a dash. */
+  /**
+   * A task's line: a rebuild that ended states its result ({@link RebuildResult}); otherwise
+   * its state and figures, a finished scrub's counts after a dash.
+   */
   static String taskLine(ArrayTask task) {
+    if (RebuildResult.applies(task)) {
+      return RebuildResult.line(task);
+    }
     String slot = task.slot() == ArrayTaskRequest.ALL_SLOTS ? "" : " slot " + task.slot();
     return task.kind() + slot + ": " + task.state() + "  "
         + ProgressLine.text(task.bytesDone(), task.bytesTotal(), task.bytesPerSecond(),
@@ -152,10 +162,12 @@ final class DriveCommands {
    * Follows the tasks of {@code kind} on {@code t} until they end, showing progress every
    * {@code interval} seconds. Ctrl-C ends the watching only: the task runs on in the node.
    *
-   * <p>A rebuild that completes leaves the node's list (its slot goes ONLINE): one seen before
-   * and gone now, or the {@code replaced} slot never seen but ONLINE, is reported DONE. While
-   * the {@code replaced} slot is REBUILDING with no task listed for it (not yet, or no longer),
-   * the watch goes on (up to a minute).
+   * <p>A rebuild that ended stays in the node's list with its result (DONE, STOPPED or FAILED,
+   * what it rebuilt, in how long), which is what the final line states, also for a rebuild
+   * that ended before the first poll. One no longer listed (its slot failed again, or an older
+   * node) is reported with its slot's state, its result unknown. While the {@code replaced}
+   * slot is REBUILDING with no task listed for it (not yet), the watch goes on (up to a
+   * minute).
    *
    * @param justStarted a scrub this command started: wait up to a grace period for it to show
    *     as running, or for a result other than {@code resultBefore}, before taking "not running"
@@ -163,13 +175,10 @@ final class DriveCommands {
    * @param resultBefore the {@code started} time of the scrub result the node showed before this
    *     command started a scrub (null: none): a result with another is this command's scrub
    * @param replaced the slot a replace-drive just gave a new drive, or null
-   * @return OK when every task ended DONE, FAILED otherwise
+   * @return OK when every task ended DONE (a rebuild: no object lost), FAILED otherwise
    * @throws CliException FAILED, DATA_LOST, when the scrub that ended found objects it could not
    *     recover (after its last line, with their ids)
    */
-  /** How long a replaced slot may stay REBUILDING with no rebuild task listed for it. */
-  private static final long SLOT_WAIT_NANOS = 60_000_000_000L;
-
   static ExitStatus watch(Session s, NodeTarget t, String kind, double interval,
       boolean justStarted, Integer replaced) throws IOException, CliException {
     return watch(s, t, kind, interval, justStarted, null, replaced);
@@ -222,7 +231,8 @@ final class DriveCommands {
           line.finish();
           boolean ok = true;
           for (ArrayTask task : tasks) {
-            ok &= task.state().equals("DONE") || task.state().equals("IDLE");
+            ok &= RebuildResult.applies(task) ? RebuildResult.complete(task)
+                : task.state().equals("DONE") || task.state().equals("IDLE");
             if (!s.json()) {
               s.out().println(taskLine(task));
             }
@@ -237,7 +247,7 @@ final class DriveCommands {
             }
           }
           if (kind.equals("rebuild")) {
-            ok &= reportCompleted(s, t, lastSeen, present, replaced);
+            ok &= reportVanished(s, t, lastSeen, present, replaced, seen);
           } else if (tasks.isEmpty() && !s.json()) {
             // a scrub of an empty array leaves no figures behind once it is over
             s.out().println(seen ? kind + ": DONE" : "no " + kind + " on target "
@@ -264,28 +274,32 @@ final class DriveCommands {
     }
   }
 
-  /** Rebuilds that left the node's list: complete (see {@link #watch}). */
-  private static boolean reportCompleted(Session s, NodeTarget t,
+  /**
+   * Rebuilds no longer listed, with no result (see {@link #watch}): judged by their slot's
+   * state. Then, when no rebuild was seen running, says so ({@code seen}).
+   */
+  private static boolean reportVanished(Session s, NodeTarget t,
       Map<Integer, ArrayTask> lastSeen, Set<Integer> present,
-      Integer replaced) throws IOException, CliException {
+      Integer replaced, boolean seen) throws IOException, CliException {
     boolean ok = true;
+    Set<Integer> vanished = new TreeSet<>();
+    for (int slot : lastSeen.keySet()) {
+      if (!present.contains(slot)) {
+        vanished.add(slot);
+      }
+    }
     if (replaced != null && !lastSeen.containsKey(replaced)) {
-      String state = arrayStatus(s, t).driveState(replaced);
-      ok = state.equals("ONLINE");
+      vanished.add(replaced);
+    }
+    for (int slot : vanished) {
+      String state = arrayStatus(s, t).driveState(slot);
+      ok &= state.equals("ONLINE");
       if (!s.json()) {
-        s.out().println("rebuild slot " + replaced + ": " + (ok ? "DONE" : "FAILED")
-            + " (before the first poll; slot " + state + ")");
+        s.out().println("rebuild slot " + slot + ": no longer listed by the node; slot " + state
+            + " (its result is unknown)");
       }
     }
-    for (ArrayTask task : lastSeen.values()) {
-      int slot = task.slot();
-      if (!present.contains(slot) && !s.json()) {
-        long total = task.bytesTotal();
-        s.out().println("rebuild slot " + slot + ": DONE  " + ProgressLine.text(total, total,
-            task.bytesPerSecond(), 0.0));
-      }
-    }
-    if (lastSeen.isEmpty() && replaced == null && !s.json()) {
+    if (!seen && replaced == null && !s.json()) {
       s.out().println("no rebuild running on target " + t.info().id() + "; array "
           + arrayStatus(s, t).status().state());
     }
@@ -427,7 +441,8 @@ final class DriveCommands {
 
   /** {@code rebuild TARGET [--watch | --stop]}. */
   @Command(name = "rebuild", description = {"Show the rebuilds of a target (bytes done/total,"
-      + " rate, ETA); --watch follows them until they end (Ctrl-C stops watching, not the"
+      + " rate, ETA; for a slot whose last rebuild ended, its result); --watch follows them"
+      + " until they end and prints each one's result (Ctrl-C stops watching, not the"
       + " rebuild); --stop stops them.",
       "Rebuilds start by themselves: replace-drive, a hot spare, or a stopped rebuild when the"
       + " node next opens the array."})

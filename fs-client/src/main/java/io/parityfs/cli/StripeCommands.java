@@ -47,8 +47,9 @@ final class StripeCommands {
   @Command(name = "setstripe", description = {"Set the layout of a directory (the default of"
       + " new entries) or of an empty file; a missing PATH is created as an empty file with it.",
       "Options not given keep the current layout's values. Refused: a target or pool the"
-          + " cluster does not have, a stripe count above the targets the pool has, a policy"
-          + " across nodes that needs more nodes than the pool's targets are on."})
+          + " cluster does not have, a stripe count above the targets the pool has, a"
+          + " --protection (or --pool) whose pool has no target of that scheme, a policy across"
+          + " nodes that needs more nodes than the pool's targets are on."})
   static final class SetStripe extends CliCommand {
     @Option(names = {"--chunk-size", "-S"}, paramLabel = "<size>",
         description = "bytes per chunk, a multiple of 4K: 256K, 8M, 1G")
@@ -59,7 +60,8 @@ final class StripeCommands {
     Integer stripeCount;
 
     @Option(names = {"--protection", "-p"}, paramLabel = "<scheme>",
-        description = "the targets' scheme: raid6:4+2, raid5:K+1, rs:K+M, mirror:N, none")
+        description = "the targets' scheme: raid6:4+2, raid5:K+1, rs:K+M, mirror:N, none; one"
+            + " that the pool's targets have")
     String protection;
 
     @Option(names = "--pool", paramLabel = "<name>", description = "pool of targets to draw from")
@@ -101,10 +103,15 @@ final class StripeCommands {
             targets == null ? List.of() : targets,
             protection == null ? base.protection() : protection, policy,
             pool == null ? base.pool() : pool);
+        TargetPlacement placement = new TargetPlacement(s.client().registry(),
+            s.client().config().placement());
+        if (protection != null || pool != null) {
+          // the protection and pool asked for (one of them may be inherited) must go together:
+          // a scheme no target of the pool offers is refused, nothing changed
+          placement.checkProtection(l);
+        }
         if (f == null) {
           // what setLayout checks and places in the namespace, before the create
-          TargetPlacement placement = new TargetPlacement(s.client().registry(),
-              s.client().config().placement());
           placement.check(l, path);
           Layout placed = l.targets().size() < l.stripeCount() ? placement.place(l, path) : l;
           ns.create(path, CreateOptions.file().withLease(false).withLayout(placed));

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * scrub, nodes), both {@code --json} (a documented interface: byte for byte, field order
  * included) and the human form, on a cluster of its own (one node, RAID-6 4+2 over six
  * folders). What differs from run to run (ids, folders, addresses, the codec chosen, capacity,
- * rates) is replaced by a placeholder before the comparison; the rest is pinned, in
+ * rates, times) is replaced by a placeholder before the comparison; the rest is pinned, in
  * {@code admin-output.golden} beside this class.
  */
 class CliAdminOutputTest {
@@ -118,6 +118,7 @@ class CliAdminOutputTest {
         .replaceAll("\"bytesPerSecond\":[-0-9.E]+", "\"bytesPerSecond\":<rate>")
         .replaceAll("\"etaSeconds\":[-0-9.E]+", "\"etaSeconds\":<eta>")
         .replaceAll("\"(started|ended)\":\"[^\"]*\"", "\"$1\":<time>")
+        .replaceAll("\"elapsedSeconds\":[-0-9.E]+", "\"elapsedSeconds\":<elapsed>")
         .replaceAll("\\d+(\\.\\d)? [KMGTPE]?i?B/s", "<rate>")
         .replaceAll("ETA \\S+", "ETA <eta>");
   }

@@ -2,13 +2,17 @@ package io.parityfs.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.parityfs.testing.MiniCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,9 +83,10 @@ class CliAdminTest {
     CliRunner.Run replaced = cli.ok("replace-drive", target, "2", fresh.toString(), "--watch",
         "--interval", "0.1");
     assertTrue(replaced.out().contains("replaced by " + fresh), replaced.out());
-    // periodic lines (not a terminal), then the end
-    assertTrue(replaced.out().lines().anyMatch(l -> l.startsWith("rebuild slot 2: DONE")),
-        replaced.out());
+    // periodic lines (not a terminal), then the end: the rebuild's result, not the last poll
+    // (issue 39 item 5: "DONE - 0 B / 0 B" after a rebuild faster than the first poll)
+    List<String> lines = replaced.out().lines().toList();
+    assertResult(lines.get(lines.size() - 1), replaced.out());
 
     JsonNode after = awaitOptimal();
     assertEquals(fresh.toString(), after.get("drives").get(2).get("path").asText());
@@ -89,18 +94,42 @@ class CliAdminTest {
     JsonNode t = cli.ok("targets", "--json").json().get(0);
     assertEquals("ONLINE", t.get("reachability").asText());
 
-    // nothing running now: rebuild shows what ended (or nothing) and exits 0
-    CliRunner.Run idle = cli.ok("rebuild", "--json", target);
-    for (JsonNode task : idle.json().get("tasks")) {
-      assertEquals("DONE", task.get("state").asText());
-    }
+    // nothing running now: rebuild shows what ended, with its result, and exits 0; so does
+    // a watch whose first poll comes after the end
+    JsonNode idle = cli.ok("rebuild", "--json", target).json().get("tasks");
+    assertEquals(1, idle.size(), idle.toString());
+    JsonNode done = idle.get(0);
+    assertEquals("DONE", done.get("state").asText());
+    assertEquals(2, done.get("slot").asInt());
+    assertTrue(done.get("bytesDone").asLong() > 0, done.toString());
+    assertEquals(done.get("bytesTotal").asLong(), done.get("bytesDone").asLong());
+    assertTrue(done.get("objectsDone").asLong() > 0, done.toString());
+    assertEquals(done.get("objectsTotal").asLong(), done.get("objectsDone").asLong());
+    assertEquals(0, done.get("objectsLost").asLong());
+    assertTrue(done.get("elapsedSeconds").asDouble() > 0, done.toString());
+    String human = cli.ok("rebuild", target).out();
+    assertResult(human.strip(), human);
+    assertTrue(human.contains(" " + done.get("objectsDone").asLong() + "/"), human);
     CliRunner.Run none = cli.ok("rebuild", "--watch", "--interval", "0.2", target);
-    assertTrue(none.out().contains("no rebuild running on target " + target + "; array OPTIMAL"),
+    List<String> watched = none.out().lines().toList();
+    assertResult(watched.get(0), none.out());
+    assertEquals("no rebuild running on target " + target + "; array OPTIMAL", watched.get(1),
         none.out());
     // stopping what is not running is no error
     cli.ok("rebuild", "--stop", target);
     JsonNode stopped = cli.ok("scrub", "--stop", "--json", target).json();
     assertEquals(target, stopped.get("target").asText());
+  }
+
+  /** A rebuild's final line: what it rebuilt (not nothing), how many objects, in how long. */
+  private static void assertResult(String line, String all) {
+    Matcher m = Pattern.compile("rebuild slot 2: DONE  (.+) / (.+)"
+        + " rebuilt, (\\d+)/(\\d+) objects, in \\d+\\.\\ds \\(.+/s\\)").matcher(line);
+    assertTrue(m.matches(), line + " in\n" + all);
+    assertEquals(m.group(2), m.group(1), all);
+    assertNotEquals("0 B", m.group(1), all);
+    assertEquals(m.group(4), m.group(3), all);
+    assertTrue(Long.parseLong(m.group(3)) > 0, all);
   }
 
   /** The array goes OPTIMAL when the rebuild has finished the slot. */

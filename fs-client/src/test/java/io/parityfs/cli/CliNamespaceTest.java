@@ -377,9 +377,15 @@ class CliNamespaceTest {
     r = cli.fails(3, "setstripe", "--stripe-count", "1", "--targets", "no-such-target", dir);
     assertTrue(r.err().contains("layout names target no-such-target, which the target registry"
         + " does not know"), r.err());
+    // issue 39 item 5: a protection no target of the pool has was accepted, and getstripe then
+    // showed a protection the data did not have
+    r = cli.fails(2, "setstripe", "--protection", "raid6:8+2", dir);
+    assertTrue(r.err().contains("INVALID_ARGUMENT: protection (raid6:8+2) is not offered by any"
+        + " target of pool 'default': its 2 targets offer raid6:4+2"), r.err());
     assertEquals(before, cli.ok("getstripe", "--json", dir).out(), "nothing was set");
     // a missing path: the same checks, and nothing is created
     cli.fails(2, "setstripe", "-c", "1000", dir + "/new");
+    cli.fails(2, "setstripe", "-p", "mirror:3", dir + "/new");
     cli.fails(3, "setstripe", "--pool", "nosuchpool", dir + "/new");
     cli.fails(3, "stat", dir + "/new");
     // one target pinned, the rest placed: a new file and an existing empty one are writable

@@ -76,12 +76,12 @@ public record OnlineRecord(int schema, String nodeId, String name, String host, 
   }
 
   /**
-   * A file system holding some of a target's live data drives.
+   * A file system holding some of a target's data drives (failed ones included).
    *
    * @param id the file system's identity on its machine, the same for every node there: {@code
    *     <machine>:<device>} (the kernel's boot id, else the host name, and the device number in
    *     hex), opaque to readers, which only compare it
-   * @param drives how many of the target's live data drives are on it
+   * @param drives how many of the target's data drives (failed ones included) are on it
    */
   public record FileSystemShare(String id, int drives) {}
 

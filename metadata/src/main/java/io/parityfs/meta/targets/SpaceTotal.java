@@ -12,8 +12,8 @@ import java.util.Map;
  * targets may sit on one file system: the nodes of a local cluster on one machine, two targets
  * of one node on one disk. Summing them would count that disk once per target. So a target that
  * names its file systems ({@link TargetInfo#fileSystems()}) has its estimates split over them in
- * proportion to its live data drives on each; each file system adds the largest share any of
- * its targets has of it (the space is shared: one of them can use it all, not all of them at
+ * proportion to its data drives (failed ones included) on each; each file system adds the
+ * largest share any of its targets has of it (the space is shared: one of them can use it all, not all of them at
  * once). A target that names none (its node is older, or a drive's file system has no id) adds
  * its estimates in full, as before. Targets of distinct file systems thus add up, and N targets
  * on one disk count it once.

@@ -26,8 +26,8 @@ import java.util.Map;
  * @param offlineReason the reason given to {@link TargetRegistry#markOffline} while that mark
  *     holds, else ""
  * @param fileSystems the file systems its capacity is counted from, by id (the same for every
- *     node of a machine), with how many of its live data drives each holds, as last reported by
- *     its node; empty when the node did not say (an older node): see {@link SpaceTotal}
+ *     node of a machine), with how many of its data drives (failed ones included) each holds,
+ *     as last reported by its node; empty when the node did not say (an older node): see {@link SpaceTotal}
  * @param domain its node's failure domain ({@code node.domain} in its node record), "" for
  *     none
  * @param standing see {@link Standing}: IN_SERVICE unless a retirement mark holds

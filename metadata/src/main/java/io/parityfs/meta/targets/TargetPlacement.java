@@ -395,6 +395,42 @@ public final class TargetPlacement implements LayoutPlacer {
   }
 
   /**
+   * Refuses a layout whose {@link Layout#protection() protection} no target it could be placed
+   * on provides: none of its pool's targets, nor of those it names, has that scheme. A layout
+   * records the protection its data gets; placement prefers targets of that scheme and mixes in
+   * others only to reach the stripe count, so with none of it in reach every file would be on
+   * targets of another scheme while {@code getstripe} showed this one (issue 39: {@code
+   * raid6:8+2} accepted on a pool of {@code raid6:4+2} targets). Schemes compare as text,
+   * ignoring case ({@code rs:4+2} is not {@code raid6:4+2}: another code). Targets offline,
+   * failed or full count: they may come back. A pool without targets is left to {@link #check}.
+   *
+   * <p>Called where a user asks for a protection or a pool (setstripe); not by
+   * {@link #check}, since a layout inherited unchanged (the root's default) must stay settable
+   * on a cluster whose targets offer another scheme.
+   *
+   * @throws IllegalArgumentException naming the protection asked for, the pool and the schemes
+   *     its targets offer
+   */
+  public void checkProtection(Layout layout) {
+    Objects.requireNonNull(layout, "layout");
+    Set<String> offered = new TreeSet<>();
+    int candidates = 0;
+    for (TargetInfo t : registry.targets()) {
+      if (t.pool().equals(layout.pool()) || layout.targets().contains(t.id())) {
+        candidates++;
+        offered.add(t.protection().toLowerCase(Locale.ROOT));
+      }
+    }
+    if (candidates == 0 || offered.contains(layout.protection().toLowerCase(Locale.ROOT))) {
+      return;
+    }
+    throw new IllegalArgumentException("protection (" + layout.protection() + ") is not offered"
+        + " by any target of pool '" + layout.pool() + "'"
+        + (layout.targets().isEmpty() ? "" : " or named") + ": its " + targets(candidates)
+        + " offer " + String.join(", ", offered));
+  }
+
+  /**
    * The nodes that position {@code p} of a stripe of {@code stripeCount} must not use: those of
    * the filled positions within {@code width − 1} of it, cyclically (positions past the end
    * wrap to the first ones). Empty for a width of 1.

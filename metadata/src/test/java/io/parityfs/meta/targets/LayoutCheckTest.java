@@ -101,4 +101,41 @@ class LayoutCheckTest extends RegistryFixture {
       assertEquals(t0.id, pinned.layout().targets().get(0), "named targets first");
     }
   }
+
+  /**
+   * Issue 39 item 5: {@code setstripe --protection raid6:8+2} was accepted on raid6:4+2 targets
+   * and getstripe then showed a protection the data did not have. A scheme some target of the
+   * pool (or a named one) has passes, offline targets included.
+   */
+  @Test
+  void refusesAProtectionNoTargetOfThePoolOffers() throws Exception {
+    TestNode n = node(1);
+    n.add("t0", "default", "raid6:4+2", TestNode.TIB);
+    n.add("t1", "default", "mirror:2", TestNode.TIB);
+    TestNode.Target ssd = n.add("s0", "ssd", "rs:8+3", TestNode.TIB);
+    n.start();
+    TargetRegistry r = openRegistry();
+    eventually("3 targets", () -> r.targets().size() == 3);
+    TargetPlacement p = new TargetPlacement(r, PlacementConfig.DEFAULT);
+    Layout l = layout(1, List.of(), "default");
+    java.util.function.Function<String, Layout> scheme = x -> new Layout(1 << 20, 1, List.of(), x,
+        Across.NONE, "default");
+
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> p.checkProtection(scheme.apply("raid6:8+2")));
+    assertEquals("protection (raid6:8+2) is not offered by any target of pool 'default': its 2"
+        + " targets offer mirror:2, raid6:4+2", e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> p.checkProtection(scheme.apply("rs:4+2")));
+    assertTrue(e.getMessage().startsWith("protection (rs:4+2) is not offered"), e.getMessage());
+    p.checkProtection(l);
+    p.checkProtection(scheme.apply("mirror:2"));
+    p.checkProtection(new Layout(1 << 20, 2, List.of(ssd.id), "rs:8+3", Across.NONE,
+        "default")); // a named target's scheme counts
+    p.checkProtection(layout(1, List.of(), "nosuchpool")); // left to check(): NOT_FOUND
+    n.stop();
+    eventually("offline", () -> r.targets().stream()
+        .allMatch(t -> t.reachability() != Reachability.ONLINE));
+    p.checkProtection(l); // they may come back
+  }
 }

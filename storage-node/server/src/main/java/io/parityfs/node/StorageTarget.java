@@ -5,7 +5,6 @@ import io.parityfs.node.config.TargetConfig;
 import io.parityfs.raid.array.RaidArray;
 import io.parityfs.raid.array.assembly.ArraySlot;
 import io.parityfs.raid.array.assembly.ArrayState;
-import io.parityfs.raid.array.drive.DriveState;
 import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.array.repair.ScrubReport;
 import io.parityfs.raid.array.repair.ScrubSchedule;
@@ -15,10 +14,14 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One storage target of a node: a {@link RaidArray}, the {@link ChunkStore} over it, and its
@@ -31,6 +34,8 @@ public final class StorageTarget implements TargetView {
   private final ChunkStore chunks;
   private final Optional<CodecSelection> codec;
   private volatile ScrubSchedule scrub;
+  /** Per data slot, the drive directory it has or last had: see {@link #memberDataDrives}. */
+  private final Map<Integer, Path> lastDrives = new ConcurrentHashMap<>();
 
   StorageTarget(TargetConfig config, RaidArray array, Optional<CodecSelection> codec) {
     this.config = config;
@@ -111,6 +116,12 @@ public final class StorageTarget implements TargetView {
    * width), and the smallest bound is the estimate. With one drive per file system this is the
    * smallest drive × dataSlots × k / width; with every drive on one file system (a test or a
    * local cluster) it is that file system × k / width, not dataSlots times it.
+   *
+   * <p>Every data slot counts, whatever its state: a FAILED or MISSING slot's share is still the
+   * array's (a degraded array keeps its geometry, and the replacement takes the share back), so
+   * failing a drive must not spread the file system over fewer drives and make the array look
+   * larger (issue 39: 168 GiB optimal, 201.6 GiB with one slot failed). A slot without a drive
+   * counts on the file system of the drive it last had ({@link #memberDataDrives}).
    */
   @Override
   public long capacityBytes() {
@@ -123,20 +134,20 @@ public final class StorageTarget implements TargetView {
     return estimate(true);
   }
 
-  /** The file systems of the live data drives: what {@link #capacityBytes()} divides. */
+  /** The file systems of the member data drives: what {@link #capacityBytes()} divides. */
   public List<FileStore> fileStores() {
     return List.copyOf(dataDriveStores().keySet());
   }
 
   /**
-   * The file systems of the live data drives by {@link FileSystemId} (the same for every node of
+   * The file systems of the member data drives by {@link FileSystemId} (the same for every node of
    * this machine), with how many of them each holds: what a cluster total counts once however
    * many targets share it. Empty when a drive's file system has no id, or cannot be read (a
    * vanished drive): the target then counts in full.
    */
   public Map<String, Integer> fileSystemIds() {
     Map<String, Integer> ids = new LinkedHashMap<>();
-    for (Path drive : liveDataDrives()) {
+    for (Path drive : memberDataDrives()) {
       Optional<String> id = FileSystemId.of(drive);
       if (id.isEmpty()) {
         return Map.of();
@@ -146,10 +157,10 @@ public final class StorageTarget implements TargetView {
     return ids;
   }
 
-  /** Each file system holding live data drives, with how many of them. */
+  /** Each file system holding member data drives, with how many of them. */
   private Map<FileStore, Integer> dataDriveStores() {
     Map<FileStore, Integer> stores = new LinkedHashMap<>();
-    for (Path drive : liveDataDrives()) {
+    for (Path drive : memberDataDrives()) {
       try {
         stores.merge(Files.getFileStore(drive), 1, Integer::sum);
       } catch (IOException e) {
@@ -159,17 +170,36 @@ public final class StorageTarget implements TargetView {
     return stores;
   }
 
-  /** The directories of the data slots that are ONLINE or REBUILDING. */
-  private List<Path> liveDataDrives() {
+  /**
+   * The directory of each data slot's drive, whatever the slot's state: the drive it has now,
+   * else (FAILED or MISSING: the labels keep no drive for it) the one it last had. A slot that
+   * had no drive since the node started takes one of the configured drive directories that no
+   * slot uses (the failed drive's, typically); failing that it is left out. A directory that
+   * has vanished is left out by the callers.
+   */
+  private List<Path> memberDataDrives() {
     int dataSlots = array.labels().dataSlots();
-    DriveState[] states = array.driveStates();
-    List<Path> out = new ArrayList<>();
+    Set<Path> unused = new LinkedHashSet<>(config.drives());
     for (ArraySlot s : array.labels().slots()) {
-      if (s.slot() >= dataSlots || s.drivePath().isEmpty()
-          || (states[s.slot()] != DriveState.ONLINE && states[s.slot()] != DriveState.REBUILDING)) {
-        continue;
+      s.drivePath().ifPresent(d -> {
+        unused.remove(d);
+        if (s.slot() < dataSlots) {
+          lastDrives.put(s.slot(), d);
+        }
+      });
+    }
+    unused.removeAll(lastDrives.values());
+    Iterator<Path> spare = unused.iterator();
+    List<Path> out = new ArrayList<>();
+    for (int slot = 0; slot < dataSlots; slot++) {
+      Path d = lastDrives.get(slot);
+      if (d == null && spare.hasNext()) {
+        d = spare.next();
+        lastDrives.put(slot, d);
       }
-      out.add(s.drivePath().get());
+      if (d != null) {
+        out.add(d);
+      }
     }
     return out;
   }

@@ -278,6 +278,31 @@ class StorageNodeTest {
   }
 
   /**
+   * Issue 39 item 5: a failed drive adds no space. The estimate divided the file system by the
+   * drives still live on it, so with slot 2 failed raid6:4+2 claimed 4/5 of the disk instead
+   * of 4/6 (168 GiB became 201.6 GiB in {@code parityfs fail-drive}).
+   */
+  @Test
+  void aFailedDriveDoesNotGrowTheCapacity() throws Exception {
+    StorageNode node = start(props());
+    try {
+      StorageTarget fast = node.targets().get(0);
+      long total = Files.getFileStore(dir).getTotalSpace();
+      long before = fast.capacityBytes();
+      assertEquals(total * 4.0 / 6, before, 1.0, "optimal");
+      fast.array().failDrive(2);
+      assertEquals(ArrayState.DEGRADED, fast.state());
+      assertEquals(before, fast.capacityBytes(), "one slot failed");
+      assertTrue(fast.freeBytes() <= Files.getFileStore(dir).getUsableSpace() * 4.0 / 6
+          + (64 << 20), fast.freeBytes() + " free");
+      String id = fast.fileSystemIds().keySet().iterator().next();
+      assertEquals(6, fast.fileSystemIds().get(id), "the failed slot's share counts too");
+    } finally {
+      node.close();
+    }
+  }
+
+  /**
    * Issue 15 item 7: each target names the file system its capacity counts, by an id that every
    * node of this machine gives it (boot id and device), so that a cluster total counts a disk
    * that several targets or nodes share once. Both targets here are on the test folder's.

@@ -62,7 +62,8 @@ import java.util.concurrent.TimeUnit;
  *       is rebuilt.
  *   <li><b>Rebuild</b>: one {@link Rebuilder} per slot being rebuilt, paced by the store's
  *       {@link BackgroundThrottle}; when it completes the slot is marked ONLINE ({@link
- *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each. A rebuild that
+ *       ArrayLabels#finishRebuild}). {@link #rebuilds()} gives the progress of each, {@link
+ *       #endedRebuilds()} the result of the last one of each slot. A rebuild that
  *       ends FAILED while its drive is healthy is planned again after a backoff (doubling, at
  *       most {@link #MAX_REBUILD_ATTEMPTS} attempts in a row).
  *   <li><b>Scrub</b>: {@link #scrub()} on demand, {@link #scheduleScrub} on a schedule.
@@ -89,6 +90,8 @@ public final class RaidArray implements Closeable {
   private final DriveOpener opener;
   private final ScheduledExecutorService admin;
   private final Map<Integer, Rebuilder> rebuilds = new ConcurrentHashMap<>();
+  /** Per slot, the final progress of its last rebuild that ended: see {@link #endedRebuilds}. */
+  private final Map<Integer, RebuildProgress> ended = new ConcurrentHashMap<>();
   /** Per slot: the rebuild attempts that ended FAILED in a row (admin thread). */
   private final Map<Integer, Integer> failedAttempts = new ConcurrentHashMap<>();
   /** The wait before the first retry of a failed rebuild; doubled per attempt, up to 64 times. */
@@ -259,6 +262,17 @@ public final class RaidArray implements Closeable {
   }
 
   /**
+   * The result of each slot's last rebuild that ended (DONE, STOPPED or FAILED), by slot: its
+   * final progress (objects, bytes, time taken). What an admin asks after the end, since
+   * {@link #rebuilds()} drops a rebuild once it ended: a fast one can end before anyone polls.
+   * A slot's result is put here before its rebuild leaves {@link #rebuilds()} (so a poll finds
+   * the slot in one or the other) and dropped when the slot is rebuilt again or fails.
+   */
+  public Map<Integer, RebuildProgress> endedRebuilds() {
+    return new TreeMap<>(ended);
+  }
+
+  /**
    * Marks {@code slot} FAILED (an admin's decision, or a drive the node distrusts): the store
    * stops using it, the labels record it, and a hot spare takes over if there is one. Refused
    * when it would leave more data slots unavailable (failed, missing or still rebuilding) than
@@ -288,6 +302,7 @@ public final class RaidArray implements Closeable {
       if (r != null) {
         r.stop();
       }
+      ended.remove(slot);
       store.detachDrive(slot);
       recordFailure(slot);
       useSpare(slot);
@@ -443,6 +458,7 @@ public final class RaidArray implements Closeable {
         if (r != null) {
           r.stop(); // its target failed
         }
+        ended.remove(slot);
         recordFailure(slot);
         useSpare(slot);
       } catch (IOException | RuntimeException e) {
@@ -483,6 +499,7 @@ public final class RaidArray implements Closeable {
   private Rebuilder startRebuild(int slot) {
     Rebuilder r = new Rebuilder(store, slot);
     rebuilds.put(slot, r);
+    ended.remove(slot);
     r.start();
     Thread watcher = new Thread(() -> {
       try {
@@ -501,9 +518,11 @@ public final class RaidArray implements Closeable {
 
   /** Marks the slot ONLINE after a complete rebuild (admin thread). */
   private Void rebuildEnded(int slot, Rebuilder r, RebuildProgress p) throws IOException {
-    if (!rebuilds.remove(slot, r)) {
+    if (rebuilds.get(slot) != r) {
       return null; // stopped and replaced meanwhile
     }
+    ended.put(slot, p); // first: a poll finds the slot's rebuild here or still running
+    rebuilds.remove(slot, r);
     if ((store.failedSlots() & (1L << slot)) != 0) {
       return null; // the new drive failed; driveFailed handles it
     }

@@ -134,6 +134,9 @@ class RaidArrayTest {
       assertTrue(p.bytesDone() > 0 && p.bytesDone() == p.bytesTotal(), p.toString());
       await(() -> a.state() == ArrayState.OPTIMAL, "slot 1 is ONLINE");
       assertTrue(a.rebuilds().isEmpty());
+      // issue 39 item 5: what it did stays readable after the end (a CLI that polls late)
+      assertEquals(p, a.endedRebuilds().get(1), "the result of slot 1's rebuild");
+      assertTrue(p.objectsRebuilt() > 0 && p.objectsDone() == p.objectsTotal(), p.toString());
       checkObjects(a, 0, 30);
     }
     List<Path> now = new ArrayList<>(drives);

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -40,8 +41,10 @@ import java.util.concurrent.ExecutorService;
  * ARRAY_STATUS  ArrayStatus   {"schema":1,"nodeId","targets":[TargetStatus without the schema]}
  * PROGRESS      Progress      {"schema":1,"nodeId","tasks":[{"target","kind":"rebuild"|"scrub",
  *                             "slot","state","bytesDone","bytesTotal","bytesPerSecond",
- *                             "etaSeconds"[,"result":ScrubResult]}]} (a scrub DONE: its
- *                             result, the scrubber's last report)
+ *                             "etaSeconds","objectsDone","objectsTotal","objectsLost",
+ *                             "elapsedSeconds"[,"result":ScrubResult]}]} (a rebuild that
+ *                             ended: its result; a scrub DONE: its result, the scrubber's last
+ *                             report)
  * FAIL_DRIVE, REPLACE_DRIVE: TargetStatus {"schema":1,"id","name","state","protection",
  *                             "cellSize","maxChunkSize","capacityBytes","freeBytes","codec",
  *                             "drives":[{"slot","state","path"}],"tasks":[...]}
@@ -167,12 +170,21 @@ final class AdminOps {
         t.codec().map(c -> c.chosen().label()).orElse("none"), drives, tasks);
   }
 
+  /**
+   * The target's rebuilds by slot: those running, and for the other slots the result of the
+   * last one that ended ({@code RaidArray#endedRebuilds}: a rebuild faster than the first poll
+   * is reported with what it did). Running ones are read first: a rebuild that ends meanwhile
+   * is then still found among the ended ones.
+   */
   private List<ArrayTask> rebuilds(TargetView t) {
+    Map<Integer, RebuildProgress> all = new TreeMap<>(t.array().rebuilds());
+    t.array().endedRebuilds().forEach(all::putIfAbsent);
     List<ArrayTask> out = new ArrayList<>();
-    for (Map.Entry<Integer, RebuildProgress> r : t.array().rebuilds().entrySet()) {
+    for (Map.Entry<Integer, RebuildProgress> r : all.entrySet()) {
       RebuildProgress p = r.getValue();
       out.add(new ArrayTask(t.id(), ArrayTask.REBUILD, r.getKey(), p.state().name(),
-          p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta())));
+          p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta()), p.objectsDone(),
+          p.objectsTotal(), p.objectsLost(), p.elapsed().toNanos() / 1e9));
     }
     return out;
   }
@@ -188,14 +200,15 @@ final class AdminOps {
   private static ArrayTask scrubTask(TargetView t, ScrubProgress p, boolean starting) {
     if (p == null) {
       return new ArrayTask(t.id(), ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS,
-          starting ? "STARTING" : "IDLE", 0, 0, 0, null);
+          starting ? "STARTING" : "IDLE", 0, 0, 0, null, 0, 0, 0, 0);
     }
     String state = p.running() ? "RUNNING" : starting ? "STARTING" : "DONE";
     // not running: the scrubber kept the report before it said so
     ScrubResult result = state.equals("DONE")
         ? t.array().scrubber().lastReport().map(AdminOps::result).orElse(null) : null;
     return new ArrayTask(t.id(), ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, state,
-        p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta()), result);
+        p.bytesDone(), p.bytesTotal(), p.bytesPerSecond(), seconds(p.eta()), p.objectsDone(),
+        p.objectsTotal(), 0, p.elapsed().toNanos() / 1e9, result);
   }
 
   /** The wire form of a scrub report: what the command line shows of it. */

@@ -68,11 +68,19 @@ class NodeServerAdminTest {
       } while (!state.equals("OPTIMAL") && System.nanoTime() < end);
       assertEquals("OPTIMAL", state);
       JsonNode progress = JSON.readTree(client.admin().progress(addr, t));
+      int rebuilds = 0;
       for (JsonNode task : progress.get("tasks")) {
         if (task.get("kind").asText().equals("rebuild")) {
+          // over, and still listed with its result (issue 39 item 5: a CLI polling late)
+          rebuilds++;
+          assertEquals("DONE", task.get("state").asText(), task.toString());
+          assertEquals(1, task.get("slot").asInt(), task.toString());
           assertEquals(task.get("bytesTotal"), task.get("bytesDone"), task.toString());
+          assertTrue(task.get("objectsDone").asLong() > 0, task.toString());
+          assertEquals(task.get("objectsTotal"), task.get("objectsDone"), task.toString());
         }
       }
+      assertEquals(1, rebuilds, progress.toString());
       assertAllReadable(client, node, data);
       JsonNode scrub = JSON.readTree(client.admin().arrayTask(addr, Opcode.START_SCRUB, t,
           ArrayTaskRequest.ALL_SLOTS));

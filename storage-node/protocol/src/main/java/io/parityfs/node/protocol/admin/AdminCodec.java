@@ -20,7 +20,7 @@ import java.util.Set;
  * <pre>
  * {"schema":1,"nodeId":"3f1c...","tasks":[{"target":"8d0e...","kind":"rebuild","slot":2,
  *  "state":"RUNNING","bytesDone":1048576,"bytesTotal":6291456,"bytesPerSecond":5.2E7,
- *  "etaSeconds":0.1}]}
+ *  "etaSeconds":0.1,"objectsDone":4,"objectsTotal":23,"objectsLost":0,"elapsedSeconds":0.02}]}
  * </pre>
  *
  * <p>Decoding checks {@code schema} before anything else: a document without one, or of a schema
@@ -40,12 +40,19 @@ public final class AdminCodec {
    */
   public static final String ABSENT = "parityfs.absent";
 
+  /** The injection id of a count added within schema 1: 0 when absent (an older node). */
+  public static final String ZERO = "parityfs.zero";
+
+  /** As {@link #ZERO}, for a count of seconds. */
+  public static final String ZERO_SECONDS = "parityfs.zero-seconds";
+
   private static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
       .configure(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES, true)
       .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true)
       .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true)
-      .setInjectableValues(new InjectableValues.Std().addValue(ABSENT, null));
+      .setInjectableValues(new InjectableValues.Std().addValue(ABSENT, null)
+          .addValue(ZERO, 0L).addValue(ZERO_SECONDS, 0.0));
   private static final Set<Class<?>> DOCUMENTS = Set.of(NodeInfo.class, ArrayStatus.class,
       TargetStatus.class, Progress.class, TaskReply.class);
 

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 class AdminCodecTest {
   private static final String T = "8d0e1a2b-0000-4000-8000-000000000001";
   private static final ArrayTask REBUILD = new ArrayTask(T, ArrayTask.REBUILD, 2, "RUNNING",
-      1048576, 6291456, 5.2e7, 0.1);
+      1048576, 6291456, 5.2e7, 0.1, 4, 23, 0, 0.02);
   private static final ArrayTask SCRUB = new ArrayTask(T, ArrayTask.SCRUB,
-      ArrayTaskRequest.ALL_SLOTS, "DONE", 1572864, 1572864, 0.0, null);
+      ArrayTaskRequest.ALL_SLOTS, "DONE", 1572864, 1572864, 0.0, null, 1, 1, 0, 0.5);
   private static final TargetStatus STATUS = new TargetStatus(T, "t0", "DEGRADED", "raid6:4+2",
       65536, 67108864, 15360000000L, 1024, "cpu-vector",
       List.of(new DriveSlot(0, "ONLINE", "/d/0"), new DriveSlot(1, "FAILED", "")),
@@ -22,9 +22,11 @@ class AdminCodecTest {
 
   private static final String TASKS_JSON = "[{\"target\":\"" + T + "\",\"kind\":\"rebuild\","
       + "\"slot\":2,\"state\":\"RUNNING\",\"bytesDone\":1048576,\"bytesTotal\":6291456,"
-      + "\"bytesPerSecond\":5.2E7,\"etaSeconds\":0.1},{\"target\":\"" + T + "\",\"kind\":"
+      + "\"bytesPerSecond\":5.2E7,\"etaSeconds\":0.1,\"objectsDone\":4,\"objectsTotal\":23,"
+      + "\"objectsLost\":0,\"elapsedSeconds\":0.02},{\"target\":\"" + T + "\",\"kind\":"
       + "\"scrub\",\"slot\":65535,\"state\":\"DONE\",\"bytesDone\":1572864,\"bytesTotal\":"
-      + "1572864,\"bytesPerSecond\":0.0,\"etaSeconds\":null}]";
+      + "1572864,\"bytesPerSecond\":0.0,\"etaSeconds\":null,\"objectsDone\":1,"
+      + "\"objectsTotal\":1,\"objectsLost\":0,\"elapsedSeconds\":0.5}]";
   private static final String STATUS_FIELDS = "\"id\":\"" + T + "\",\"name\":\"t0\",\"state\":"
       + "\"DEGRADED\",\"protection\":\"raid6:4+2\",\"cellSize\":65536,\"maxChunkSize\":67108864,"
       + "\"capacityBytes\":15360000000,\"freeBytes\":1024,\"codec\":\"cpu-vector\",\"drives\":"
@@ -74,11 +76,12 @@ class AdminCodecTest {
     ScrubResult result = new ScrubResult("2026-12-06T22:40:01.250Z", "2026-12-06T22:40:03.001Z",
         false, 23, 92, 552, 4, 0, 0, 1, 0, 0, 1, List.of("0123456789abcdef"));
     ArrayTask done = new ArrayTask(T, ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, "DONE", 10,
-        10, 0.0, null, result);
+        10, 0.0, null, 23, 23, 0, 1.75, result);
     String json = AdminCodec.encode(new TaskReply(T, List.of(done)));
     assertEquals("{\"schema\":1,\"target\":\"" + T + "\",\"tasks\":[{\"target\":\"" + T
         + "\",\"kind\":\"scrub\",\"slot\":65535,\"state\":\"DONE\",\"bytesDone\":10,"
-        + "\"bytesTotal\":10,\"bytesPerSecond\":0.0,\"etaSeconds\":null,\"result\":{"
+        + "\"bytesTotal\":10,\"bytesPerSecond\":0.0,\"etaSeconds\":null,\"objectsDone\":23,"
+        + "\"objectsTotal\":23,\"objectsLost\":0,\"elapsedSeconds\":1.75,\"result\":{"
         + "\"started\":\"2026-12-06T22:40:01.250Z\",\"ended\":\"2026-12-06T22:40:03.001Z\","
         + "\"cancelled\":false,\"objectsChecked\":23,\"stripesChecked\":92,"
         + "\"cellsChecked\":552,\"crcErrors\":4,\"parityMismatches\":0,\"missingShards\":0,"
@@ -94,12 +97,13 @@ class AdminCodecTest {
     assertTrue(stopped.summary().startsWith("checked 7 objects (cancelled), repaired 0,"
         + " unrecoverable 101 (objects: 0000000000000001, "), stopped.summary());
     assertTrue(stopped.summary().endsWith(", …)"), stopped.summary());
-    String older = json.substring(0, json.indexOf(",\"result\"")) + "}]}";
+    // a node before the counts and the result: they read as 0 and null
+    String older = json.substring(0, json.indexOf(",\"objectsDone\"")) + "}]}";
     ArrayTask old = decode(older).tasks().get(0);
     assertEquals(null, old.result(), older);
     assertTrue(!old.lostObjects());
     assertEquals(new ArrayTask(T, ArrayTask.SCRUB, ArrayTaskRequest.ALL_SLOTS, "DONE", 10, 10,
-        0.0, null), old);
+        0.0, null, 0, 0, 0, 0), old);
   }
 
   @Test
@@ -110,7 +114,8 @@ class AdminCodecTest {
     e = refused("{\"schema\":1,\"tasks\":[]}");
     assertTrue(e.getMessage().contains("target"), e.getMessage());
     String task = "{\"target\":\"x\",\"kind\":\"scrub\",\"slot\":65535,\"state\":\"DONE\","
-        + "\"bytesDone\":1,\"bytesTotal\":1,\"bytesPerSecond\":0.0,\"etaSeconds\":null}";
+        + "\"bytesDone\":1,\"bytesTotal\":1,\"bytesPerSecond\":0.0,\"etaSeconds\":null,"
+        + "\"objectsDone\":1,\"objectsTotal\":1,\"objectsLost\":0,\"elapsedSeconds\":0.5}";
     assertEquals(1, decode("{\"schema\":1,\"target\":\"x\",\"tasks\":[" + task + "]}").tasks()
         .size(), "etaSeconds may be null");
     for (String[] bad : new String[][] {
