@@ -5,6 +5,7 @@ import io.parityfs.client.ClientConfig;
 import io.parityfs.client.ParityClient;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.ZooKeeperSettings;
+import io.parityfs.meta.ZkRoles;
 import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.client.NodeClientConfig;
 import io.parityfs.node.tls.TlsConfig;
@@ -139,9 +140,11 @@ final class Session implements Closeable {
 
   ZooKeeperSettings zooKeeper() throws CliException {
     String digest = "";
+    ZkRoles roles = null;
     if (options.digestFile != null) {
       try {
         digest = ZooKeeperSettings.readDigestFile(options.digestFile);
+        roles = ZkRoles.read(options.digestFile);
       } catch (IOException e) {
         throw CliException.of(options.digestFile.toString(), e);
       }
@@ -156,7 +159,7 @@ final class Session implements Closeable {
     try {
       return new ZooKeeperSettings(options.zooKeeper, options.chroot == null ? ""
           : options.chroot, Duration.ofMillis(Math.round(options.sessionTimeoutSeconds * 1000)),
-          Duration.ofMillis(Math.max(100, millis)), digest, tls);
+          Duration.ofMillis(Math.max(100, millis)), digest, tls, roles);
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitStatus.USAGE, null, "INVALID_ARGUMENT: " + e.getMessage());
     }

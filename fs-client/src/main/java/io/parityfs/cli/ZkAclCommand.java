@@ -54,8 +54,9 @@ final class ZkAclCommand extends CliCommand {
       s.printJson(m);
     } else {
       s.out().println("zk-acl: " + o.set() + " of " + o.znodes() + " znodes"
-          + (zk.chroot().isEmpty() ? "" : " under " + zk.chroot()) + " now creator-only for"
-          + " digest user " + user);
+          + (zk.chroot().isEmpty() ? "" : " under " + zk.chroot()) + (zk.roles() == null
+          ? " now creator-only for digest user " + user : " now by role: the registry read-only"
+          + " for the client identity, the namespace both identities'"));
       s.out().flush();
     }
     if (o.refused() > 0) {

@@ -8,6 +8,7 @@ import static io.parityfs.hadoop.PfsConfigKeys.CLUSTER_ZOOKEEPER;
 import io.parityfs.client.ClientConfig;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.NamespaceConfig;
+import io.parityfs.meta.ZkRoles;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.client.NodeClientConfig;
@@ -49,13 +50,40 @@ final class ClientSettings {
     String chroot = named && CLUSTER_CHROOT.get(conf, authority) != null
         ? CLUSTER_CHROOT.get(conf, authority) : PfsConfigKeys.ZOOKEEPER_CHROOT.get(conf);
     String digest = digest(conf, named ? authority : null);
+    String file = digestFile(conf, named ? authority : null);
+    ZkRoles roles;
+    try {
+      roles = file == null ? null : ZkRoles.read(Path.of(file));
+    } catch (IOException e) {
+      throw new IOException("cannot read the ZooKeeper digest file " + file + ": "
+          + e.getMessage(), e);
+    }
     try {
       return new ZooKeeperSettings(connect, chroot,
           PfsConfigKeys.ZOOKEEPER_SESSION_TIMEOUT.get(conf),
-          PfsConfigKeys.ZOOKEEPER_CONNECTION_TIMEOUT.get(conf), digest, zooKeeperTls(conf));
+          PfsConfigKeys.ZOOKEEPER_CONNECTION_TIMEOUT.get(conf), digest, zooKeeperTls(conf),
+          roles);
     } catch (IllegalArgumentException e) {
       throw new IOException("bad ZooKeeper settings for " + uri + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The digest file {@link #digest} reads, whose role lines ({@link ZkRoles}) go with it; null
+   * when the digest is a value or there is none.
+   */
+  private static String digestFile(Configuration conf, String cluster) {
+    if (cluster != null) {
+      String file = CLUSTER_DIGEST_FILE.get(conf, cluster);
+      if (file != null) {
+        return file;
+      }
+      if (CLUSTER_DIGEST.get(conf, cluster) != null) {
+        return null;
+      }
+    }
+    String file = PfsConfigKeys.ZOOKEEPER_DIGEST_FILE.get(conf);
+    return file.isEmpty() ? null : file;
   }
 
   /** The digest: the cluster's file, the cluster's value, the global file, the global value. */

@@ -1,6 +1,7 @@
 package io.parityfs.integration;
 
 import io.parityfs.integration.LocalCluster.Shape;
+import io.parityfs.meta.ZkRoles;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.config.NodeConfigKeys;
@@ -50,6 +51,8 @@ final class ClusterLayout {
   static final String TLS_DIR = "tls";
   /** The ZooKeeper digest of a secure cluster, {@code user:password}, mode 0600. */
   static final String DIGEST_FILE = "zookeeper.digest";
+  /** The client identity's digest file of a secure cluster made since rights by role. */
+  static final String CLIENT_DIGEST_FILE = "zookeeper-client.digest";
   /** The holder names of the certificates besides the nodes' ({@code node<i>}). */
   static final String ADMIN = "admin";
   static final String CLIENT = "client";
@@ -248,6 +251,29 @@ final class ClusterLayout {
     return shape.secure() ? Optional.of(dir.resolve(DIGEST_FILE)) : Optional.empty();
   }
 
+  /**
+   * The client identity's digest file (the core-site's): {@value #CLIENT_DIGEST_FILE} where the
+   * cluster has one (made since rights by role), else the cluster's own.
+   */
+  Optional<Path> clientDigestFile() {
+    Optional<Path> client = shape.secure() ? Optional.of(dir.resolve(CLIENT_DIGEST_FILE))
+        : Optional.empty();
+    return client.isPresent() && Files.exists(client.get()) ? client : digestFile();
+  }
+
+  /** The cluster identity's roles ({@link ZkRoles}) of a secure cluster, or null. */
+  ZkRoles roles() {
+    Optional<Path> f = digestFile();
+    if (f.isEmpty()) {
+      return null;
+    }
+    try {
+      return ZkRoles.read(f.get());
+    } catch (IOException e) {
+      throw new UncheckedIOException("the cluster's ZooKeeper digest is unreadable", e);
+    }
+  }
+
   /** The digest {@code user:password} of a secure cluster, else "". */
   String digest() {
     Optional<Path> f = digestFile();
@@ -406,18 +432,31 @@ final class ClusterLayout {
   }
 
   /**
-   * A random digest identity for every process of the cluster ({@code parityfs:} and 24 random
-   * bytes, base64url), readable by its owner only: with it, every znode is creator-only.
+   * The cluster's two random digest identities ({@code parityfs:} or {@code client:} and 24
+   * random bytes, base64url), each in a file readable by its owner only with the public ids of
+   * both ({@link ZkRoles}): {@value #DIGEST_FILE} for the nodes, the keeper and the admin CLI,
+   * {@value #CLIENT_DIGEST_FILE} for Hadoop clients (the core-site lines), which may read the
+   * registry but not write it.
    */
   private void writeDigest() throws IOException {
+    String cluster = "parityfs:" + secret();
+    String client = "client:" + secret();
+    ZkRoles roles = new ZkRoles(ZkRoles.idOf(cluster), ZkRoles.idOf(client));
+    writeSecret(dir.resolve(DIGEST_FILE), cluster + "\n" + roles.fileLines());
+    writeSecret(dir.resolve(CLIENT_DIGEST_FILE), client + "\n" + roles.fileLines());
+  }
+
+  private static String secret() {
     byte[] secret = new byte[24];
     new SecureRandom().nextBytes(secret);
-    Path f = dir.resolve(DIGEST_FILE);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+  }
+
+  private static void writeSecret(Path f, String text) throws IOException {
     Files.deleteIfExists(f);
     Files.createFile(f, PosixFilePermissions.asFileAttribute(
         PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(f, "parityfs:" + Base64.getUrlEncoder().withoutPadding()
-        .encodeToString(secret) + "\n", StandardCharsets.US_ASCII);
+    Files.writeString(f, text, StandardCharsets.US_ASCII);
   }
 
   private void writeStandaloneZooKeeper() throws IOException {

@@ -230,7 +230,8 @@ public final class LocalCluster {
    */
   public ZooKeeperSettings zooKeeper() {
     return ZooKeeperSettings.of(connectString()).withSessionTimeout(Duration.ofSeconds(10))
-        .withDigest(layout.digest()).withTls(layout.zooKeeperTls(ClusterLayout.ADMIN));
+        .withDigest(layout.digest()).withRoles(layout.roles())
+        .withTls(layout.zooKeeperTls(ClusterLayout.ADMIN));
   }
 
   /** The file of the ZooKeeper digest ({@code user:password}, mode 0600); empty when open. */
@@ -269,7 +270,8 @@ public final class LocalCluster {
    */
   public List<String> cliOptions(String name) {
     List<String> o = new ArrayList<>(List.of("--zookeeper", connectString()));
-    digestFile().ifPresent(f -> o.addAll(List.of("--digest-file", f.toString())));
+    (ClusterLayout.CLIENT.equals(name) ? layout.clientDigestFile() : digestFile())
+        .ifPresent(f -> o.addAll(List.of("--digest-file", f.toString())));
     ZooKeeperTls zkTls = layout.zooKeeperTls(name);
     if (zkTls != null) {
       o.addAll(List.of("--zk-tls-truststore", zkTls.trustStore().toString(),
@@ -306,14 +308,15 @@ public final class LocalCluster {
 
   /**
    * The Hadoop keys ({@code core-site.xml}) of a {@code pfs://<cluster>/} client of this
-   * cluster: its ZooKeeper and, when secure, its digest file and the client certificate ({@code
-   * fs.pfs.tls.*}).
+   * cluster: its ZooKeeper and, when secure, the client identity's digest file and the client
+   * certificate ({@code fs.pfs.tls.*}).
    */
   public Map<String, String> hadoopProperties(String cluster) {
     Map<String, String> conf = new LinkedHashMap<>();
     conf.put("fs.pfs.cluster." + cluster + ".zookeeper", connectString());
-    digestFile().ifPresent(f -> conf.put("fs.pfs.cluster." + cluster + ".digest.file",
-        f.toString()));
+    // the client identity (rights by role): it may read the registry, not write it
+    layout.clientDigestFile().ifPresent(f -> conf.put("fs.pfs.cluster." + cluster
+        + ".digest.file", f.toString()));
     ZooKeeperTls zkTls = layout.zooKeeperTls(ClusterLayout.CLIENT);
     if (zkTls != null) {
       conf.put("fs.pfs.zookeeper.tls.truststore", zkTls.trustStore().toString());

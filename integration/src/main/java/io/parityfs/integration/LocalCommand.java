@@ -7,6 +7,7 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -216,7 +217,10 @@ public final class LocalCommand {
   private static String transport(LocalCluster c) {
     return c.shape().secure() ? "mutual TLS (certificates in " + c.dir().resolve(
         ClusterLayout.TLS_DIR) + "), ZooKeeper digest " + c.dir().resolve(
-        ClusterLayout.DIGEST_FILE) + (c.shape().zooKeeperTls() ? ", TLS to ZooKeeper" : "")
+        ClusterLayout.DIGEST_FILE) + (Files.exists(c.dir().resolve(
+        ClusterLayout.CLIENT_DIGEST_FILE)) ? " (clients': " + ClusterLayout.CLIENT_DIGEST_FILE
+        + ", the registry read-only)" : "") + (c.shape().zooKeeperTls() ? ", TLS to ZooKeeper"
+        : "")
         : "plaintext, open ZooKeeper ACLs";
   }
 

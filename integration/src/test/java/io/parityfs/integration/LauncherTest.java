@@ -55,20 +55,24 @@ class LauncherTest {
    */
   @Test
   void argumentsThatAreNotUtf8AreRefusedBeforeTheCommandRuns() throws Exception {
+    String[] bad = inShell("mkdir /d/$'\\xff\\xfe'a");
+    assertEquals("2", bad[0], bad[1]);
+    assertTrue(bad[1].contains("argument 6 (/d/\\xff\\xfea) is not valid UTF-8"), bad[1]);
+    String[] ok = inShell("mkdir /d/$'\\xef\\xbf\\xbd'a");
+    assertEquals("6", ok[0], "U+FFFD itself is valid: it goes on to ZooKeeper: " + ok[1]);
+  }
+
+  /**
+   * {@code bin/parityfs} against a ZooKeeper that is not there, with {@code args} as bash reads
+   * them (its {@code $'...'} quoting makes bytes Java strings cannot); its exit code and output.
+   */
+  private static String[] inShell(String args) throws IOException, InterruptedException {
     Process p = new ProcessBuilder("bash", "-c", "\"$0\" --zookeeper 127.0.0.1:1"
-        + " --connect-timeout 1 mkdir /d/$'\\xff\\xfe'a", root().resolve("bin/parityfs")
-        .toString()).redirectErrorStream(true).start();
+        + " --connect-timeout 1 " + args, root().resolve("bin/parityfs").toString())
+        .redirectErrorStream(true).start();
     p.getOutputStream().close();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS));
-    assertEquals(2, p.exitValue(), out);
-    assertTrue(out.contains("argument 6 (/d/\\xff\\xfea) is not valid UTF-8"), out);
-    Process ok = new ProcessBuilder("bash", "-c", "\"$0\" --zookeeper 127.0.0.1:1"
-        + " --connect-timeout 1 mkdir /d/$'\\xef\\xbf\\xbd'a", root().resolve("bin/parityfs")
-        .toString()).redirectErrorStream(true).start();
-    ok.getOutputStream().close();
-    String tried = new String(ok.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(ok.waitFor(120, TimeUnit.SECONDS));
-    assertEquals(6, ok.exitValue(), "U+FFFD itself is valid: it goes on to ZooKeeper: " + tried);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), args);
+    return new String[] {Integer.toString(p.exitValue()), out};
   }
 }

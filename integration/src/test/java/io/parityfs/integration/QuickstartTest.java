@@ -17,6 +17,8 @@ import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.registry.ZkPaths;
 import io.parityfs.meta.targets.Consistency;
+import io.parityfs.meta.targets.Retirements;
+import io.parityfs.meta.targets.Standing;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -177,6 +179,40 @@ class QuickstartTest {
     Run drives = parityfs(concat(c.cliOptions(), "drives", target));
     assertEquals(0, drives.rc(), drives.all());
     assertTrue(drives.out().contains("ONLINE"), drives.out());
+    // rights by role: the client identity (the core-site's digest) reads the registry and
+    // writes the namespace, and cannot take a node out of service or register one
+    List<String> asClient = c.cliOptions(ClusterLayout.CLIENT);
+    assertTrue(start.out().contains("<name>fs.pfs.cluster.local.digest.file</name><value>"
+        + dir().resolve(ClusterLayout.CLIENT_DIGEST_FILE)), start.out());
+    assertEquals(0, parityfs(concat(asClient, "mkdir", "-p", "/byclient")).rc());
+    Run nodes = parityfs(concat(asClient, "nodes"));
+    assertEquals(0, nodes.rc(), nodes.all());
+    String nodeId;
+    try (ParityClient client = c.client(Caller.of("root"))) {
+      nodeId = client.registry().targets().get(0).nodeId();
+    }
+    Run drain = parityfs(concat(asClient, "node", "drain", nodeId));
+    assertEquals(5, drain.rc(), drain.all());
+    assertTrue(drain.err().contains("NOAUTH"), drain.all());
+    try (ParityClient client = c.client(Caller.of("root"))) {
+      assertTrue(client.registry().targets().stream().allMatch(t -> t.placeable()),
+          "no target was marked by the refused drain");
+      // a mark the admin made, which the client identity cannot take away either
+      Retirements marks = new Retirements(client.registry());
+      marks.retire(target, Standing.DRAINING, "quickstart: rights by role");
+      Run reinstate = parityfs(concat(asClient, "node", "reinstate", nodeId));
+      assertEquals(5, reinstate.rc(), reinstate.all());
+      assertTrue(marks.reinstate(target), "the mark was still there for the admin");
+    }
+    try (CuratorFramework byClient = c.zooKeeper().withDigestFile(
+        dir().resolve(ClusterLayout.CLIENT_DIGEST_FILE)).newClient()) {
+      byClient.start();
+      assertTrue(byClient.blockUntilConnected(20, TimeUnit.SECONDS));
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> byClient.create().forPath(ZkPaths.node("rogue")));
+      assertThrows(KeeperException.NoAuthException.class,
+          () -> byClient.setData().forPath(ZkPaths.target(target), new byte[0]));
+    }
 
     Run stop = parityfs("local", "stop", "--dir", dir().toString());
     assertEquals(0, stop.rc(), stop.all());

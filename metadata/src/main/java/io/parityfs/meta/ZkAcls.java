@@ -14,9 +14,10 @@ import org.apache.zookeeper.data.ACL;
  * Applies the creator-only ACL of a digest identity to a cluster's znodes that already exist
  * ({@code parityfs zk-acl}; docs/security.md): a cluster whose digest was turned on after its
  * first start keeps open ACLs on what it made before, which this closes. Every znode under
- * {@value ZkPaths#ROOT} (and the chroot's own znode) gets {@link ZooKeeperSettings#acl}: all
- * permissions for the digest identity, and nobody else. Idempotent: run again, it sets the same
- * ACLs.
+ * {@value ZkPaths#ROOT} (and the chroot's own znode) gets {@link ZooKeeperSettings#acl(String)}:
+ * all permissions for the digest identity and nobody else, or, with identities by role ({@link
+ * ZkRoles}), the registry read-only for clients and the namespace theirs too: what migrates a
+ * cluster to rights by role. Idempotent: run again, it sets the same ACLs.
  */
 public final class ZkAcls {
   /** How often (in znodes) progress is reported. */
@@ -50,7 +51,7 @@ public final class ZkAcls {
       throw new IllegalArgumentException("applying ACLs needs the cluster's digest identity"
           + " (the ACLs are that identity's)");
     }
-    List<ACL> acl = settings.acl();
+    List<ACL> rootAcl = settings.acl(ZkPaths.ROOT);
     long znodes = 0;
     long set = 0;
     long refused = 0;
@@ -59,7 +60,7 @@ public final class ZkAcls {
       if (!settings.chroot().isEmpty()) {
         // the chroot's own znode, outside the client's namespace
         try {
-          zk.usingNamespace(null).setACL().withACL(acl).forPath(settings.chroot());
+          zk.usingNamespace(null).setACL().withACL(rootAcl).forPath(settings.chroot());
         } catch (KeeperException.NoAuthException other) {
           refused++;
           firstRefused = settings.chroot();
@@ -70,7 +71,7 @@ public final class ZkAcls {
       while (!todo.isEmpty()) {
         String path = todo.pop();
         try {
-          zk.setACL().withACL(acl).forPath(path);
+          zk.setACL().withACL(settings.acl(path)).forPath(path);
           znodes++;
           set++;
           for (String child : zk.getChildren().forPath(path)) {

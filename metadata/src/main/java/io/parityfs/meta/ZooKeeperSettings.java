@@ -42,9 +42,18 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * @param connectionTimeout how long a start waits for the first connection
  * @param digest {@code user:password} for digest authentication, or "" for none
  * @param tls TLS to ZooKeeper, or {@code null} for plaintext (the default)
+ * @param roles the cluster's identities by role ({@link ZkRoles}: the registry read-only for
+ *     clients), or {@code null} for one identity with every right; {@code digest} must be one
+ *     of them
  */
 public record ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
-    Duration connectionTimeout, String digest, ZooKeeperTls tls) {
+    Duration connectionTimeout, String digest, ZooKeeperTls tls, ZkRoles roles) {
+
+  /** Settings with one digest identity for every role ({@code roles} null). */
+  public ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
+      Duration connectionTimeout, String digest, ZooKeeperTls tls) {
+    this(connect, chroot, sessionTimeout, connectionTimeout, digest, tls, null);
+  }
 
   /** Settings without TLS to ZooKeeper. */
   public ZooKeeperSettings(String connect, String chroot, Duration sessionTimeout,
@@ -91,23 +100,47 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
       throw new IllegalArgumentException("digest must be user:password (got "
           + digest.length() + " characters without a user)");
     }
+    if (roles != null) {
+      String me = digest.isEmpty() ? "" : ZkRoles.idOf(digest);
+      if (!me.equals(roles.cluster()) && !me.equals(roles.client())) {
+        throw new IllegalArgumentException("the digest is neither the cluster's nor the"
+            + " client's identity of its role lines");
+      }
+    }
+  }
+
+  /** These settings with the cluster's identities by role (null: one identity). */
+  public ZooKeeperSettings withRoles(ZkRoles v) {
+    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, digest, tls,
+        v);
+  }
+
+  /**
+   * {@link #readDigestFile} with the role lines of the same file ({@link ZkRoles#read}): these
+   * settings authenticated as the file's identity.
+   */
+  public ZooKeeperSettings withDigestFile(Path file) throws IOException {
+    return withDigest(readDigestFile(file)).withRoles(ZkRoles.read(file));
   }
 
   public ZooKeeperSettings withChroot(String v) {
-    return new ZooKeeperSettings(connect, v, sessionTimeout, connectionTimeout, digest, tls);
+    return new ZooKeeperSettings(connect, v, sessionTimeout, connectionTimeout, digest, tls,
+        roles);
   }
 
   public ZooKeeperSettings withSessionTimeout(Duration v) {
-    return new ZooKeeperSettings(connect, chroot, v, connectionTimeout, digest, tls);
+    return new ZooKeeperSettings(connect, chroot, v, connectionTimeout, digest, tls, roles);
   }
 
   public ZooKeeperSettings withDigest(String v) {
-    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, v, tls);
+    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, v, tls,
+        roles);
   }
 
   /** These settings with TLS to ZooKeeper ({@code null}: plaintext). */
   public ZooKeeperSettings withTls(ZooKeeperTls v) {
-    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, digest, v);
+    return new ZooKeeperSettings(connect, chroot, sessionTimeout, connectionTimeout, digest, v,
+        roles);
   }
 
   /** A Curator client for these settings, not started; the caller owns it. */
@@ -126,6 +159,7 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
     if (!digest.isEmpty()) {
       b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
       List<ACL> acl = acl();
+      String prefix = chroot;
       b.aclProvider(new ACLProvider() {
         @Override
         public List<ACL> getDefaultAcl() {
@@ -134,7 +168,9 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
 
         @Override
         public List<ACL> getAclForPath(String path) {
-          return acl;
+          // Curator passes the path with the chroot (its namespace) in front
+          return acl(path != null && !prefix.isEmpty() && path.startsWith(prefix + "/")
+              ? path.substring(prefix.length()) : path);
         }
       });
     }
@@ -157,9 +193,17 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
   }
 
   /**
-   * The ACL of every znode these settings create: all permissions for the digest identity,
-   * {@code digest:user:base64(sha1(user:password))}, and nobody else; {@code OPEN_ACL_UNSAFE}
-   * without a digest.
+   * The ACL of a znode these settings create at {@code path} (relative to the chroot): by role
+   * ({@link ZkRoles#aclFor}) where {@link #roles} are set, else {@link #acl()}.
+   */
+  public List<ACL> acl(String path) {
+    return roles == null || path == null ? acl() : roles.aclFor(path);
+  }
+
+  /**
+   * The ACL with one identity: all permissions for the digest identity and nobody else;
+   * {@code OPEN_ACL_UNSAFE} without a digest. With {@link #roles}, znodes take {@link
+   * #acl(String)} instead.
    */
   public List<ACL> acl() {
     if (digest.isEmpty()) {
@@ -179,6 +223,7 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
     return "ZooKeeperSettings[connect=" + connect + ", chroot=" + chroot + ", sessionTimeout="
         + sessionTimeout + ", connectionTimeout=" + connectionTimeout + ", digest="
         + (digest.isEmpty() ? "none" : digest.substring(0, digest.indexOf(':')) + ":***")
-        + ", tls=" + (tls == null ? "off" : tls) + "]";
+        + ", tls=" + (tls == null ? "off" : tls) + ", roles=" + (roles == null ? "one identity"
+        : "cluster and client") + "]";
   }
 }

@@ -147,7 +147,7 @@ public final class Retirements {
     try {
       ZkWrites.upsert(zk(), path, data);
     } catch (Exception e) {
-      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path, what + ": " + e, e);
+      throw ZkWrites.failure(path, what, e);
     }
   }
 
@@ -155,7 +155,7 @@ public final class Retirements {
     try {
       return ZkWrites.delete(zk(), path);
     } catch (Exception e) {
-      throw new NamespaceException(NamespaceStatus.UNAVAILABLE, path, what + ": " + e, e);
+      throw ZkWrites.failure(path, what, e);
     }
   }
 }

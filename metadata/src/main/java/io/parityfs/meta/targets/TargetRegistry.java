@@ -227,7 +227,7 @@ public final class TargetRegistry implements Closeable {
       // rewrite also moves the version, which guards the delete of a superseded mark
       ZkWrites.upsert(zk, path, data);
     } catch (Exception e) {
-      throw unavailable(path, "writing the offline mark", e);
+      throw ZkWrites.failure(path, "writing the offline mark", e);
     }
     LOG.warn("target {}: marked offline: {}", targetId, reason);
     reread(Folder.OFFLINE, targetId);
@@ -248,7 +248,7 @@ public final class TargetRegistry implements Closeable {
     try {
       removed = ZkWrites.delete(zk, path);
     } catch (Exception e) {
-      throw unavailable(path, "removing the offline mark", e);
+      throw ZkWrites.failure(path, "removing the offline mark", e);
     }
     if (removed) {
       LOG.info("target {}: offline mark cleared", targetId);

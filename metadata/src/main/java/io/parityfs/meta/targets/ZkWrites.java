@@ -1,5 +1,7 @@
 package io.parityfs.meta.targets;
 
+import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -29,6 +31,20 @@ final class ZkWrites {
         }
       }
     }
+  }
+
+  /**
+   * The failure of a registry write: PERMISSION_DENIED (exit 5 on the command line) when
+   * ZooKeeper refused this identity (NOAUTH: with rights by role, the client identity only reads
+   * the registry; docs/security.md), UNAVAILABLE otherwise.
+   */
+  static NamespaceException failure(String path, String what, Throwable e) {
+    if (e instanceof KeeperException.NoAuthException) {
+      return new NamespaceException(NamespaceStatus.PERMISSION_DENIED, path, what
+          + ": ZooKeeper NOAUTH: registry writes need the cluster's identity (its digest file),"
+          + " not a client's", e);
+    }
+    return new NamespaceException(NamespaceStatus.UNAVAILABLE, path, what + ": " + e, e);
   }
 
   /** Deletes {@code path}; false when it was not there. */

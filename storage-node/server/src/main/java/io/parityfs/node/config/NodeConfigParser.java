@@ -53,6 +53,7 @@ import static io.parityfs.node.config.NodeConfigKeys.ZK_TLS_KEY_STORE;
 import static io.parityfs.node.config.NodeConfigKeys.ZK_TLS_TRUST_STORE;
 
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.ZkRoles;
 import io.parityfs.meta.ZooKeeperSettings;
 import io.parityfs.meta.ZooKeeperTls;
 import io.parityfs.node.config.NodeConfigKeys.Key;
@@ -214,10 +215,12 @@ public final class NodeConfigParser {
     }
     String chroot = get(ZK_CHROOT, null);
     String digest = "";
+    ZkRoles roles = null;
     String digestFile = get(ZK_DIGEST_FILE, null);
     if (!digestFile.isEmpty()) {
       try {
         digest = ZooKeeperSettings.readDigestFile(base.resolve(digestFile));
+        roles = ZkRoles.read(base.resolve(digestFile));
       } catch (IOException e) {
         problem(ZK_DIGEST_FILE.name(), "cannot read " + digestFile + ": " + e.getMessage());
       }
@@ -228,7 +231,7 @@ public final class NodeConfigParser {
     ZooKeeperSettings zk = null;
     if (!connect.isEmpty()) {
       try {
-        zk = new ZooKeeperSettings(connect, chroot, session, connecting, digest, zkTls);
+        zk = new ZooKeeperSettings(connect, chroot, session, connecting, digest, zkTls, roles);
       } catch (IllegalArgumentException e) {
         // the message starts with the setting's name: chroot, connect, digest, ...
         String m = e.getMessage();
