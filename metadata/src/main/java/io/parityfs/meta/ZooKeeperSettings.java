@@ -103,7 +103,7 @@ public record ZooKeeperSettings(String connect, String chroot, Duration sessionT
     if (roles != null) {
       String me = digest.isEmpty() ? "" : ZkRoles.idOf(digest);
       if (!me.equals(roles.cluster()) && !me.equals(roles.client())) {
-        throw new IllegalArgumentException("the digest is neither the cluster's nor the"
+        throw new IllegalArgumentException("digest: neither the cluster's nor the"
             + " client's identity of its role lines");
       }
     }
