@@ -27,6 +27,7 @@ abstract class CliCommand implements Callable<Integer> {
     ParityFsCommand root = (ParityFsCommand) spec.root().userObject();
     try (Session s = root.open(spec.commandLine())) {
       try {
+        root.applyCoreSite();
         run(s);
       } catch (CliException e) {
         report(s, e);

@@ -115,6 +115,13 @@ final class ParityFsCommand implements Callable<Integer> {
       description = "the CA's revocation list, PEM, optional (env PARITYFS_TLS_CRL)")
   Path tlsCrl;
 
+  @Option(names = "--core-site", scope = ScopeType.INHERIT, paramLabel = "<file>",
+      defaultValue = "${env:PARITYFS_CORE_SITE}",
+      description = "a Hadoop core-site.xml (as `local start` prints, or Spark's) to take the"
+          + " cluster from where no option or environment variable names it: its ZooKeeper,"
+          + " chroot, digest file and TLS files (env PARITYFS_CORE_SITE)")
+  Path coreSite;
+
   @Option(names = "--json", scope = ScopeType.INHERIT,
       description = "machine-readable output: one JSON document per line")
   boolean json;
@@ -133,6 +140,51 @@ final class ParityFsCommand implements Callable<Integer> {
   /** A session for a subcommand of this run; the caller closes it. */
   Session open(CommandLine sub) {
     return new Session(this, in, sub.getOut(), sub.getErr(), rawOut, terminal);
+  }
+
+  /**
+   * Fills what {@code --core-site} gives ({@link CoreSite}) into the options no option and no
+   * environment variable set: the ensemble, chroot, digest file, and the nodes' and ZooKeeper's
+   * TLS files (all of them together, or none of them, so a half-given TLS stays an error).
+   */
+  void applyCoreSite() throws CliException {
+    if (coreSite == null || coreSite.toString().isEmpty()) {
+      return;
+    }
+    CoreSite site = CoreSite.read(coreSite);
+    if (!given("--zookeeper", "PARITYFS_ZOOKEEPER") && site.zooKeeper() != null) {
+      zooKeeper = site.zooKeeper();
+    }
+    if ((chroot == null || chroot.isEmpty()) && site.chroot() != null) {
+      chroot = site.chroot();
+    }
+    if (digestFile == null) {
+      digestFile = site.digestFile();
+    }
+    if (tlsKey == null && tlsCert == null && tlsCa == null) {
+      tlsKey = site.tls("key");
+      tlsCert = site.tls("cert");
+      tlsCa = site.tls("ca");
+      tlsCrl = tlsCrl != null ? tlsCrl : site.tls("crl");
+    }
+    if (zkTlsTrustStore == null && zkTlsKeyStore == null) {
+      zkTlsTrustStore = site.zooKeeperTls("truststore");
+      zkTlsKeyStore = site.zooKeeperTls("keystore");
+    }
+  }
+
+  /** Whether {@code option} was typed on this command line or {@code env} is set. */
+  private boolean given(String option, String env) {
+    if (System.getenv(env) != null) {
+      return true;
+    }
+    for (CommandLine.ParseResult r = spec.commandLine().getParseResult(); r != null;
+        r = r.subcommand()) {
+      if (r.hasMatchedOption(option)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

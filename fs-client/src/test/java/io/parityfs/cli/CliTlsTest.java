@@ -70,6 +70,45 @@ class CliTlsTest {
         .out());
   }
 
+  /**
+   * {@code --core-site}: the CLI (and the mount, through the same options) takes the cluster's
+   * ZooKeeper and the client's TLS files from a Hadoop core-site, as Spark on the host does.
+   */
+  @Test
+  void aCoreSiteGivesTheClusterAndItsCredentials() throws Exception {
+    Path local = dir.resolve("site.txt");
+    Files.writeString(local, "through the core-site\n");
+    cli.ok(as("client", "put", local.toString(), "/site.txt"));
+    Path pki = cluster.pki();
+    Path site = dir.resolve("core-site.xml");
+    Files.writeString(site, "<?xml version=\"1.0\"?>\n<configuration>\n"
+        + "  <property><name>fs.defaultFS</name><value>pfs://mini/</value></property>\n"
+        + "  <property><name>fs.pfs.cluster.mini.zookeeper</name><value>"
+        + cluster.connectString() + "</value></property>\n"
+        + "  <property><name>fs.pfs.tls.key</name><value>" + pki.resolve("client.key")
+        + "</value></property>\n"
+        + "  <property><name>fs.pfs.tls.cert</name><value>" + pki.resolve("client.crt")
+        + "</value></property>\n"
+        + "  <property><name>fs.pfs.tls.ca</name><value>" + pki.resolve("ca.crt")
+        + "</value></property>\n</configuration>\n");
+    // no --zookeeper, no --tls-*: all from the file
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int rc;
+    try (java.io.PrintStream o = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+        java.io.PrintStream e = new java.io.PrintStream(err, true, StandardCharsets.UTF_8)) {
+      rc = Main.run(new String[] {"--user", "root", "--core-site", site.toString(), "cat",
+          "/site.txt"}, new java.io.ByteArrayInputStream(new byte[0]), o, e, false);
+    }
+    assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+    assertEquals(Files.readString(local), out.toString(StandardCharsets.UTF_8));
+    Path none = dir.resolve("empty-site.xml");
+    Files.writeString(none, "<configuration/>\n");
+    CliRunner.Run refused = cli.run("--core-site", none.toString(), "cat", "/site.txt");
+    assertEquals(2, refused.rc(), refused.err());
+    assertTrue(refused.err().contains("no pfs cluster in it"), refused.err());
+  }
+
   @Test
   void zkAclClosesANamespaceMadeWithoutADigest() throws Exception {
     // a namespace of its own (under a chroot), made open, then closed by zk-acl
