@@ -193,6 +193,20 @@ class ZooKeeperFaultTest {
         unexpected.forEach(e::addSuppressed);
         throw e;
       }
+      // the checking client may have lost its session too (a restart that took longer than the
+      // session on a loaded machine): its namespace answers "retry once reconnected" until
+      // Curator has a new one, so wait for that before reading (CI run of b96e902 read at once)
+      cluster.await("the checking client is connected again", Duration.ofSeconds(60), () -> {
+        try {
+          cluster.root().namespace().getStatus("/");
+          return true;
+        } catch (NamespaceException e) {
+          if (e.status() != NamespaceStatus.UNAVAILABLE) {
+            throw new IllegalStateException(e);
+          }
+          return false;
+        }
+      });
       for (int w = 0; w < writers; w++) {
         String path = "/zk/load" + w;
         if (leaseLost.contains(path)) {
