@@ -154,7 +154,8 @@ class FuseMountTest {
   @Test
   void twoMountsSeeEachOthersWritesAfterClose() throws Exception {
     Path other = Files.createTempDirectory("pfs-mnt2");
-    try (ParityClient c2 = SharedMiniCluster.secure().client(new Caller("root", List.of("root"), 0));
+    try (ParityClient c2 = SharedMiniCluster.secure().client(new Caller("root", List.of("root"),
+            0));
         PfsMount m2 = PfsMount.start(c2, MountOptions.of(other))) {
       Path there = other.resolve(BASE.substring(1)).resolve("shared.txt");
       Path here = root.resolve("shared.txt");
