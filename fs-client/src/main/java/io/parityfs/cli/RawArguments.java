@@ -1,11 +1,7 @@
 package io.parityfs.cli;
 
+import io.parityfs.fuse.FuseNames;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,14 +72,6 @@ public final class RawArguments {
   }
 
   static boolean isUtf8(byte[] bytes) {
-    CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
-    try {
-      d.decode(ByteBuffer.wrap(bytes));
-      return true;
-    } catch (CharacterCodingException e) {
-      return false;
-    }
+    return FuseNames.decode(bytes) != null; // the mount's own strict decoding of names
   }
 }

@@ -12,11 +12,11 @@ import jnr.ffi.Pointer;
  * name such as {@code $'\xff'}) has no string: the mount refuses it (EINVAL) rather than map
  * it to U+FFFD, where {@code \xff} and {@code \xfe} would be one file.
  */
-final class FuseNames {
+public final class FuseNames {
   private FuseNames() {}
 
   /** The string of UTF-8 bytes, or null when they are not valid UTF-8. */
-  static String decode(byte[] bytes) {
+  public static String decode(byte[] bytes) {
     try {
       return StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
