@@ -39,6 +39,17 @@ final class Json {
       repairs.add(range);
     }
     m.put("repairs", repairs);
+    if (!f.isDirectory()) {
+      m.put("storedBytes", f.storedBytes());
+      List<Map<String, Object>> holes = new ArrayList<>();
+      for (io.parityfs.meta.Holes.Range r : f.holes().ranges()) {
+        Map<String, Object> range = new LinkedHashMap<>();
+        range.put("from", r.from());
+        range.put("to", r.to());
+        holes.add(range);
+      }
+      m.put("holes", holes);
+    }
     return m;
   }
 

@@ -157,6 +157,10 @@ final class NamespaceCommands {
           out.println("type:        " + f.type());
           out.println("id:          " + f.id());
           out.println("length:      " + f.length() + " (" + Sizes.human(f.length()) + ")");
+          if (!f.holes().isEmpty()) {
+            out.println("stored:      " + f.storedBytes() + " (" + Sizes.human(f.storedBytes())
+                + "; sparse, groups never stored: " + f.holes() + ")");
+          }
           out.println("version:     " + f.version());
           out.println("modified:    " + Instant.ofEpochMilli(f.modificationTime()) + " ("
               + f.modificationTime() + ")");

@@ -1,6 +1,7 @@
 package io.parityfs.client;
 
 import io.parityfs.meta.Caller;
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.LengthProbe;
@@ -169,6 +170,9 @@ public final class ParityClient implements Closeable {
       if (tailLength > 0) {
         tail = ByteBuffer.allocate((int) tailLength);
         int index = (int) (f.length() / f.layout().chunkSize());
+        if (f.holes().contains(ChunkMap.of(f.layout()).group(index))) {
+          tail.position(tail.limit()); // a hole: zeros, stored whole by the stream
+        }
         while (tail.hasRemaining()) {
           if (chunks.read(f.id(), f.layout(), f.repairs(), index, tail.position(),
               tail) <= 0) {

@@ -2,6 +2,7 @@ package io.parityfs.client;
 
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Holes;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.Closeable;
@@ -11,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,9 +41,15 @@ import org.slf4j.LoggerFactory;
  * without committing (a {@link ClientException} with the failed store's status, e.g. NO_SPACE);
  * the lease then expires with the client or is recovered.
  *
- * <p><b>No holes.</b> A file never lacks a chunk within its length, so readers stay strict (a
- * chunk shorter than the length is an error, never silently zeros): extending a file (a write
- * past its end, a truncate up) stores zero-filled chunks for the gap.
+ * <p><b>Holes.</b> Extending a file (a write past its end, a truncate up) stores nothing for
+ * the groups wholly past the old end ({@link ChunkMap#group}: an ec group, else a chunk): they
+ * become holes of the file ({@link Holes}), committed with the length, which read as zeros and
+ * take no space. Only the rest of the group that holds the old end is zero-filled and stored. A
+ * write into a hole takes its group out of the holes and stores it whole (zeros but for the
+ * write) before the commit that records it, so a committed group outside the holes is always
+ * stored, and readers stay strict there (a chunk shorter than the length is DATA_LOST, never
+ * silently zeros). Past {@link Holes#MAX_RANGES} ranges an extension stores its zeros instead,
+ * refused first when they would not fit ({@link #checkExtension}).
  *
  * <p><b>Truncating down</b> stores every buffer, then makes the chunk at the new end short
  * (stores its kept prefix, or deletes it when the new end is a chunk boundary), commits the new
@@ -82,6 +88,10 @@ public final class PfsFileWriter implements Closeable {
   private final GroupWriter groups;
   private final ChunkMap map;
   private final StaleMembers stale;
+  /** The groups never stored, with this writer's changes; committed with the length. */
+  private Holes holes;
+  /** The holes as last committed (what a writer that gives up closes the file with). */
+  private Holes committedHoles;
 
   /** A chunk's buffer (always chunk-sized) and how many of its bytes are the file's. */
   private static final class Chunk {
@@ -104,6 +114,8 @@ public final class PfsFileWriter implements Closeable {
     this.length = file.length();
     this.committed = file.length();
     this.map = ChunkMap.of(layout);
+    this.holes = file.holes();
+    this.committedHoles = file.holes();
     this.stale = new StaleMembers(layout.across(), client.config().writeMargin());
     this.groups = layout.across().isErasureCoded()
         ? new GroupWriter(client.chunks(), client.transfers(), file, stale) : null;
@@ -209,7 +221,8 @@ public final class PfsFileWriter implements Closeable {
     long oldStored = Math.max(committed, storedEnd());
     int cut = chunkIndex(newLength);
     int inChunk = (int) (newLength - (long) cut * chunkSize);
-    if ((long) cut * chunkSize < oldStored) {
+    Holes before = holes;
+    if ((long) cut * chunkSize < oldStored && !before.contains(map.group(cut))) {
       if (groups != null) {
         truncateGroup(cut, inChunk);
       } else if (inChunk > 0) {
@@ -221,19 +234,28 @@ public final class PfsFileWriter implements Closeable {
         deleteChunk(cut);
       }
     }
-    client.namespace().setLength(path, file.id(), -1, newLength, -1, stale.repairs());
+    holes = holes.below(map.groups(newLength));
+    client.namespace().setLength(path, file.id(), -1, newLength, -1, stale.repairs(), holes);
+    committedHoles = holes;
     length = newLength;
     committed = newLength;
     storedSinceCommit.clear();
     long lastOld = oldStored == 0 ? -1 : chunkIndex(oldStored - 1);
     try {
       for (long i = cut + 1; i <= lastOld; i++) {
-        deleteChunk((int) i);
+        if (!before.contains(map.group(i))) {
+          deleteChunk((int) i);
+        }
       }
       if (groups != null && lastOld >= 0) {
         // the cut's group is gone when the cut is its first chunk's start; else it was stored
         boolean groupGone = inChunk == 0 && cut % groupSize() == 0;
-        groups.deleteParity(groupGone ? map.group(cut) : map.group(cut) + 1, map.group(lastOld));
+        for (long g = groupGone ? map.group(cut) : map.group(cut) + 1; g <= map.group(lastOld);
+            g++) {
+          if (!before.contains(g)) {
+            groups.deleteParity(g, g);
+          }
+        }
       }
     } catch (IOException | RuntimeException e) {
       // a chunk past the new end is left: fail the writer, so that close does not close the
@@ -251,8 +273,15 @@ public final class PfsFileWriter implements Closeable {
     checkOpen();
     storeAll();
     if (length != committed) {
-      client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs());
+      client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs(),
+          holes);
       committed = length;
+      committedHoles = holes;
+    } else if (!holes.equals(committedHoles)) {
+      // a write filled a hole without changing the length: the group is stored now
+      client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs(),
+          holes);
+      committedHoles = holes;
     }
     storedSinceCommit.clear();
   }
@@ -283,8 +312,10 @@ public final class PfsFileWriter implements Closeable {
     }
     try {
       storeAll();
-      client.namespace().complete(path, file.id(), -1, length, keptMtime, stale.repairs());
+      client.namespace().complete(path, file.id(), -1, length, keptMtime, stale.repairs(),
+          holes);
       committed = length;
+      committedHoles = holes;
     } catch (ClientException e) {
       if (e.status() == ClientStatus.NO_SPACE) {
         giveBack();
@@ -311,7 +342,8 @@ public final class PfsFileWriter implements Closeable {
     storing.clear();
     try {
       client.lengthProbe().fenceAll(file, committed);
-      client.namespace().complete(path, file.id(), -1, committed, keptMtime, stale.repairs());
+      client.namespace().complete(path, file.id(), -1, committed, keptMtime, stale.repairs(),
+          committedHoles);
       LOG.info("{}: out of space; what was stored past the committed {} bytes is deleted and"
           + " the file closed at that length", path, committed);
     } catch (IOException e) {
@@ -343,11 +375,14 @@ public final class PfsFileWriter implements Closeable {
     return (int) i;
   }
 
-  /** How many bytes of chunk {@code index} its target holds now. */
+  /** How many bytes of chunk {@code index} its target holds now (0 in a hole). */
   private int storedLength(int index) {
     Integer s = storedSinceCommit.get(index);
     if (s != null) {
       return s;
+    }
+    if (holes.contains(map.group(index))) {
+      return 0;
     }
     long start = (long) index * chunkSize;
     return (int) Math.max(0, Math.min(chunkSize, committed - start));
@@ -393,6 +428,7 @@ public final class PfsFileWriter implements Closeable {
     if (c != null) {
       return c;
     }
+    fillHole(index);
     ByteBuffer recycled = free.poll();
     c = new Chunk(recycled != null ? recycled : ByteBuffer.allocate(chunkSize));
     int stored = storedLength(index);
@@ -412,9 +448,63 @@ public final class PfsFileWriter implements Closeable {
     return c;
   }
 
-  /** Zero-filled chunks for {@code [from, to)} (their buffers: stored like any other). */
+  /**
+   * A write into a hole: takes the group of chunk {@code index} out of the holes, its chunks
+   * within the length as zero buffers (stored with the write, the group whole, before the
+   * commit that records it) and as holding nothing stored yet.
+   */
+  private void fillHole(int index) {
+    long g = map.group(index);
+    if (!holes.contains(g)) {
+      return;
+    }
+    holes = holes.without(g);
+    int first = (int) (g * groupSize());
+    for (int i = first; i < first + groupSize(); i++) {
+      long start = (long) i * chunkSize;
+      if (start < length || i == index) {
+        storedSinceCommit.put(i, 0);
+      }
+      if (i != index && start < length && !dirty.containsKey(i)) {
+        ByteBuffer recycled = free.poll();
+        Chunk z = new Chunk(recycled != null ? recycled : ByteBuffer.allocate(chunkSize));
+        if (recycled != null) {
+          Arrays.fill(z.buf.array(), (byte) 0);
+        }
+        z.valid = (int) Math.min(chunkSize, length - start);
+        dirty.put(i, z);
+      }
+    }
+  }
+
+  /**
+   * Extends the file from {@code from} to {@code to}: the groups wholly past {@code from} become
+   * holes, and the rest of the group that holds {@code from} (unless it is a hole) is
+   * zero-filled; past {@link Holes#MAX_RANGES} hole ranges, every byte is zero-filled.
+   */
   private void zeroFill(long from, long to) throws IOException {
+    checkChunkIndex(to);
+    long perGroup = (long) groupSize() * chunkSize;
+    long firstHole = (from + perGroup - 1) / perGroup; // the first group wholly past from
+    long denseTo = Math.min(to, firstHole * perGroup);
+    if (from > 0 && holes.contains((from - 1) / perGroup)) {
+      firstHole = (from - 1) / perGroup; // the end is in a hole: it just grows
+      denseTo = from;
+    }
+    long lastHole = (to - 1) / perGroup;
+    Holes more = holes.with(firstHole, lastHole);
+    if (firstHole <= lastHole && more.ranges().size() <= Holes.MAX_RANGES) {
+      fillZeros(from, denseTo);
+      holes = more;
+      length = Math.max(length, to);
+      return;
+    }
     checkExtension(from, to);
+    fillZeros(from, to);
+  }
+
+  /** Zero-filled chunks for {@code [from, to)} (their buffers: stored like any other). */
+  private void fillZeros(long from, long to) throws IOException {
     long p = from;
     while (p < to) {
       int index = chunkIndex(p);
@@ -437,10 +527,6 @@ public final class PfsFileWriter implements Closeable {
    * to the store's own NO_SPACE.
    */
   private void checkExtension(long from, long to) throws IOException {
-    if ((to - 1) / chunkSize > Integer.MAX_VALUE) {
-      throw new FileTooLargeException(path, path + ": length " + to + " is past the largest chunk"
-          + " index of its layout (" + ((long) Integer.MAX_VALUE + 1) * chunkSize + " bytes)");
-    }
     if (to - from <= chunkSize) {
       return;
     }
@@ -455,16 +541,31 @@ public final class PfsFileWriter implements Closeable {
     }
   }
 
+  /** FILE_TOO_LARGE when a length of {@code to} is past what the file's layout can hold. */
+  private void checkChunkIndex(long to) throws IOException {
+    long max = Math.min(map.maxLength(), ((long) Integer.MAX_VALUE + 1) * chunkSize);
+    if (to > max) {
+      throw new FileTooLargeException(path, path + ": length " + to + " is past the largest chunk"
+          + " index of its layout (" + max + " bytes)");
+    }
+  }
+
   /** Stores the oldest buffers (not {@code keep}) while there are more than the budget. */
   private void evictBeyondBudget(int keep) throws IOException {
-    Iterator<Map.Entry<Integer, Chunk>> it = dirty.entrySet().iterator();
-    while (dirty.size() > maxBuffers && it.hasNext()) {
-      Map.Entry<Integer, Chunk> e = it.next();
-      if (e.getKey() == keep) {
-        continue;
+    while (dirty.size() > maxBuffers) {
+      // a fresh look each time: an ec group's store takes its other dirty chunks with it
+      Map.Entry<Integer, Chunk> oldest = null;
+      for (Map.Entry<Integer, Chunk> e : dirty.entrySet()) {
+        if (e.getKey() != keep) {
+          oldest = e;
+          break;
+        }
       }
-      it.remove();
-      store(e.getKey(), e.getValue());
+      if (oldest == null) {
+        return;
+      }
+      dirty.remove(oldest.getKey());
+      store(oldest.getKey(), oldest.getValue());
     }
   }
 
@@ -521,9 +622,11 @@ public final class PfsFileWriter implements Closeable {
 
   /** Stores every buffer and waits for every store; throws the first failure. */
   private void storeAll() throws IOException {
-    List<Map.Entry<Integer, Chunk>> all = new ArrayList<>(dirty.entrySet());
-    dirty.clear();
-    for (Map.Entry<Integer, Chunk> e : all) {
+    // oldest first, each taken out as it is stored: an ec group's store takes its other dirty
+    // chunks with it, so each group is stored once, with all of its changes
+    while (!dirty.isEmpty()) {
+      Map.Entry<Integer, Chunk> e = dirty.entrySet().iterator().next();
+      dirty.remove(e.getKey());
       store(e.getKey(), e.getValue());
     }
     for (Integer index : new ArrayList<>(storing.keySet())) {

@@ -1,6 +1,8 @@
 package io.parityfs.client;
 
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Holes;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Repairs;
 import java.io.EOFException;
@@ -38,6 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class PfsInputStream extends InputStream {
   private record Window(long start, int length, CompletableFuture<ByteBuffer> data) {}
 
+  private static final byte[] ZEROS = new byte[64 * 1024];
   private final ParityClient client;
   private final String path;
   private final FileStatus file;
@@ -48,6 +51,8 @@ public final class PfsInputStream extends InputStream {
   private volatile long length;
   /** The file's repair record as of {@link #length}: members no read may use. */
   private volatile Repairs repairs;
+  /** The file's holes as of {@link #length}: groups never stored, read as zeros. */
+  private volatile Holes holes;
   private long pos;
   private ByteBuffer win;
   private long winStart;
@@ -66,6 +71,7 @@ public final class PfsInputStream extends InputStream {
     this.chunkSize = layout.chunkSize();
     this.length = file.length();
     this.repairs = file.repairs();
+    this.holes = file.holes();
   }
 
   public FileStatus file() {
@@ -244,6 +250,7 @@ public final class PfsInputStream extends InputStream {
     long old = length;
     length = Math.max(length, now.length());
     repairs = now.repairs(); // the members left out of what the length now covers
+    holes = now.holes();
     return length > old && pos < length;
   }
 
@@ -262,6 +269,7 @@ public final class PfsInputStream extends InputStream {
     }
     layout = now.layout();
     repairs = now.repairs();
+    holes = now.holes();
     return true;
   }
 
@@ -350,6 +358,12 @@ public final class PfsInputStream extends InputStream {
   private void readChunkPart(long start, ByteBuffer dst) throws IOException {
     int index = (int) (start / chunkSize);
     long offset = start % chunkSize;
+    if (holes.contains(ChunkMap.of(layout).group(index))) {
+      while (dst.hasRemaining()) { // a hole: never stored, zeros (no node is asked)
+        dst.put(ZEROS, 0, Math.min(ZEROS.length, dst.remaining()));
+      }
+      return;
+    }
     while (dst.hasRemaining()) {
       int want = dst.remaining();
       int n;

@@ -1,6 +1,8 @@
 package io.parityfs.client;
 
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Holes;
 import io.parityfs.meta.Layout;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -64,6 +66,11 @@ public final class PfsOutputStream extends OutputStream {
   private volatile Throwable failure;
   private final Object failureLock = new Object();
   private boolean closed;
+  /**
+   * The holes this stream commits once it has appended: the file's, less the group it appends
+   * in and those after ({@link Holes}; a stream stores every group it writes whole).
+   */
+  private final Holes holes;
 
   PfsOutputStream(ParityClient client, String path, FileStatus file, ByteBuffer tail)
       throws IOException {
@@ -91,6 +98,7 @@ public final class PfsOutputStream extends OutputStream {
     this.pos = file.length();
     this.committed = file.length();
     this.curIndex = (int) (pos / chunkSize);
+    this.holes = file.holes().below(ChunkMap.of(layout).group(curIndex));
     if (groups != null) {
       resumeGroup();
     }
@@ -172,7 +180,7 @@ public final class PfsOutputStream extends OutputStream {
     }
     awaitUploads();
     if (pos != committed) {
-      client.namespace().setLength(path, file.id(), -1, pos, -1, stale.repairs());
+      client.namespace().setLength(path, file.id(), -1, pos, -1, stale.repairs(), holes());
       committed = pos;
     }
   }
@@ -204,11 +212,16 @@ public final class PfsOutputStream extends OutputStream {
         upload(curIndex, last, true);
       }
       awaitUploads();
-      client.namespace().complete(path, file.id(), -1, pos, -1, stale.repairs());
+      client.namespace().complete(path, file.id(), -1, pos, -1, stale.repairs(), holes());
       committed = pos;
     } finally {
       closed = true;
     }
+  }
+
+  /** The holes to commit: the file's until this stream appended a byte (null: keep them). */
+  private Holes holes() {
+    return pos > file.length() ? holes : null;
   }
 
   private void checkOpen() throws IOException {
@@ -271,6 +284,9 @@ public final class PfsOutputStream extends OutputStream {
       acquireBuffer();
       ByteBuffer b = cur;
       cur = null;
+      if (file.holes().contains(ChunkMap.of(layout).group(index))) {
+        b.put(new byte[b.remaining()]); // a hole: zeros, stored with the group's next round
+      }
       while (b.hasRemaining()) {
         int n = client.chunks().read(file.id(), layout, file.repairs(), index, b.position(), b);
         if (n <= 0) {

@@ -240,7 +240,7 @@ public final class Rebalancer {
     Map<String, Long> out = new HashMap<>();
     int m = Math.max(1, l.across().parity());
     long k = l.across().isErasureCoded() ? l.across().data() : 1;
-    for (ChunkMap.Placed p : map.stored(f.length())) {
+    for (ChunkMap.Placed p : map.stored(f.length(), f.holes())) {
       // a parity chunk is as long as its group's first data chunk
       long chunk = p.index() >= ChunkMap.PARITY_BASE
           ? (p.index() - ChunkMap.PARITY_BASE) / m * k : p.index();

@@ -73,9 +73,7 @@ public final class Repairer {
     }
     Layout layout = f.layout();
     ChunkMap map = ChunkMap.of(layout);
-    long dataChunks = map.dataChunks(f.length());
-    int k = layout.across().isErasureCoded() ? layout.across().data() : 1;
-    long groups = (dataChunks + k - 1) / k;
+    long groups = map.groups(f.length());
     long repaired = 0;
     long waiting = 0;
     long bytes = 0;
@@ -104,7 +102,9 @@ public final class Repairer {
       }
       trim(f, map, r.target());
       for (long g = r.from(); g <= Math.min(r.to(), groups - 1); g++) {
-        bytes += rebuild(f, map, g, r.target(), r.target());
+        if (!f.holes().contains(g)) { // a hole has no member to store
+          bytes += rebuild(f, map, g, r.target(), r.target());
+        }
         done = done.with(Repairs.of(r.target(), g));
         repaired++;
         if (++inBatch == BATCH) {
@@ -139,8 +139,11 @@ public final class Repairer {
     do {
       io.parityfs.meta.chunks.ChunkPage page = chunks.list(target, f.id(), cursor, 1000);
       for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
-        boolean beyond = map.isParity(c.index())
-            ? (c.index() - ChunkMap.PARITY_BASE) / m >= groups : c.index() >= data;
+        long group = map.isParity(c.index())
+            ? (c.index() - ChunkMap.PARITY_BASE) / m : c.index() / k;
+        // past the end, or in a hole (a writer that died stored it uncommitted)
+        boolean beyond = group >= groups || c.index() >= data && !map.isParity(c.index())
+            || f.holes().contains(group);
         if (c.fileId() == f.id() && beyond) {
           past.add(c.index());
         }
@@ -171,6 +174,9 @@ public final class Repairer {
       return f; // the end is a group's end: no group is cut
     }
     long g = first / k;
+    if (f.holes().contains(g)) {
+      return f; // the end is in a hole: no member of its group is stored
+    }
     int present = (int) (first - g * k);
     StaleMembers stale = new StaleMembers(layout.across(), client.config().writeMargin());
     ByteBuffer[] data = readData(f, g * k, present, k);

@@ -149,10 +149,7 @@ public final class Reprotector {
             + ": " + e.getMessage());
       }
       ChunkMap map = ChunkMap.of(f.layout());
-      long units = f.layout().across().isErasureCoded()
-          ? (map.dataChunks(f.length()) + map.layout().across().data() - 1)
-              / map.layout().across().data()
-          : map.dataChunks(f.length());
+      long units = map.groups(f.length());
       // re-protection reads nothing from the lost target (its members count as stale); a
       // drain copies from the live one what its record does not name
       FileStatus reading = copy ? f : f.withRepairs(f.repairs().with(units == 0 ? Repairs.NONE
@@ -162,6 +159,9 @@ public final class Reprotector {
       for (long g = 0; g < units || !inFlight.isEmpty(); ) {
         if (g < units && inFlight.size() < WINDOW) {
           long group = g++;
+          if (f.holes().contains(group)) {
+            continue; // never stored: no member to move
+          }
           String lostTarget = from;
           String onto = to;
           inFlight.add(CompletableFuture.supplyAsync(() -> {
@@ -259,6 +259,9 @@ public final class Reprotector {
   private void forget(FileStatus f, ChunkMap map, int position, String to, long units) {
     boolean ec = f.layout().across().isErasureCoded();
     for (long g = 0; g < units; g++) {
+      if (f.holes().contains(g)) {
+        continue;
+      }
       for (int j = 0; j < (ec ? map.members() : map.copies()); j++) {
         if ((ec ? map.memberPosition(g, j) : map.copyPosition(g, j)) != position) {
           continue;

@@ -16,18 +16,26 @@ package io.parityfs.fuse;
  * @param accessMillis st_atime, milliseconds since the epoch
  * @param modificationMillis st_mtime, milliseconds since the epoch (also st_ctime: no change
  *     time is stored)
+ * @param holeBytes bytes of {@code size} in the file's holes (never stored, read as zeros), which
+ *     take no blocks
  */
 public record FileAttributes(long inode, int mode, int nlink, long uid, long gid, long size,
-    int blockSize, long accessMillis, long modificationMillis) {
+    int blockSize, long accessMillis, long modificationMillis, long holeBytes) {
   public static final int S_IFDIR = 0040000;
   public static final int S_IFREG = 0100000;
+
+  /** Attributes of a file without holes. */
+  public FileAttributes(long inode, int mode, int nlink, long uid, long gid, long size,
+      int blockSize, long accessMillis, long modificationMillis) {
+    this(inode, mode, nlink, uid, gid, size, blockSize, accessMillis, modificationMillis, 0);
+  }
 
   public boolean isDirectory() {
     return (mode & 0170000) == S_IFDIR;
   }
 
-  /** 512-byte blocks, as st_blocks (du counts them). */
+  /** 512-byte blocks, as st_blocks (du counts them): holes take none. */
   public long blocks() {
-    return (size + 511) / 512;
+    return (Math.max(0, size - holeBytes) + 511) / 512;
   }
 }

@@ -518,7 +518,8 @@ public final class PfsFuseOperations implements AutoCloseable {
     long size = handles.length(s);
     int type = s.isDirectory() ? FileAttributes.S_IFDIR : FileAttributes.S_IFREG;
     return new FileAttributes(s.id(), type | (s.permission() & 07777), 1, ids.uid(s.owner()),
-        ids.gid(s.group()), size, BLOCK_SIZE, s.accessTime(), s.modificationTime());
+        ids.gid(s.group()), size, BLOCK_SIZE, s.accessTime(), s.modificationTime(),
+        s.length() - s.storedBytes());
   }
 
   private static boolean unset(long id) {

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
+import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Holes;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.NamespaceStatus;
@@ -70,7 +73,7 @@ class PfsFileWriterTest extends StripedClusterTest {
   }
 
   @Test
-  void aWritePastTheEndFillsTheGapWithStoredZeros() throws IOException {
+  void aWritePastTheEndLeavesTheChunksBetweenAsHoles() throws IOException {
     byte[] start = random(1000, 3);
     FileStatus f = create("/w-gap", start, SMALL_CHUNKS);
     byte[] tail = random(500, 4);
@@ -82,14 +85,18 @@ class PfsFileWriterTest extends StripedClusterTest {
     System.arraycopy(start, 0, model, 0, start.length);
     System.arraycopy(tail, 0, model, (int) at, tail.length);
     assertArrayEquals(model, read("/w-gap"));
-    // no hole: every chunk up to the end is stored, full but the last
+    // chunk 0 zero-filled to its end, chunks 1 and 2 holes (never stored), chunk 3 the write
     List<long[]> chunks = storedChunks(f);
-    assertEquals(4, chunks.size());
-    for (int i = 0; i < 3; i++) {
-      assertEquals(i, chunks.get(i)[0]);
-      assertEquals(SMALL, chunks.get(i)[1]);
-    }
-    assertEquals(10 + 500, chunks.get(3)[1]);
+    assertEquals(2, chunks.size());
+    assertEquals(0, chunks.get(0)[0]);
+    assertEquals(SMALL, chunks.get(0)[1]);
+    assertEquals(3, chunks.get(1)[0]);
+    assertEquals(10 + 500, chunks.get(1)[1]);
+    FileStatus now = client.namespace().getStatus("/w-gap");
+    assertEquals("1..2", now.holes().toString());
+    assertEquals(now.length() - 2L * SMALL, now.storedBytes());
+    // lease recovery's prefix counts the holes as present
+    assertEquals(now.length(), client.lengthProbe().length(now));
   }
 
   @Test
@@ -127,25 +134,162 @@ class PfsFileWriterTest extends StripedClusterTest {
   }
 
   @Test
-  void anExtensionItsTargetsCannotHoldIsRefusedBeforeAnythingIsStored() throws IOException {
+  void aHugeTruncateUpStoresNothingAndReadsAsZeros() throws IOException {
+    byte[] start = random(3 * SMALL + 11, 22);
+    FileStatus f = create("/w-sparse", start, SMALL_CHUNKS);
+    long huge = 1L << 40; // 1 TiB: 2^24 chunks of 64 KiB, the most this layout holds
+    client.truncate("/w-sparse", huge);
+    FileStatus now = client.namespace().getStatus("/w-sparse");
+    assertEquals(huge, now.length());
+    assertEquals("4..16777215", now.holes().toString());
+    assertEquals(4, storedChunks(f).size(), "only the old last chunk's tail was stored");
+    assertEquals(SMALL, storedChunks(f).get(3)[1]);
+    assertEquals(4L * SMALL, now.storedBytes());
+    try (PfsInputStream in = client.open("/w-sparse")) {
+      byte[] back = new byte[2 * SMALL];
+      in.readFully(3L * SMALL, ByteBuffer.wrap(back)); // the old tail and a hole
+      byte[] expected = new byte[2 * SMALL];
+      System.arraycopy(start, 3 * SMALL, expected, 0, 11);
+      assertArrayEquals(expected, back);
+      in.readFully(huge - 100, ByteBuffer.wrap(back, 0, 100));
+      assertArrayEquals(new byte[100], Arrays.copyOf(back, 100));
+    }
+    assertEquals(huge, client.lengthProbe().length(now));
+    // a write in the middle stores one chunk; the rest stays holes
+    try (PfsFileWriter w = client.openWriter("/w-sparse")) {
+      w.write(huge / 2 + 5, start, 0, 100);
+    }
+    now = client.namespace().getStatus("/w-sparse");
+    assertEquals("4..8388607, 8388609..16777215", now.holes().toString());
+    assertEquals(5, storedChunks(f).size());
+    try (PfsInputStream in = client.open("/w-sparse")) {
+      byte[] back = new byte[110];
+      in.readFully(huge / 2, ByteBuffer.wrap(back));
+      byte[] expected = new byte[110];
+      System.arraycopy(start, 0, expected, 5, 100);
+      assertArrayEquals(expected, back);
+    }
+    client.truncate("/w-sparse", 2L * SMALL + 1); // back down: the holes and the chunk go
+    now = client.namespace().getStatus("/w-sparse");
+    assertTrue(now.holes().isEmpty(), now.holes().toString());
+    assertEquals(3, storedChunks(f).size());
+    assertArrayEquals(Arrays.copyOf(start, 2 * SMALL + 1), read("/w-sparse"));
+  }
+
+  @Test
+  void leaseRecoveryKeepsTheHolesAndDeletesWhatADeadWriterStoredInThem() throws IOException {
+    byte[] start = random(SMALL, 24);
+    FileStatus f = create("/w-dead", start, SMALL_CHUNKS);
+    client.truncate("/w-dead", 10L * SMALL); // chunks 1..9 holes
+    ClientConfig small = cluster.clientConfig().writeBufferBytes(2L * SMALL).build();
+    try (ParityClient b = ParityClient.connect(small, Caller.of("root"))) {
+      PfsFileWriter w = b.openWriter("/w-dead");
+      byte[] x = random(SMALL, 25);
+      for (int c = 3; c <= 6; c++) {
+        w.write((long) c * SMALL, x, 0, SMALL); // chunks 3 and 4 evicted: stored, uncommitted
+      }
+      w.read(3L * SMALL, ByteBuffer.allocate(1)); // waits for chunk 3's store
+      assertTrue(storedChunks(f).stream().anyMatch(c -> c[0] == 3));
+      // b dies: its client goes without closing the writer
+    }
+    assertTrue(client.recoverLease("/w-dead"));
+    FileStatus now = client.namespace().getStatus("/w-dead");
+    assertEquals(10L * SMALL, now.length());
+    assertEquals("1..9", now.holes().toString());
+    assertEquals(1, storedChunks(f).size(), "what the dead writer stored in the holes is gone");
+    assertArrayEquals(Arrays.copyOf(start, 10 * SMALL), read("/w-dead"));
+  }
+
+  @Test
+  void anAppendToAFileThatEndsInAHoleStoresThatGroup() throws IOException {
+    for (Layout layout : List.of(SMALL_CHUNKS, SMALL_CHUNKS.withAcross(Across.ec(2, 1)))) {
+      String path = "/w-append-" + layout.across();
+      byte[] start = random(1000, 26);
+      FileStatus f = create(path, start, layout);
+      long end = 5L * SMALL + 100;
+      client.truncate(path, end);
+      assertTrue(client.namespace().getStatus(path).holes().contains(
+          ChunkMap.of(layout).group(5)), path);
+      byte[] more = random(SMALL, 27);
+      try (PfsOutputStream out = client.append(path)) {
+        out.write(more);
+      }
+      FileStatus now = client.namespace().getStatus(path);
+      assertTrue(!now.holes().contains(ChunkMap.of(layout).group(5))
+          && !now.holes().contains(ChunkMap.of(layout).group(6)), now.holes().toString());
+      byte[] model = new byte[(int) end + more.length];
+      System.arraycopy(start, 0, model, 0, start.length);
+      System.arraycopy(more, 0, model, (int) end, more.length);
+      assertArrayEquals(model, read(path), path);
+      assertEquals(now.length(), client.lengthProbe().length(now), path);
+      assertTrue(storedChunks(f).stream().noneMatch(c -> c[0] == 2), path + ": chunk 2 stored");
+    }
+  }
+
+  static int holeRanges(String path) throws IOException {
+    return client.namespace().getStatus(path).holes().ranges().size();
+  }
+
+  @Test
+  void aChunkLostOutsideTheHolesStillReadsAsLostNotAsZeros() throws IOException {
+    byte[] start = random(2 * SMALL, 23);
+    FileStatus f = create("/w-lost", start, SMALL_CHUNKS);
+    client.truncate("/w-lost", 6L * SMALL); // chunks 2..5 holes
+    FileStatus now = client.namespace().getStatus("/w-lost");
+    assertEquals("2..5", now.holes().toString());
+    // chunk 1 is not a hole: a target that no longer has it is data lost, never zeros
+    String t = f.layout().targets().get(1 % f.layout().stripeCount());
+    client.chunks().delete(t, f.id(), 1, now.generation());
+    try (PfsInputStream in = client.open("/w-lost")) {
+      byte[] back = new byte[SMALL];
+      in.readFully(4L * SMALL, ByteBuffer.wrap(back)); // a hole still reads
+      assertArrayEquals(new byte[SMALL], back);
+      ClientException e = assertThrows(ClientException.class,
+          () -> in.readFully(SMALL, ByteBuffer.wrap(back)));
+      assertEquals(ClientStatus.DATA_LOST, e.status());
+    }
+  }
+
+  @Test
+  void pastTheMostHoleRangesAnExtensionStoresZerosAndIsRefusedWhenTheyCannotFit()
+      throws IOException {
     byte[] start = random(3 * SMALL + 11, 21);
     FileStatus f = create("/w-huge", start, SMALL_CHUNKS);
-    List<long[]> before = storedChunks(f);
+    List<Long> written = new ArrayList<>();
     try (PfsFileWriter w = client.openWriter("/w-huge")) {
-      // Past the layout's last chunk index (2^31 chunks of 64 KiB = 128 TiB).
+      // Past the layout's last chunk index (2^24 chunks of 64 KiB = 1 TiB).
       assertThrows(FileTooLargeException.class, () -> w.truncate(999_999_999_999_999L));
-      // Below it, but 10 TiB of zeros: more than any target's free space.
-      FileTooLargeException e =
-          assertThrows(FileTooLargeException.class, () -> w.truncate(10L << 40));
+      // holes 4..399, then a byte in every other one: 4, 6, .. 398 holes of one chunk each
+      long end = 400L * SMALL;
+      w.truncate(end);
+      for (long c = 5; c < 400 && holeRanges("/w-huge") < Holes.MAX_RANGES; c += 2) {
+        written.add(c);
+        w.write(c * SMALL, new byte[] {1}, 0, 1);
+        w.flush();
+      }
+      w.write(end - 1, new byte[] {2}, 0, 1); // the last chunk stored: no hole at the end
+      w.flush();
+      assertEquals(Holes.MAX_RANGES, holeRanges("/w-huge"));
+      int storedBefore = storedChunks(f).size();
+      // up to the layout's most (1 TiB) of zeros, which cannot be holes now: more than the
+      // targets' free space
+      FileTooLargeException e = assertThrows(FileTooLargeException.class,
+          () -> w.truncate(ChunkMap.of(SMALL_CHUNKS).maxLength()));
       assertTrue(e.getMessage().contains("not sparse"), e.getMessage());
-      byte[] b = {1};
-      assertThrows(FileTooLargeException.class, () -> w.write(5L << 40, b, 0, 1));
-      assertEquals(start.length, w.length());
-      // A small extension still works, and the writer is not poisoned by the refusals.
-      w.truncate(start.length + 2L * SMALL);
+      assertEquals(end, w.length());
+      assertEquals(storedBefore, storedChunks(f).size(), "nothing stored for the refusal");
+      // a small extension is stored as zeros, and the writer is not poisoned by the refusal
+      w.truncate(end + 2L * SMALL);
+      w.flush();
+      assertEquals(storedBefore + 2, storedChunks(f).size());
     }
-    assertEquals(before.size() + 2, storedChunks(f).size());
-    assertArrayEquals(Arrays.copyOf(start, start.length + 2 * SMALL), read("/w-huge"));
+    byte[] model = new byte[402 * SMALL];
+    System.arraycopy(start, 0, model, 0, start.length);
+    for (long c : written) {
+      model[(int) (c * SMALL)] = 1;
+    }
+    model[400 * SMALL - 1] = 2;
+    assertArrayEquals(model, read("/w-huge"));
   }
 
   @Test
@@ -217,16 +361,27 @@ class PfsFileWriterTest extends StripedClusterTest {
    */
   @Test
   void randomOperationsMatchAModel() throws IOException {
+    randomOperations(SMALL_CHUNKS, 3);
+  }
+
+  /** The same with ec:2+1 (holes are whole groups) and mirror:2 (holes have no copies). */
+  @Test
+  void randomOperationsMatchAModelAcrossNodes() throws IOException {
+    randomOperations(SMALL_CHUNKS.withAcross(Across.ec(2, 1)), 2);
+    randomOperations(SMALL_CHUNKS.withAcross(Across.mirror(2)), 2);
+  }
+
+  private void randomOperations(Layout layout, int seeds) throws IOException {
     ClientConfig small = cluster.clientConfig().writeBufferBytes(2L * SMALL).build();
-    for (long seed = 1; seed <= 3; seed++) {
+    for (long seed = 1; seed <= seeds; seed++) {
       Random r = new Random(seed);
-      String path = "/w-random-" + seed;
+      String path = "/w-random-" + layout.across() + "-" + seed;
       byte[] model = random(r.nextInt(4 * SMALL), seed * 31);
       int len = model.length;
       model = Arrays.copyOf(model, 12 * SMALL);
       try (ParityClient c = ParityClient.connect(small, Caller.of("root"))) {
         try (PfsOutputStream out = c.create(path,
-            CreateOptions.file().withLayout(SMALL_CHUNKS))) {
+            CreateOptions.file().withLayout(layout))) {
           out.write(model, 0, len);
         }
         try (PfsFileWriter w = c.openWriter(path)) {
@@ -267,6 +422,15 @@ class PfsFileWriterTest extends StripedClusterTest {
           }
         }
         assertArrayEquals(Arrays.copyOf(model, len), read(path), "seed " + seed);
+        FileStatus f = c.namespace().getStatus(path);
+        assertEquals(f.length(), c.lengthProbe().length(f), "seed " + seed);
+        // nothing is stored for a hole, and every group outside the holes is
+        for (long[] chunk : storedChunks(f)) {
+          long g = ChunkMap.of(layout).isParity((int) chunk[0])
+              ? (chunk[0] - ChunkMap.PARITY_BASE) / Math.max(1, layout.across().parity())
+              : ChunkMap.of(layout).group(chunk[0]);
+          assertTrue(!f.holes().contains(g), "chunk " + chunk[0] + " stored in a hole " + f);
+        }
       }
     }
   }
@@ -284,7 +448,8 @@ class PfsFileWriterTest extends StripedClusterTest {
     }
     FileStatus now = client.namespace().getStatus("/w-probe");
     assertEquals(6L * SMALL + 1, now.length());
-    assertEquals(now.length(), client.lengthProbe().length(f));
+    assertEquals("6", now.holes().toString()); // chunk 6 was never written
+    assertEquals(now.length(), client.lengthProbe().length(now));
     assertTrue(storedChunks(f).stream().allMatch(c -> c[0] <= 6));
   }
 }

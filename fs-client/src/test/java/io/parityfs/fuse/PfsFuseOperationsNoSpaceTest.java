@@ -113,4 +113,46 @@ class PfsFuseOperationsNoSpaceTest {
     }
     org.junit.jupiter.api.Assertions.assertArrayEquals(piece, back);
   }
+
+  /**
+   * Issue 39 item 2, on tmpfs drives of a few tens of MiB: {@code truncate -s 50G} and {@code dd
+   * seek=} a 4 KiB write at 50 GiB store holes, not zeros: the free space hardly moves, the file
+   * reads as zeros with the written bytes where they were written, its block count is what is
+   * stored, and truncating it back down gives everything back.
+   */
+  @Test
+  void aTruncateUpAndAWriteFarPastTheEndStoreHolesNotZeros() throws Exception {
+    long size = 50L << 30;
+    long before = full.freeBytes();
+    long[] fh = new long[1];
+    assertEquals(0, ops.create(Requester.MOUNT, "/sparse", 0644, 0, fh));
+    assertEquals(0, ops.ftruncate(Requester.MOUNT, "/sparse", fh[0], size));
+    byte[] block = new byte[4096];
+    java.util.Arrays.fill(block, (byte) 'x');
+    assertEquals(block.length, ops.write("/sparse", fh[0], size, ByteBuffer.wrap(block)));
+    assertEquals(0, ops.flush("/sparse", fh[0]));
+    ops.release("/sparse", fh[0]);
+    FileAttributes[] attr = new FileAttributes[1];
+    assertEquals(0, ops.getattr(Requester.MOUNT, "/sparse", attr));
+    assertEquals(size + block.length, attr[0].size());
+    assertTrue(attr[0].blocks() * 512 <= (1 << 20), "blocks " + attr[0].blocks()
+        + ": one 1 MiB chunk at most is stored");
+    assertTrue(full.freeBytes() >= before - (4 << 20), "free " + before + " before, "
+        + full.freeBytes() + " after: holes take no space");
+    assertEquals(0, ops.open(Requester.MOUNT, "/sparse", 0, fh));
+    ByteBuffer back = ByteBuffer.allocate(8192);
+    assertEquals(8192, ops.read("/sparse", fh[0], size - 4096, back));
+    byte[] expected = new byte[8192];
+    System.arraycopy(block, 0, expected, 4096, 4096);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(expected, back.array());
+    back.clear();
+    assertEquals(8192, ops.read("/sparse", fh[0], 12345L << 20, back));
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[8192], back.array());
+    ops.release("/sparse", fh[0]);
+    // a truncate up of a closed file (truncate -s) is as cheap, and back down is too
+    assertEquals(0, ops.truncate(Requester.MOUNT, "/sparse", 2 * size));
+    assertEquals(0, ops.truncate(Requester.MOUNT, "/sparse", 0));
+    assertEquals(0, client.namespace().getStatus("/sparse").length());
+    assertTrue(full.freeBytes() >= before - (1 << 20), "the space is back");
+  }
 }

@@ -112,6 +112,19 @@ public final class ChunkMap {
   }
 
   /**
+   * Groups a file of {@code length} bytes has ({@link #group}): ec:K+M groups, the last one
+   * counted however few data chunks it has; otherwise its data chunks.
+   */
+  public long groups(long length) {
+    return (dataChunks(length) + k - 1) / k;
+  }
+
+  /** Data chunks per group: K for ec:K+M, else 1. */
+  public int groupSize() {
+    return k;
+  }
+
+  /**
    * The most data chunks a file can have: 2^24, or for ec:K+M as many as keep the data below
    * 2^23 and every group's M parity chunks in the 2^23 indexes above (min(2^23, K·⌊2^23/M⌋)).
    */
@@ -130,6 +143,11 @@ public final class ChunkMap {
    * included however few data chunks it has.
    */
   public List<Placed> stored(long length) {
+    return stored(length, Holes.NONE);
+  }
+
+  /** {@link #stored(long)} but for the members of the groups {@code holes} names (none). */
+  public List<Placed> stored(long length, Holes holes) {
     long data = dataChunks(length);
     if (data > maxDataChunks()) {
       throw new IllegalArgumentException("length " + length + " is more than " + layout.across()
@@ -137,15 +155,22 @@ public final class ChunkMap {
     }
     List<Placed> out = new ArrayList<>();
     for (long i = 0; i < data; i++) {
-      out.add(new Placed(position(i), (int) i));
+      if (!holes.contains(group(i))) {
+        out.add(new Placed(position(i), (int) i));
+      }
     }
     for (int c = 1; c < copies(); c++) {
       for (long i = 0; i < data; i++) {
-        out.add(new Placed(copyPosition(i, c), (int) i));
+        if (!holes.contains(group(i))) {
+          out.add(new Placed(copyPosition(i, c), (int) i));
+        }
       }
     }
     long groups = (data + k - 1) / k;
     for (long g = 0; g < groups && m > 0; g++) {
+      if (holes.contains(g)) {
+        continue;
+      }
       for (int j = k; j < k + m; j++) {
         out.add(new Placed(memberPosition(g, j), memberIndex(g, j)));
       }

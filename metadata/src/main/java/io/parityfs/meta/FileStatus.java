@@ -22,13 +22,24 @@ package io.parityfs.meta;
  *     targets refuse an older one (fencing). 0 for directories
  * @param repairs the file's repair record: members a write could not store, which readers
  *     must not use ({@link Repairs}); empty for directories and healthy files
+ * @param holes a sparse file's groups never stored, which read as zeros ({@link Holes}); empty
+ *     for directories and dense files
  */
 public record FileStatus(String path, long id, FileType type, long length, long version,
     long modificationTime, long accessTime, String owner, String group, int permission,
-    Layout layout, String writer, long generation, Repairs repairs) {
+    Layout layout, String writer, long generation, Repairs repairs, Holes holes) {
 
   public FileStatus {
     repairs = repairs == null ? Repairs.NONE : repairs;
+    holes = holes == null ? Holes.NONE : holes;
+  }
+
+  /** A status without holes. */
+  public FileStatus(String path, long id, FileType type, long length, long version,
+      long modificationTime, long accessTime, String owner, String group, int permission,
+      Layout layout, String writer, long generation, Repairs repairs) {
+    this(path, id, type, length, version, modificationTime, accessTime, owner, group, permission,
+        layout, writer, generation, repairs, Holes.NONE);
   }
 
   /** A status without a repair record. */
@@ -50,13 +61,32 @@ public record FileStatus(String path, long id, FileType type, long length, long 
   /** This status with {@code r} as its repair record (what a mover reads around). */
   public FileStatus withRepairs(Repairs r) {
     return new FileStatus(path, id, type, length, version, modificationTime, accessTime, owner,
-        group, permission, layout, writer, generation, r);
+        group, permission, layout, writer, generation, r, holes);
   }
 
   /** This status with layout {@code l} (what a mover writes to before the switch). */
   public FileStatus withLayout(Layout l) {
     return new FileStatus(path, id, type, length, version, modificationTime, accessTime, owner,
-        group, permission, l, writer, generation, repairs);
+        group, permission, l, writer, generation, repairs, holes);
+  }
+
+  /**
+   * Bytes of the file that are stored: its length less its holes (each hole group's chunks as
+   * far as the length reaches); what {@code du} and a mount's block count show.
+   */
+  public long storedBytes() {
+    if (holes.isEmpty() || layout == null) {
+      return length;
+    }
+    long chunk = layout.chunkSize();
+    long perGroup = (long) ChunkMap.of(layout).groupSize() * chunk;
+    long hole = 0;
+    for (Holes.Range r : holes.ranges()) {
+      long from = r.from() * perGroup;
+      long to = Math.min(length, (r.to() + 1) * perGroup);
+      hole += Math.max(0, to - from);
+    }
+    return Math.max(0, length - hole);
   }
 
   /** Whether the file is open for writing (a lease is held or awaits recovery). */

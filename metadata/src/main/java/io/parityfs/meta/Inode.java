@@ -13,19 +13,24 @@ import java.util.TreeMap;
  * entry-bucket count for directories; {@code layout} is a file's layout or a directory's default.
  */
 @JsonPropertyOrder({"schema", "id", "type", "length", "version", "mtime", "atime", "owner",
-    "group", "perm", "layout", "buckets", "xattrs", "lease", "generation", "repairs"})
+    "group", "perm", "layout", "buckets", "xattrs", "lease", "generation", "repairs", "holes"})
 record Inode(int schema, long id, FileType type, long length, long version, long mtime,
     long atime, String owner, String group, int perm, Layout layout, int buckets,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, byte[]> xattrs,
     @JsonInclude(JsonInclude.Include.NON_NULL) Lease lease, long generation,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Repairs.Range> repairs) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Repairs.Range> repairs,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Holes.Range> holes) {
 
   /**
    * 2: {@code generation} added (a schema-1 record reads as generation 0). 3: {@code repairs}
    * (the file's repair record, {@link Repairs}); written only by a record that has one, so that
-   * code which would not know to avoid its stale members refuses it instead of misreading.
+   * code which would not know to avoid its stale members refuses it instead of misreading. 4:
+   * {@code holes} (a sparse file's groups never stored, {@link Holes}), written only by a record
+   * that has some, so that code which would take them for lost chunks refuses the file.
    */
-  static final int SCHEMA = 3;
+  static final int SCHEMA = 4;
+  /** The schema of a record with a repair record and no holes. */
+  static final int SCHEMA_REPAIRS = 3;
   /** The schema of a record without a repair record. */
   static final int SCHEMA_PLAIN = 2;
 
@@ -33,22 +38,23 @@ record Inode(int schema, long id, FileType type, long length, long version, long
     xattrs = xattrs == null || xattrs.isEmpty()
         ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(xattrs));
     repairs = repairs == null ? List.of() : new Repairs(repairs).ranges();
+    holes = holes == null ? List.of() : new Holes(holes).ranges();
   }
 
-  /** The schema a record with {@code repairs} is written in. */
-  private static int schemaOf(List<Repairs.Range> repairs) {
-    return repairs.isEmpty() ? SCHEMA_PLAIN : SCHEMA;
+  /** The schema a record with {@code repairs} and {@code holes} is written in. */
+  private static int schemaOf(List<Repairs.Range> repairs, List<Holes.Range> holes) {
+    return !holes.isEmpty() ? SCHEMA : repairs.isEmpty() ? SCHEMA_PLAIN : SCHEMA_REPAIRS;
   }
 
   static Inode newFile(long id, long now, CreateOptions o, Layout layout, Lease lease) {
     return new Inode(SCHEMA_PLAIN, id, FileType.FILE, 0, 0, now, now, o.owner(), o.group(),
-        o.permission(), layout, 0, Map.of(), lease, 0, List.of());
+        o.permission(), layout, 0, Map.of(), lease, 0, List.of(), List.of());
   }
 
   static Inode newDirectory(long id, long now, CreateOptions o, Layout defaultLayout,
       int buckets) {
     return new Inode(SCHEMA_PLAIN, id, FileType.DIRECTORY, 0, 0, now, now, o.owner(), o.group(),
-        o.permission(), defaultLayout, buckets, Map.of(), null, 0, List.of());
+        o.permission(), defaultLayout, buckets, Map.of(), null, 0, List.of(), List.of());
   }
 
   boolean isDirectory() {
@@ -57,7 +63,8 @@ record Inode(int schema, long id, FileType type, long length, long version, long
 
   FileStatus status(String path) {
     return new FileStatus(path, id, type, length, version, mtime, atime, owner, group, perm,
-        layout, lease == null ? null : lease.client(), generation, new Repairs(repairs));
+        layout, lease == null ? null : lease.client(), generation, new Repairs(repairs),
+        new Holes(holes));
   }
 
   Inode withLength(long newLength) {
@@ -66,52 +73,59 @@ record Inode(int schema, long id, FileType type, long length, long version, long
 
   /** This file at a new length and version, modified at {@code newMtime} (-1: now). */
   Inode withLength(long newLength, long newMtime) {
-    return new Inode(schemaOf(repairs), id, type, newLength, version + 1,
+    return new Inode(schemaOf(repairs, holes), id, type, newLength, version + 1,
         newMtime == -1 ? System.currentTimeMillis() : newMtime, atime, owner, group, perm, layout,
-        buckets, xattrs, lease, generation, repairs);
+        buckets, xattrs, lease, generation, repairs, holes);
   }
 
   /** This file with another lease (null: closed). */
   Inode withLease(Lease newLease) {
-    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, xattrs, newLease, generation, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, newLease, generation, repairs, holes);
   }
 
   /** This file at the next writer generation (a new lease epoch: append, lease recovery). */
   Inode withNextGeneration() {
-    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, xattrs, lease, generation + 1, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation + 1, repairs, holes);
   }
 
   /** This file with another repair record (its schema follows: {@link #SCHEMA} with one). */
   Inode withRepairs(Repairs newRepairs) {
     List<Repairs.Range> r = newRepairs.ranges();
-    return new Inode(schemaOf(r), id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, xattrs, lease, generation, r);
+    return new Inode(schemaOf(r, holes), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation, r, holes);
+  }
+
+  /** This file with another hole record (its schema follows: {@link #SCHEMA} with one). */
+  Inode withHoles(Holes newHoles) {
+    List<Holes.Range> h = newHoles.ranges();
+    return new Inode(schemaOf(repairs, h), id, type, length, version, mtime, atime, owner, group,
+        perm, layout, buckets, xattrs, lease, generation, repairs, h);
   }
 
   Inode withTimes(long newMtime, long newAtime) {
-    return new Inode(schemaOf(repairs), id, type, length, version, newMtime, newAtime, owner, group, perm,
-        layout, buckets, xattrs, lease, generation, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, newMtime, newAtime, owner, group, perm,
+        layout, buckets, xattrs, lease, generation, repairs, holes);
   }
 
   Inode withPermission(int newPerm) {
-    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, newPerm,
-        layout, buckets, xattrs, lease, generation, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, mtime, atime, owner, group, newPerm,
+        layout, buckets, xattrs, lease, generation, repairs, holes);
   }
 
   Inode withOwner(String newOwner, String newGroup) {
-    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, newOwner, newGroup, perm,
-        layout, buckets, xattrs, lease, generation, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, mtime, atime, newOwner, newGroup, perm,
+        layout, buckets, xattrs, lease, generation, repairs, holes);
   }
 
   Inode withLayout(Layout newLayout) {
-    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
-        newLayout, buckets, xattrs, lease, generation, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, mtime, atime, owner, group, perm,
+        newLayout, buckets, xattrs, lease, generation, repairs, holes);
   }
 
   Inode withXAttrs(Map<String, byte[]> newXAttrs) {
-    return new Inode(schemaOf(repairs), id, type, length, version, mtime, atime, owner, group, perm,
-        layout, buckets, newXAttrs, lease, generation, repairs);
+    return new Inode(schemaOf(repairs, holes), id, type, length, version, mtime, atime, owner, group, perm,
+        layout, buckets, newXAttrs, lease, generation, repairs, holes);
   }
 }

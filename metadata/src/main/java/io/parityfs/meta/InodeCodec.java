@@ -8,11 +8,13 @@ import java.io.UncheckedIOException;
 
 /**
  * The bytes of an {@link Inode} in a directory-entry znode: UTF-8 JSON, fields in this order,
- * {@code schema} 2 or 3 (1 is read too, as writer generation 0; a larger schema is refused as
+ * {@code schema} 2, 3 or 4 (1 is read too, as writer generation 0; a larger schema is refused as
  * CORRUPT rather than misread; unknown fields are ignored so that a later minor addition stays
  * readable). A record is written as schema 2, or 3 when it has a repair record ({@code
  * "repairs":[{"target":"t2","from":0,"to":11}]}, {@link Repairs}): code that predates repair
- * records refuses such a file rather than read its stale members. Example (a file):
+ * records refuses such a file rather than read its stale members; and as schema 4 when it has
+ * holes ({@code "holes":[{"from":12,"to":6399}]}, {@link Holes}), which older code would take for
+ * lost chunks. Example (a file):
  *
  * <pre>
  * {"schema":2,"id":4097,"type":"FILE","length":1048576,"version":3,"mtime":1767225600000,

@@ -397,7 +397,7 @@ public final class Namespace implements Closeable {
    */
   public FileStatus setLength(String path, long fileId, long expectedVersion, long length,
       long mtime) throws NamespaceException {
-    return commits.setLength(path, fileId, expectedVersion, length, mtime, Repairs.NONE);
+    return commits.setLength(path, fileId, expectedVersion, length, mtime, Repairs.NONE, null);
   }
 
   /**
@@ -411,7 +411,19 @@ public final class Namespace implements Closeable {
    */
   public FileStatus setLength(String path, long fileId, long expectedVersion, long length,
       long mtime, Repairs stale) throws NamespaceException {
-    return commits.setLength(path, fileId, expectedVersion, length, mtime, stale);
+    return commits.setLength(path, fileId, expectedVersion, length, mtime, stale, null);
+  }
+
+  /**
+   * {@link #setLength(String, long, long, long, long, Repairs)} that also sets the file's hole
+   * record to {@code holes} (null: keeps it), in the same write: a sparse file's groups never
+   * stored, which readers serve as zeros ({@link Holes}). Groups past the length are dropped.
+   *
+   * @throws NamespaceException also TOO_LARGE past {@link Holes#MAX_RANGES} ranges
+   */
+  public FileStatus setLength(String path, long fileId, long expectedVersion, long length,
+      long mtime, Repairs stale, Holes holes) throws NamespaceException {
+    return commits.setLength(path, fileId, expectedVersion, length, mtime, stale, holes);
   }
 
   /**
@@ -472,14 +484,21 @@ public final class Namespace implements Closeable {
   /** {@link #complete}, stamping the modification time {@code mtime} (-1: now) as it closes. */
   public FileStatus complete(String path, long fileId, long expectedVersion, long length,
       long mtime) throws NamespaceException {
-    return commits.complete(path, fileId, expectedVersion, length, mtime, Repairs.NONE);
+    return commits.complete(path, fileId, expectedVersion, length, mtime, Repairs.NONE, null);
   }
 
   /** {@link #complete(String, long, long, long, long)}, adding {@code stale} as {@link
    * #setLength(String, long, long, long, long, Repairs)} does. */
   public FileStatus complete(String path, long fileId, long expectedVersion, long length,
       long mtime, Repairs stale) throws NamespaceException {
-    return commits.complete(path, fileId, expectedVersion, length, mtime, stale);
+    return commits.complete(path, fileId, expectedVersion, length, mtime, stale, null);
+  }
+
+  /** {@link #complete(String, long, long, long, long, Repairs)}, setting the hole record as
+   * {@link #setLength(String, long, long, long, long, Repairs, Holes)} does. */
+  public FileStatus complete(String path, long fileId, long expectedVersion, long length,
+      long mtime, Repairs stale, Holes holes) throws NamespaceException {
+    return commits.complete(path, fileId, expectedVersion, length, mtime, stale, holes);
   }
 
   /**

@@ -39,12 +39,26 @@ final class WriterCommits {
 
   /** {@link Namespace#setLength(String, long, long, long, long)}. */
   FileStatus setLength(String path, long fileId, long expectedVersion, long length,
-      long mtime, Repairs stale) throws NamespaceException {
+      long mtime, Repairs stale, Holes holes) throws NamespaceException {
     checkCommit(length, mtime);
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
-      return withStale(i.withLength(length, mtime), stale, path);
+      return withStale(withHoles(i.withLength(length, mtime), holes, path), stale, path);
     }, (before, after) -> List.of(leaseAlive(before)));
+  }
+
+  /**
+   * {@code i} (at its new length) with the writer's hole record {@code holes} (null: the one it
+   * has), without the groups past its length; TOO_LARGE past {@link Holes#MAX_RANGES} ranges.
+   */
+  private static Inode withHoles(Inode i, Holes holes, String path) throws NamespaceException {
+    Holes h = (holes == null ? new Holes(i.holes()) : holes)
+        .below(ChunkMap.of(i.layout()).groups(i.length()));
+    if (h.ranges().size() > Holes.MAX_RANGES) {
+      throw new NamespaceException(NamespaceStatus.TOO_LARGE, path, "the hole record of " + path
+          + " would hold " + h.ranges().size() + " ranges, more than " + Holes.MAX_RANGES);
+    }
+    return h.ranges().equals(i.holes()) ? i : i.withHoles(h);
   }
 
   /**
@@ -134,11 +148,12 @@ final class WriterCommits {
 
   /** {@link Namespace#complete(String, long, long, long, long)}. */
   FileStatus complete(String path, long fileId, long expectedVersion, long length,
-      long mtime, Repairs stale) throws NamespaceException {
+      long mtime, Repairs stale, Holes holes) throws NamespaceException {
     checkCommit(length, mtime);
     return commit(path, fileId, i -> {
       checkWriter(i, path, fileId, expectedVersion);
-      return withStale(i.withLength(length, mtime), stale, path).withLease(null);
+      return withStale(withHoles(i.withLength(length, mtime), holes, path), stale, path)
+          .withLease(null);
     }, (before, after) -> List.of(leaseAlive(before), core.leases.deleteRecord(before.id())));
   }
 
@@ -405,7 +420,7 @@ final class WriterCommits {
     } catch (IOException ex) {
       throw unprobed(p, ex);
     }
-    refuseHole(i, p, stored);
+    refuseMissing(i, p, stored);
     LengthProbe.Fenced after;
     try {
       after = probe.fenceAll(fenced.status(p), stored);
@@ -413,9 +428,10 @@ final class WriterCommits {
       throw unprobed(p, ex);
     }
     stored = after.length();
-    refuseHole(i, p, stored);
+    refuseMissing(i, p, stored);
     long length = stored;
-    Inode next = withStale(fenced.withLength(length), after.unreached(), p).withLease(null);
+    Inode next = withStale(withHoles(fenced.withLength(length), null, p), after.unreached(), p)
+        .withLease(null);
     if (!core.write(e, next, List.of(core.leases.deleteRecord(i.id())), p)) {
       return false;
     }
@@ -432,7 +448,7 @@ final class WriterCommits {
   }
 
   /** DATA_MISSING, loudly, when the targets hold less than the committed length. */
-  private static void refuseHole(Inode i, String p, long stored) throws NamespaceException {
+  private static void refuseMissing(Inode i, String p, long stored) throws NamespaceException {
     if (stored >= i.length()) {
       return;
     }

@@ -295,8 +295,8 @@ class LeaseTest extends ZkFixture {
     assertEquals(Inode.SCHEMA_PLAIN, read.withLength(3).schema(),
         "rewritten as the current schema (of a record without a repair record)");
     assertEquals(NamespaceStatus.CORRUPT, fails(() -> InodeCodec.decode(json.replace(
-        "\"schema\":2", "\"schema\":4").getBytes(java.nio.charset.StandardCharsets.UTF_8),
-        "/x")));
+        "\"schema\":2", "\"schema\":" + (Inode.SCHEMA + 1))
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8), "/x")));
   }
 
   /** Waits until the writer's old session marker is gone (the server expired the session). */

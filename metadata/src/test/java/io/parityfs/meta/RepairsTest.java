@@ -143,24 +143,4 @@ class RepairsTest extends ZkFixture {
     ns.purgeTrash();
     assertEquals(List.of(), ns.filesToRepair(), "a recursive delete removes the index records");
   }
-
-  private static byte[] rawEntry(Namespace ns, String path) throws Exception {
-    FileStatus s = ns.getStatus(path);
-    ZNodes zn = new ZNodes(ns.config().root());
-    // the root directory's entries: find the entry znode by its name
-    for (String shard : client.getChildren().forPath(zn.dirs)) {
-      for (String dir : client.getChildren().forPath(zn.dirs + "/" + shard)) {
-        String c = zn.dirs + "/" + shard + "/" + dir;
-        for (String bucket : client.getChildren().forPath(c)) {
-          for (String name : client.getChildren().forPath(c + "/" + bucket)) {
-            byte[] data = client.getData().forPath(c + "/" + bucket + "/" + name);
-            if (InodeCodec.decode(data, path).id() == s.id()) {
-              return data;
-            }
-          }
-        }
-      }
-    }
-    throw new AssertionError("no entry for " + path);
-  }
 }

@@ -18,7 +18,8 @@ import java.util.TreeMap;
 /**
  * Lease recovery's answer from the targets: the length of the file's <b>stored prefix</b>,
  * chunks 0, 1, … as long as each is present and full, plus the first one that is present but
- * short; 0 when chunk 0 is absent. A writer's chunks are uploaded in parallel over several
+ * short; 0 when chunk 0 is absent. A chunk in a hole of the file ({@link io.parityfs.meta.Holes})
+ * counts as present, as far as the committed length reaches. A writer's chunks are uploaded in parallel over several
  * targets, so when one upload failed (its target died) later chunks on other targets may be
  * stored: the end of the last chunk present would then cover a missing chunk, and the recovered
  * length would promise bytes that no target holds. Any target that cannot answer fails the
@@ -110,7 +111,9 @@ public final class ChunkLengthProbe implements LengthProbe {
       long chunk = map.isParity(index)
           ? (long) (index - ChunkMap.PARITY_BASE) / m * k // its group's first chunk
           : index;
-      if (chunk >= gone) {
+      if (chunk >= gone || file.holes().contains(map.group(chunk))) {
+        // past the end, or in a hole: a writer stored it and died before its commit took the
+        // group out of the holes, so no acknowledged byte is in it
         for (String target : e.getValue()) {
           chunks.delete(target, file.id(), index, file.generation());
         }
@@ -125,11 +128,7 @@ public final class ChunkLengthProbe implements LengthProbe {
 
   /** Every member on the {@code down} targets of a file of {@code length} bytes. */
   private static Repairs unreached(FileStatus file, Set<String> down, long length) {
-    ChunkMap map = ChunkMap.of(file.layout());
-    long units = file.layout().across().isErasureCoded()
-        ? (map.dataChunks(length) + file.layout().across().data() - 1)
-            / file.layout().across().data()
-        : map.dataChunks(length);
+    long units = ChunkMap.of(file.layout()).groups(length);
     List<Repairs.Range> out = new ArrayList<>();
     for (String t : down) {
       if (units > 0) {
@@ -197,9 +196,11 @@ public final class ChunkLengthProbe implements LengthProbe {
     boolean ec = layout.across().isErasureCoded();
     int spare = ec ? layout.across().parity() : layout.across().data() - 1;
     int members = ec ? map.members() : map.copies();
-    long units = ec ? (map.dataChunks(file.length()) + layout.across().data() - 1)
-        / layout.across().data() : map.dataChunks(file.length());
+    long units = map.groups(file.length());
     for (long g = 0; g < Math.max(units, 1); g++) {
+      if (file.holes().contains(g)) {
+        continue; // no member anywhere
+      }
       int lost = 0;
       for (int j = 0; j < members; j++) {
         String t = layout.targets().get(ec ? map.memberPosition(g, j) : map.copyPosition(g, j));
@@ -227,6 +228,18 @@ public final class ChunkLengthProbe implements LengthProbe {
     long chunkSize = layout.chunkSize();
     long end = 0;
     for (int i = 0; ; i++) {
+      if (file.holes().contains(map.group(i))) {
+        // a hole reads as zeros: present, as far as the committed length reaches
+        long len = Math.max(0, Math.min(chunkSize, file.length() - i * chunkSize));
+        if (len == 0) {
+          return end;
+        }
+        end = i * chunkSize + len;
+        if (len < chunkSize) {
+          return end;
+        }
+        continue;
+      }
       Map<String, Long> lens = stored.lengths().getOrDefault(i, Map.of());
       long len = Long.MAX_VALUE;
       boolean asked = false;
