@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -160,16 +161,43 @@ final class Leases {
     return out;
   }
 
-  /** Deletes an open record whose file no longer carries its lease (left by older code). */
-  void dropStale(long fileId) throws NamespaceException {
+  /**
+   * Deletes the open record of {@code fileId} if it is still stale: read again here, after its
+   * file's entry {@code entry} was read at {@code entryVersion} (-1: the entry was missing), it
+   * still names that entry and {@code stale} holds for it. A record listed before the entry was
+   * read may be a newer writer's by now: the file closed and opened again, by another session
+   * too (issue 39 item 6: deleting it left that writer unable to close). The delete is one
+   * {@code multi} with a check of the entry's version and of the record's: every write that
+   * makes, moves or deletes an open record also writes its file's entry, so a record read
+   * while the entry stayed at that version is the one deleted, judged against that entry.
+   * (Without an entry there is nothing to check: the record's version alone guards it; no write
+   * of this code leaves a record naming a missing entry.)
+   *
+   * @return whether it was deleted
+   */
+  boolean dropStale(long fileId, String entry, int entryVersion, Predicate<OpenFile> stale)
+      throws NamespaceException {
     String z = zn.openRecord(fileId);
+    Stat stat = new Stat();
+    OpenFile now;
     try {
-      client.delete().forPath(z);
+      now = decode(client.getData().storingStatIn(stat).forPath(z), z);
     } catch (KeeperException.NoNodeException e) {
-      // gone already
+      return false; // gone already
+    } catch (NamespaceException e) {
+      throw e;
     } catch (Exception e) {
-      throw Zk.failure(z, "deleting a stale open record", e);
+      throw Zk.failure(z, "reading an open record", e);
     }
+    if (!now.entry().equals(entry) || !stale.test(now)) {
+      return false; // moved or a newer writer's: the next round judges it afresh
+    }
+    List<Op> ops = new ArrayList<>(2);
+    if (entryVersion >= 0) {
+      ops.add(zk.check(entry, entryVersion));
+    }
+    ops.add(zk.delete(z, stat.getVersion()));
+    return zk.multi(ops, null, z) == null;
   }
 
   private static byte[] encode(OpenFile f) {

@@ -354,11 +354,17 @@ final class WriterCommits {
       } catch (Exception ex) {
         throw Zk.failure(f.entry(), "reading an open file's entry", ex);
       }
-      if (inode == null || inode.id() != f.id() || inode.lease() == null
-          || inode.lease().session() != f.session()) {
-        LOG.warn("dropping stale open record of file {} ({})",
-            ZNodes.hexId(f.id()), f.path());
-        core.leases.dropStale(f.id());
+      if (stale(f, inode)) {
+        // judged on the record as listed, before the entry was read: the file may have been
+        // closed and opened again since, by another session too, and the record at that path
+        // be the new writer's. dropStale judges the record as it is now, against this entry,
+        // and deletes it only while the entry is still at the version read.
+        Inode read = inode;
+        if (core.leases.dropStale(f.id(), f.entry(), read == null ? -1 : stat.getVersion(),
+            now -> stale(now, read))) {
+          LOG.warn("dropped stale open record of file {} ({})",
+              ZNodes.hexId(f.id()), f.path());
+        }
         continue;
       }
       if (core.leases.alive(inode.lease())) {
@@ -386,6 +392,16 @@ final class WriterCommits {
     }
     recoveryBackoff.keySet().retainAll(open);
     return recovered;
+  }
+
+  /**
+   * Whether open record {@code f} is stale against its file's entry {@code inode} (null: the
+   * entry is missing): the entry holds another file, or the file carries no lease or another
+   * session's.
+   */
+  private static boolean stale(Leases.OpenFile f, Inode inode) {
+    return inode == null || inode.id() != f.id() || inode.lease() == null
+        || inode.lease().session() != f.session();
   }
 
   /** Whether recovery of {@code fileId} failed lately and waits this round out (counts down). */

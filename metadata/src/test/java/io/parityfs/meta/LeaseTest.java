@@ -109,6 +109,77 @@ class LeaseTest extends ZkFixture {
     assertEquals(4096, ns.getStatus("/gone").length(), "nothing committed without the lease");
   }
 
+  /**
+   * Issue 39, item 6 (PfsFileSystemTest.truncateShortensClosedFilesOnly: "CONFLICT: gave up
+   * after 200 attempts under contention", one writer). A round of lease recovery (the cluster
+   * manager's, every 30 s in a mini cluster) lists every open record first and reads each
+   * file's entry afterwards. A file closed and opened again by another session in between (the
+   * test's truncate through FileContext is a second client) looked stale: its listed record
+   * named the first session, its entry the second's lease, and the round deleted the record at
+   * that path, which was by then the new writer's. That writer's close could then never delete
+   * its record: 200 attempts before 791d785, LEASE_EXPIRED "the lease was recovered" since,
+   * and the file stayed open for good. The session marker was never gone.
+   *
+   * <p>The interleaving is made exactly: the round recovers a dead writer's file first (a
+   * lower shard), and its length probe is where the other file is closed and opened again.
+   */
+  @Test
+  void recoveryNeverDropsTheOpenRecordOfAFileReopenedSinceItsListing() throws Exception {
+    // ids one at a time from the counter: the dead file's shard comes before the other's
+    NamespaceConfig sequential = config.toBuilder().idBlock(1).build();
+    CuratorFramework deadClient = newClient(4_000);
+    CuratorFramework secondClient = newClient(4_000);
+    try {
+      Namespace dead = Namespace.open(deadClient, sequential);
+      Namespace first = Namespace.open(writerClient, sequential);
+      Namespace second = Namespace.open(secondClient, sequential);
+      Namespace manager = Namespace.open(client, sequential);
+      FileStatus d = dead.create("/dead", CreateOptions.file());
+      FileStatus t = first.create("/t", CreateOptions.file());
+      assertTrue((d.id() & 0xff) < (t.id() & 0xff), d.id() + " then " + t.id());
+      ZNodes zn = new ZNodes(sequential.root());
+      client.delete().forPath(zn.sessionMarker(deadClient.getZookeeperClient().getZooKeeper()
+          .getSessionId())); // the dead writer's session ended: its lease is to be recovered
+      AtomicInteger probed = new AtomicInteger();
+      FileStatus[] reopened = new FileStatus[1];
+      LengthProbe probe = file -> {
+        assertEquals(d.id(), file.id(), "only the dead writer's file is recovered");
+        if (probed.getAndIncrement() == 0) {
+          // after the round listed /t's record (the first writer's), before it reads /t
+          try {
+            first.complete("/t", t.id(), -1, 10);
+            reopened[0] = second.append("/t");
+          } catch (NamespaceException e) {
+            throw new java.io.IOException(e);
+          }
+        }
+        return 0;
+      };
+      assertEquals(1, manager.recoverExpiredLeases(probe), "the dead writer's file");
+      assertEquals(1, probed.get());
+      assertTrue(manager.getStatus("/t").isOpenForWrite());
+      assertEquals(1, openRecords(), "the second writer's record is still there");
+      byte[] record = client.getData().forPath(zn.openRecord(t.id()));
+      // the close that failed in the fs-client test: it deletes the record in its multi
+      FileStatus closed = second.complete("/t", reopened[0].id(), -1, 7);
+      assertFalse(closed.isOpenForWrite());
+      assertEquals(7, manager.getStatus("/t").length());
+      assertEquals(0, openRecords());
+      // a record its file does not back (as older code left them) still goes
+      client.create().forPath(zn.openRecord(t.id()), record);
+      assertEquals(0, manager.recoverExpiredLeases(probe));
+      assertEquals(0, openRecords(), "a stale record is dropped");
+      assertEquals(1, probed.get());
+      dead.close();
+      first.close();
+      second.close();
+      manager.close();
+    } finally {
+      deadClient.close();
+      secondClient.close();
+    }
+  }
+
   @Test
   void closedCreateTakesNoLease() throws Exception {
     FileStatus f = ns.create("/empty", CreateOptions.file().withLease(false));
