@@ -290,6 +290,8 @@ public final class ManifestCatalog {
     latest.put(objectId, m);
     recovery.forget(objectId);
     ctx.invalidateReaders(objectId);
+    // the one place every committed version passes: from here on stat finds it
+    ctx.objectCommitted(objectId, m.version());
     if (m.version() > 0) {
       // version 0 is a new object's first (the writer saw no file of it, under its lock):
       // nothing older to delete, so no listing of the drives' folders, which costs more the

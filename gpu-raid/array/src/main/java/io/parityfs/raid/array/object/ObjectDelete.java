@@ -64,6 +64,7 @@ final class ObjectDelete {
       return true;
     });
     catalog.forget(objectId); // a stat that read a manifest just renamed cached it meanwhile
+    ctx.objectDeleted(objectId); // the tombstones hide it from here on
     // 2: the shards (the version's temps, a rebuild's claimed one included, are not touched)
     any |= onEachDrive(v, (shard, d) -> {
       boolean deleted = d.delete(ObjectFiles.shard(objectId, v.version(), shard));
@@ -138,6 +139,7 @@ final class ObjectDelete {
       }, false);
     }
     catalog.forget(objectId); // a stat that read a manifest just renamed cached it meanwhile
+    ctx.objectDeleted(objectId); // the tombstones hide whatever version it had
     // 2: everything else (a claimed temp is a rebuild's: it sees the delete), 3: the tombstones
     for (boolean tombstones : new boolean[] {false, true}) {
       for (Map.Entry<Integer, List<String>> e : names.entrySet()) {

@@ -500,6 +500,11 @@ public final class ObjectStore implements Closeable {
     return catalog.objectIds();
   }
 
+  /** See {@link StoreContext#onObjectChange}. */
+  public void onObjectChange(ObjectChangeListener listener) {
+    ctx.onObjectChange(listener);
+  }
+
   /** See {@link SlotTracker#onDriveFailure}. */
   public void onDriveFailure(IntConsumer listener) {
     ctx.slots().onDriveFailure(listener);

@@ -11,9 +11,11 @@ import io.parityfs.raid.codec.ParityCodec;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,6 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * calls back into the store's public operations. Thread-safe.
  */
 public final class StoreContext {
+  private static final System.Logger LOG = System.getLogger(StoreContext.class.getName());
+
   private final ArrayConfig config;
   private final ParityCodec codec;
   private final DrivePlacement placement;
@@ -44,6 +48,7 @@ public final class StoreContext {
   private final AtomicLong cellsRepaired = new AtomicLong();
   private final AtomicLong degradedReads = new AtomicLong();
   private volatile BackgroundThrottle throttle = BackgroundThrottle.UNLIMITED;
+  private final List<ObjectChangeListener> changeListeners = new CopyOnWriteArrayList<>();
 
   /**
    * The context of a store over {@code drives}, indexed by data slot ({@code null}: slot failed
@@ -237,6 +242,40 @@ public final class StoreContext {
   /** Whether {@code name} on {@code d} is a temp another task owns ({@link #claimTemp}). */
   boolean claimed(Drive d, ObjectFiles.Name name, String fileName) {
     return name.temp() && claimedTemps.contains(d.root().resolve(fileName).toString());
+  }
+
+  // ---- changes of objects' latest versions ----
+
+  /**
+   * Calls {@code listener} on every commit of a new version and every delete of an object from
+   * now on, for the store's life (see {@link ObjectChangeListener}).
+   */
+  public void onObjectChange(ObjectChangeListener listener) {
+    changeListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Tells the listeners that {@code version} of {@code objectId} was committed. */
+  void objectCommitted(long objectId, long version) {
+    for (ObjectChangeListener l : changeListeners) {
+      try {
+        l.committed(objectId, version);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "object " + String.format("%016x", objectId)
+            + ": a listener failed on the commit of version " + version, e);
+      }
+    }
+  }
+
+  /** Tells the listeners that {@code objectId} was deleted. */
+  void objectDeleted(long objectId) {
+    for (ObjectChangeListener l : changeListeners) {
+      try {
+        l.deleted(objectId);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "object " + String.format("%016x", objectId)
+            + ": a listener failed on its delete", e);
+      }
+    }
   }
 
   // ---- counters ----

@@ -410,7 +410,14 @@ final class ObjectScrub {
       missing += s == Shard.MISSING ? 1 : 0;
       away += s == Shard.ON_FAILED_DRIVE ? 1 : 0;
     }
+    // Listed before the check that the version is still the latest: a write committing after
+    // the listing takes it off (Scrubber's listener), one before it is seen by the check.
+    boolean listed = unrecoverable
+        && tally.unrecoverable(manifest.objectId(), manifest.version());
     if ((missing > 0 || unrecoverable) && superseded()) {
+      if (unrecoverable) {
+        tally.withdraw(manifest.objectId(), manifest.version(), listed);
+      }
       LOG.log(System.Logger.Level.DEBUG, "object {0} version {1} changed during the scrub",
           hex(), manifest.version());
       return Outcome.CHANGED;
@@ -426,9 +433,6 @@ final class ObjectScrub {
       }
     }
     tally.unavailableShards.addAndGet(away);
-    if (unrecoverable) {
-      tally.unrecoverable(manifest.objectId());
-    }
     return Outcome.COMPLETE;
   }
 

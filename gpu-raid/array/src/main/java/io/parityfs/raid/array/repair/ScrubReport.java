@@ -3,6 +3,7 @@ package io.parityfs.raid.array.repair;
 import io.parityfs.raid.array.object.ObjectStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -81,6 +82,23 @@ public record ScrubReport(
    */
   public long repaired() {
     return crcErrorsRepaired + parityMismatchesRepaired + shardsRecreated;
+  }
+
+  /**
+   * This report less {@code objectId}, one of {@link #unrecoverableIds} (this report itself when
+   * it does not list it): one unrecoverable object fewer, that id left out. For the standing
+   * damage, once the object has been rewritten or deleted ({@link Scrubber#damage}).
+   */
+  ScrubReport without(long objectId) {
+    if (!unrecoverableIds.contains(objectId)) {
+      return this;
+    }
+    List<Long> ids = new ArrayList<>(unrecoverableIds);
+    ids.remove(Long.valueOf(objectId));
+    return new ScrubReport(started, duration, cancelled, objectsScanned, objectsSkipped, stripes,
+        cellsChecked, bytesRead, crcErrors, crcErrorsRepaired, parityMismatches,
+        parityMismatchesRepaired, missingShards, shardsRecreated, unavailableShards,
+        Math.max(0, unrecoverableObjects - 1), ids, driveErrors, failedSlots);
   }
 
   /** When the scrub ended (or was cancelled). */

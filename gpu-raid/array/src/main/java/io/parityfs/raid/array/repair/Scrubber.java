@@ -6,6 +6,7 @@ import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.ShardFormat;
 import io.parityfs.raid.array.object.BackgroundThrottle;
 import io.parityfs.raid.array.object.ManifestCatalog;
+import io.parityfs.raid.array.object.ObjectChangeListener;
 import io.parityfs.raid.array.object.ObjectStore;
 import io.parityfs.raid.array.object.ShardReader;
 import io.parityfs.raid.array.object.StoreContext;
@@ -14,7 +15,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,8 +64,23 @@ import java.util.function.BooleanSupplier;
  * <p><b>What is kept.</b> The scrubber keeps the report of the last scrub that ran ({@link
  * #lastReport}), on demand or scheduled, so that whoever started it (an operator's command that
  * returned at once) can learn what it found; the standing damage ({@link #damage}): the objects
- * found unrecoverable, which a cancelled scrub only adds to and only a whole scrub clears; and
- * running totals of repairs and unrecoverable objects since the scrubber was made, for metrics.
+ * found unrecoverable, which each whole scrub, and each cancelled scrub that found some,
+ * replaces, and from which each listed object goes as soon as it is rewritten or deleted (see
+ * below); and running totals of repairs and unrecoverable objects since the scrubber was made,
+ * for metrics.
+ *
+ * <p><b>Damage cleared object by object.</b> The scrubber listens to the store ({@link
+ * ObjectChangeListener}, called where every commit of a new version and every delete passes).
+ * When a new version of an object the damage lists commits, or the object is deleted, the
+ * version found unrecoverable is no longer what reads get: the object leaves the listed ids and
+ * the count drops by one. Objects counted beyond the {@value #MAX_LISTED_IDS} listed cannot be
+ * told apart and stay counted until the next scrub. The same holds for the scrub in progress: an
+ * object it already found unrecoverable and that is then rewritten leaves its report; one it
+ * finds unrecoverable just as a write replaces it is dropped when it sees the version replaced
+ * (a listing comes before that check, and a listener call after the change is visible to it, so
+ * one of the two sees the other). At worst (a delete racing with the scrub's check of the object,
+ * or an object beyond the listed ones) an object stays reported until the next scrub; a lost
+ * object is never left out.
  *
  * <p><b>Thread safety.</b> One scrub runs at a time per scrubber: {@link #run} refuses a second
  * concurrent call, {@link #tryRun} returns empty instead. A scrub may run alongside reads and
@@ -85,7 +103,9 @@ public final class Scrubber {
   private volatile Tally current;
   private volatile ScrubProgress finished = ScrubProgress.IDLE;
   private volatile ScrubReport last;
-  private volatile ScrubReport damage;
+  /** Guards {@link #damage} and the listing of the scrub in progress against the listener. */
+  private final Object damageLock = new Object();
+  private volatile Damage damage;
   private final AtomicLong repairsTotal = new AtomicLong();
   private final AtomicLong unrecoverableTotal = new AtomicLong();
 
@@ -107,6 +127,17 @@ public final class Scrubber {
     this.ctx = store.context();
     this.catalog = store.catalog();
     this.batchBytes = batchBytes;
+    store.onObjectChange(new ObjectChangeListener() {
+      @Override
+      public void committed(long objectId, long version) {
+        replaced(objectId, version);
+      }
+
+      @Override
+      public void deleted(long objectId) {
+        replaced(objectId, Long.MAX_VALUE);
+      }
+    });
   }
 
   /**
@@ -133,9 +164,8 @@ public final class Scrubber {
     Tally tally = new Tally();
     current = tally;
     try {
-      ScrubReport r = scrub(tally, () -> stopRequested || cancelled.getAsBoolean());
-      keep(r);
-      return Optional.of(r);
+      boolean stopped = scrub(tally, () -> stopRequested || cancelled.getAsBoolean());
+      return Optional.of(keep(tally, stopped));
     } finally {
       finished = tally.progress(false);
       current = null;
@@ -161,12 +191,16 @@ public final class Scrubber {
   /**
    * The report that says which objects are known unrecoverable now: the last whole scrub's, or a
    * later cancelled one's that found some (a scrub that stopped early cannot clear what it did not
-   * reach). Empty while no scrub found any. Unlike {@link #lastReport}, a clean cancelled scrub
-   * leaves it as it was.
+   * reach), less the listed objects rewritten or deleted since ({@link
+   * ScrubReport#unrecoverableObjects} and {@link ScrubReport#unrecoverableIds} both drop; see
+   * "Damage cleared object by object" above). Empty while no scrub found any, or once every
+   * object it counted was cleared. Unlike {@link #lastReport}, a clean cancelled scrub leaves it
+   * as it was.
    */
   public Optional<ScrubReport> damage() {
-    ScrubReport d = damage;
-    return d == null || d.unrecoverableObjects() == 0 ? Optional.empty() : Optional.of(d);
+    Damage d = damage;
+    return d == null || d.report().unrecoverableObjects() == 0
+        ? Optional.empty() : Optional.of(d.report());
   }
 
   /** Repairs made by every scrub of this scrubber so far (see {@link ScrubReport#repaired}). */
@@ -179,14 +213,70 @@ public final class Scrubber {
     return unrecoverableTotal.get();
   }
 
-  private void keep(ScrubReport r) {
+  /**
+   * The report of the scrub {@code tally} counted, kept as the last report and, when it is whole
+   * or found some, as the standing damage: made and kept under {@link #damageLock}, so that a
+   * write committing meanwhile is taken off either the tally before or the damage after.
+   */
+  private ScrubReport keep(Tally tally, boolean cancelled) {
+    ScrubReport r;
+    synchronized (damageLock) {
+      r = tally.report(cancelled, ctx.failedSlots());
+      if (!r.cancelled() || r.unrecoverableObjects() > 0) {
+        damage = new Damage(r, tally.listedVersions());
+      }
+      last = r;
+    }
     repairsTotal.addAndGet(r.repaired());
     unrecoverableTotal.addAndGet(r.unrecoverableObjects());
-    if (!r.cancelled() || r.unrecoverableObjects() > 0) {
-      damage = r;
-    }
-    last = r;
     LOG.log(r.clean() ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "{0}", r);
+    return r;
+  }
+
+  /**
+   * The store's listener: every version of {@code objectId} below {@code newVersion} is replaced
+   * (a commit of newVersion; a delete: {@link Long#MAX_VALUE}). Takes the object off the standing
+   * damage and off the scrub in progress where they list it at such a version.
+   */
+  private void replaced(long objectId, long newVersion) {
+    synchronized (damageLock) {
+      Tally t = current;
+      if (t != null) {
+        t.replaced(objectId, newVersion);
+      }
+      Damage d = damage;
+      if (d != null) {
+        Damage now = d.replaced(objectId, newVersion);
+        if (now != d) {
+          damage = now;
+          LOG.log(System.Logger.Level.INFO, "object {0}, found unrecoverable by a scrub, was {1}:"
+              + " no longer lost; {2} lost objects left", String.format("%016x", objectId),
+              newVersion == Long.MAX_VALUE ? "deleted" : "rewritten (version " + newVersion + ")",
+              now.report().unrecoverableObjects());
+        }
+      }
+    }
+  }
+
+  /**
+   * The standing damage: a scrub's report, less the objects cleared since, and the version of
+   * each listed object that was found unrecoverable. Immutable.
+   */
+  private record Damage(ScrubReport report, Map<Long, Long> versions) {
+    Damage {
+      versions = Map.copyOf(versions);
+    }
+
+    /** This damage less {@code objectId} if it lists a version of it below newVersion. */
+    Damage replaced(long objectId, long newVersion) {
+      Long v = versions.get(objectId);
+      if (v == null || v >= newVersion) {
+        return this;
+      }
+      Map<Long, Long> left = new LinkedHashMap<>(versions);
+      left.remove(objectId);
+      return new Damage(report.without(objectId), left);
+    }
   }
 
   /** Where the running scrub is; when none runs, the last one's final figures. */
@@ -195,7 +285,8 @@ public final class Scrubber {
     return t != null ? t.progress(true) : finished;
   }
 
-  private ScrubReport scrub(Tally tally, BooleanSupplier stopping) {
+  /** Scrubs every object, counting into {@code tally}; whether it was cancelled. */
+  private boolean scrub(Tally tally, BooleanSupplier stopping) {
     List<ObjectManifest> objects = new ArrayList<>();
     boolean cancelled = false;
     for (long id : catalog.objectIds()) {
@@ -250,7 +341,7 @@ public final class Scrubber {
       }
       tally.objectsDone.incrementAndGet();
     }
-    return tally.report(cancelled, ctx.failedSlots());
+    return cancelled;
   }
 
   private Optional<ObjectManifest> stat(long id) {
@@ -285,13 +376,45 @@ public final class Scrubber {
     final AtomicLong unavailableShards = new AtomicLong();
     final AtomicLong driveErrors = new AtomicLong();
     private final AtomicLong unrecoverable = new AtomicLong();
-    private final List<Long> unrecoverableIds = new ArrayList<>();
+    /** The listed unrecoverable objects, in the order found: id to the version found so. */
+    private final Map<Long, Long> unrecoverableIds = new LinkedHashMap<>();
 
-    synchronized void unrecoverable(long objectId) {
+    /**
+     * Counts {@code version} of {@code objectId} unrecoverable, listing it while fewer than
+     * {@link #MAX_LISTED_IDS} are; returns whether it was listed (for {@link #withdraw}).
+     */
+    synchronized boolean unrecoverable(long objectId, long version) {
       unrecoverable.incrementAndGet();
-      if (unrecoverableIds.size() < MAX_LISTED_IDS) {
-        unrecoverableIds.add(objectId);
+      if (unrecoverableIds.size() < MAX_LISTED_IDS
+          && !unrecoverableIds.containsKey(objectId)) {
+        unrecoverableIds.put(objectId, version);
+        return true;
       }
+      return false;
+    }
+
+    /**
+     * Takes back what {@link #unrecoverable} counted ({@code listed}: what it returned), the
+     * version having been replaced meanwhile, unless {@link #replaced} did already.
+     */
+    synchronized void withdraw(long objectId, long version, boolean listed) {
+      if (!listed || unrecoverableIds.remove(objectId, version)) {
+        unrecoverable.decrementAndGet();
+      }
+    }
+
+    /** Drops {@code objectId} if listed at a version below {@code newVersion}. */
+    synchronized void replaced(long objectId, long newVersion) {
+      Long v = unrecoverableIds.get(objectId);
+      if (v != null && v < newVersion) {
+        unrecoverableIds.remove(objectId);
+        unrecoverable.decrementAndGet();
+      }
+    }
+
+    /** The listed objects: id to the version found unrecoverable. */
+    synchronized Map<Long, Long> listedVersions() {
+      return new LinkedHashMap<>(unrecoverableIds);
     }
 
     ScrubProgress progress(boolean running) {
@@ -305,7 +428,8 @@ public final class Scrubber {
           bytesRead.get(), crcErrors.get(), crcErrorsRepaired.get(), parityMismatches.get(),
           parityMismatchesRepaired.get(), missingShards.get(), shardsRecreated.get(),
           unavailableShards.get(),
-          unrecoverable.get(), unrecoverableIds, driveErrors.get(), failedSlots);
+          unrecoverable.get(), new ArrayList<>(unrecoverableIds.keySet()), driveErrors.get(),
+          failedSlots);
     }
   }
 

@@ -329,6 +329,147 @@ class ScrubberTest {
     }
   }
 
+  // ---- damage cleared object by object (issue 39 item 4) ----
+
+  private static final long LOST_A = 0x0000000100000001L;
+  private static final long LOST_B = 0x0000000100000002L;
+  private static final long LOST_C = 0x0000000100000003L;
+
+  /** Writes A, B and C (RAID-6 4+2) and breaks stripe 1 of each beyond repair (3 bad cells). */
+  private List<Path> threeLostObjects(ArrayConfig c, String name) throws IOException {
+    List<Path> dirs = dirs(name, 6);
+    try (ObjectStore s = store(c, fileDrives(dirs))) {
+      for (long id : new long[] {LOST_A, LOST_B, LOST_C}) {
+        write(s, id, random(CELL * 4 * 3, id));
+      }
+    }
+    for (long id : new long[] {LOST_A, LOST_B, LOST_C}) {
+      for (int shard : new int[] {0, 2, 4}) {
+        flipBit(dirOf(dirs, c, id, shard), id, shard, 1);
+      }
+    }
+    return dirs;
+  }
+
+  /**
+   * An object the standing damage lists leaves it when a new version of it commits or it is
+   * deleted: the count drops and the id goes; an object neither rewritten nor deleted stays, and
+   * once none is left the damage is empty (the target no longer DAMAGED).
+   */
+  @Test
+  void aRewrittenOrDeletedLostObjectLeavesTheDamage() throws IOException {
+    ArrayConfig c = config("raid6:4+2");
+    List<Path> dirs = threeLostObjects(c, "clear");
+    try (ObjectStore s = store(c, fileDrives(dirs))) {
+      Scrubber scrubber = new Scrubber(s);
+      ScrubReport r = scrubber.run();
+      assertEquals(3, r.unrecoverableObjects(), r.toString());
+      assertEquals(List.of(LOST_A, LOST_B, LOST_C), r.unrecoverableIds());
+      assertEquals(Optional.of(r), scrubber.damage());
+
+      byte[] fresh = random(CELL * 4 * 2, 77);
+      write(s, LOST_A, fresh); // a new committed version: A is readable again
+      ScrubReport d = scrubber.damage().orElseThrow();
+      assertEquals(2, d.unrecoverableObjects(), d.toString());
+      assertEquals(List.of(LOST_B, LOST_C), d.unrecoverableIds());
+      assertArrayEquals(fresh, readAll(s, LOST_A));
+
+      assertTrue(s.delete(LOST_B));
+      d = scrubber.damage().orElseThrow();
+      assertEquals(1, d.unrecoverableObjects(), d.toString());
+      assertEquals(List.of(LOST_C), d.unrecoverableIds(), "C neither rewritten nor deleted");
+      assertEquals(Optional.of(r), scrubber.lastReport(), "the last report stays as it was");
+      assertEquals(3, scrubber.unrecoverableTotal());
+
+      write(s, OTHER, random(CELL, 5)); // another object's write changes nothing
+      assertEquals(Optional.of(d), scrubber.damage());
+
+      s.delete(LOST_C);
+      assertEquals(Optional.empty(), scrubber.damage(), "none left: not damaged any more");
+
+      ScrubReport again = scrubber.run();
+      assertEquals(0, again.unrecoverableObjects(), again.toString());
+      assertEquals(Optional.empty(), scrubber.damage());
+    }
+  }
+
+  /**
+   * A write that lands during a scrub, after the scrub found the object unrecoverable, takes it
+   * off that scrub's report too: the report the scrub keeps when it ends does not list it again.
+   */
+  @Test
+  void aLostObjectRewrittenDuringTheScrubIsNotListedByIt() throws IOException {
+    ArrayConfig c = config("raid6:4+2");
+    List<Path> dirs = threeLostObjects(c, "during");
+    try (ObjectStore s = store(c, fileDrives(dirs))) {
+      Scrubber scrubber = new Scrubber(s);
+      boolean[] rewritten = {false};
+      // called by the scrubbing thread between objects: A (the lowest id) is checked first
+      ScrubReport r = scrubber.tryRun(() -> {
+        if (!rewritten[0] && scrubber.progress().objectsDone() >= 1) {
+          rewritten[0] = true;
+          try {
+            write(s, LOST_A, random(CELL * 4, 78));
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+        return false;
+      }).orElseThrow();
+      assertTrue(rewritten[0]);
+      assertFalse(r.cancelled());
+      assertEquals(2, r.unrecoverableObjects(), r.toString());
+      assertEquals(List.of(LOST_B, LOST_C), r.unrecoverableIds());
+      assertEquals(Optional.of(r), scrubber.damage());
+    }
+  }
+
+  /**
+   * The count stays honest beyond the listed ids: only a listed object leaves it; a version
+   * found unrecoverable after the write that replaced another is not cleared by that write; and
+   * an object the scrub itself sees replaced is taken back whether listed or not.
+   */
+  @Test
+  void theTallyClearsOnlyListedObjectsAtAnOlderVersion() {
+    Scrubber.Tally t = new Scrubber.Tally();
+    for (long id = 1; id <= Scrubber.MAX_LISTED_IDS + 1; id++) {
+      assertEquals(id <= Scrubber.MAX_LISTED_IDS, t.unrecoverable(id, 3));
+    }
+    ScrubReport r = t.report(false, 0);
+    assertEquals(Scrubber.MAX_LISTED_IDS + 1, r.unrecoverableObjects());
+    assertEquals(Scrubber.MAX_LISTED_IDS, r.unrecoverableIds().size());
+
+    t.replaced(Scrubber.MAX_LISTED_IDS + 1, 4); // not listed: cannot be told apart
+    t.replaced(7, 3); // the version found lost, or an older one: not replaced
+    t.replaced(8, 4);
+    t.replaced(9, Long.MAX_VALUE); // deleted
+    t.replaced(8, 5); // already gone: not counted twice
+    r = t.report(false, 0);
+    assertEquals(Scrubber.MAX_LISTED_IDS - 1, r.unrecoverableObjects());
+    assertEquals(Scrubber.MAX_LISTED_IDS - 2, r.unrecoverableIds().size());
+    assertTrue(r.unrecoverableIds().contains(7L));
+    assertFalse(r.unrecoverableIds().contains(8L));
+    assertFalse(r.unrecoverableIds().contains(9L));
+
+    t.withdraw(10, 3, true); // listed, then seen replaced by the scrub
+    t.withdraw(8, 3, true); // taken off by the listener already: not again
+    boolean listed = t.unrecoverable(1000, 1); // room again after the removals
+    assertTrue(listed);
+    t.withdraw(1000, 1, listed);
+    assertTrue(t.unrecoverable(2000, 1));
+    assertTrue(t.unrecoverable(2001, 1));
+    assertTrue(t.unrecoverable(2002, 1));
+    assertFalse(t.unrecoverable(2003, 1)); // full again: counted, not listed
+    t.withdraw(2003, 1, false);
+    r = t.report(false, 0);
+    assertEquals(Scrubber.MAX_LISTED_IDS + 1, r.unrecoverableObjects(), r.toString());
+    assertEquals(Scrubber.MAX_LISTED_IDS, r.unrecoverableIds().size());
+    assertEquals(r.unrecoverableIds().size() - 1,
+        r.without(2000).unrecoverableIds().size());
+    assertEquals(r.unrecoverableObjects() - 1, r.without(2000).unrecoverableObjects());
+    assertEquals(r, r.without(8), "not listed: the same report");
+  }
+
   // ---- parity mismatches ----
 
   @ParameterizedTest
