@@ -1,6 +1,7 @@
 package io.parityfs.meta.registry;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The ephemeral record of a running node, {@code /parityfs/online/<nodeId>}: it exists while the
@@ -44,17 +45,38 @@ public record OnlineRecord(int schema, String nodeId, String name, String host, 
    *     records of older nodes, and where a drive's file system has no id: such a target counts
    *     in full
    * @param lostObjects objects on it that a scrub found unrecoverable (a stripe with more bad
-   *     cells than the protection tolerates) and no whole scrub has cleared since; 0 in records
-   *     of older nodes. Makes the target's consistency DAMAGED
+   *     cells than the protection tolerates) and no whole scrub has cleared since, less those
+   *     rewritten or deleted since; 0 in records of older nodes. Makes the target's consistency
+   *     DAMAGED
+   * @param lostIds the ids of those objects as far as the scrub listed them (at most its first
+   *     100; fewer than lostObjects when it found more), each as 16 lowercase hexadecimal digits
+   *     ({@link #objectIdHex}); an object id is {@code fileId << 24 | chunkIndex}. Empty in records
+   *     of older nodes
    */
   public record TargetStatus(String targetId, String name, String state, String protection,
       long capacityBytes, long freeBytes, String codec, String codecImplementation,
       List<DriveStatus> drives, List<RebuildStatus> rebuilds, List<FileSystemShare> fileSystems,
-      long lostObjects) {
+      long lostObjects, List<String> lostIds) {
     public TargetStatus {
       drives = drives == null ? List.of() : List.copyOf(drives);
       rebuilds = rebuilds == null ? List.of() : List.copyOf(rebuilds);
       fileSystems = fileSystems == null ? List.of() : List.copyOf(fileSystems);
+      lostIds = lostIds == null ? List.of()
+          : lostIds.stream().filter(Objects::nonNull).toList();
+    }
+
+    /** A status that lists no lost object ids (as nodes before the field wrote it). */
+    public TargetStatus(String targetId, String name, String state, String protection,
+        long capacityBytes, long freeBytes, String codec, String codecImplementation,
+        List<DriveStatus> drives, List<RebuildStatus> rebuilds,
+        List<FileSystemShare> fileSystems, long lostObjects) {
+      this(targetId, name, state, protection, capacityBytes, freeBytes, codec,
+          codecImplementation, drives, rebuilds, fileSystems, lostObjects, List.of());
+    }
+
+    /** An object id as {@link #lostIds} writes it: 16 lowercase hexadecimal digits. */
+    public static String objectIdHex(long objectId) {
+      return String.format("%016x", objectId);
     }
 
     /** A status without lost objects. */

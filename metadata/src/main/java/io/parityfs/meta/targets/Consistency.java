@@ -16,7 +16,9 @@ public enum Consistency {
   /**
    * Array not FAILED, but a scrub found objects on it with a stripe beyond repair (more bad
    * cells than the protection tolerates): reads of those objects fail, the rest serve, and
-   * placement still uses it. Stays until a whole scrub finds none (the node's {@code lostObjects}).
+   * placement still uses it. Stays until a whole scrub finds none, or until each lost object has
+   * been rewritten or deleted (the node's {@code lostObjects}; which ones: {@link
+   * TargetInfo#lostObjectIds}).
    */
   DAMAGED,
   /** Array FAILED (more drives lost than the protection survives), or a state this code does

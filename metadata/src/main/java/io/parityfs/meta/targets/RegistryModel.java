@@ -102,8 +102,8 @@ final class RegistryModel {
       String protection = live != null ? live.protection() : r.protection();
       long capacity = live != null ? live.capacityBytes() : r.capacityBytes();
       long free = last == null ? 0 : last.freeBytes();
-      Consistency consistency = Consistency.of(live != null ? live.state() : r.state(),
-          last == null ? 0 : last.lostObjects());
+      long lost = last == null ? 0 : Math.max(0, last.lostObjects());
+      Consistency consistency = Consistency.of(live != null ? live.state() : r.state(), lost);
       long updated = Math.max(o == null ? 0 : o.record().updatedMillis(),
           r == null ? 0 : r.updatedMillis());
       Mark m = marks.get(id);
@@ -114,7 +114,8 @@ final class RegistryModel {
           capacity, free, consistency, updated, o != null, markReason, gone,
           last == null ? Map.of() : fileSystems(last), n == null ? "" : n.domain(),
           mark == null ? Standing.IN_SERVICE : Standing.of(mark.standing()),
-          mark == null ? "" : mark.reason()));
+          mark == null ? "" : mark.reason(), lost,
+          last == null ? List.of() : lostObjectIds(last)));
     }
     long highest = 0;
     for (TargetRecord r : targets.values()) {
@@ -133,6 +134,25 @@ final class RegistryModel {
         }
         out.merge(s.targetId(), o,
             (a, b) -> a.record().updatedMillis() >= b.record().updatedMillis() ? a : b);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The lost object ids a status lists, parsed from hexadecimal; an entry that does not parse
+   * (not 1 to 16 hexadecimal digits) is left out.
+   */
+  private static List<Long> lostObjectIds(OnlineRecord.TargetStatus s) {
+    List<Long> out = new ArrayList<>(s.lostIds().size());
+    for (String hex : s.lostIds()) {
+      if (hex.isEmpty() || hex.length() > 16) {
+        continue;
+      }
+      try {
+        out.add(Long.parseUnsignedLong(hex, 16));
+      } catch (NumberFormatException e) {
+        // a node's bug or a newer format: the count still makes the target DAMAGED
       }
     }
     return out;

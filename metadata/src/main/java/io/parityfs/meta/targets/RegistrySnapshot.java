@@ -32,12 +32,14 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
    * @param domain see {@link TargetInfo#domain()}
    * @param standing see {@link TargetInfo#standing()}
    * @param standingReason see {@link TargetInfo#standingReason()}
+   * @param lostObjects see {@link TargetInfo#lostObjects()}
+   * @param lostObjectIds see {@link TargetInfo#lostObjectIds()}
    */
   record Entry(String id, String nodeId, String address, String name, String pool,
       String protection, long capacityBytes, long freeBytes, Consistency consistency,
       long updatedMillis, boolean online, String markReason, long goneSinceMillis,
       Map<String, Integer> fileSystems, String domain, Standing standing,
-      String standingReason) {
+      String standingReason, long lostObjects, List<Long> lostObjectIds) {
 
     TargetInfo at(long nowMillis, Duration offlineTimeout) {
       Reachability r;
@@ -53,7 +55,7 @@ record RegistrySnapshot(Map<String, Entry> entries, Map<String, String> unreadab
       return new TargetInfo(id, nodeId, address, name, pool, protection, capacityBytes,
           freeBytes, r, consistency, Instant.ofEpochMilli(updatedMillis),
           markReason == null ? "" : markReason, fileSystems, domain, standing, standingReason,
-          online ? null : Instant.ofEpochMilli(goneSinceMillis));
+          online ? null : Instant.ofEpochMilli(goneSinceMillis), lostObjects, lostObjectIds);
     }
   }
 

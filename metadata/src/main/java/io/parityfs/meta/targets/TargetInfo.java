@@ -3,6 +3,7 @@ package io.parityfs.meta.targets;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -34,18 +35,37 @@ import java.util.Map;
  * @param standingReason the retirement mark's reason, "" without one
  * @param goneSince when this registry last saw its node online (for a node it never saw, when
  *     it opened); null while the node is online
+ * @param lostObjects objects on it a scrub found unrecoverable and not rewritten or deleted
+ *     since, as last reported by its node ({@code lostObjects} of its online status; kept while
+ *     it is away); more than 0 makes it DAMAGED unless FAILED. 0 when never reported
+ * @param lostObjectIds the ids of those objects its node listed (at most the first 100 a scrub
+ *     found; fewer than lostObjects when there are more), in the order found; an object id is
+ *     {@code fileId << 24 | chunkIndex}. Empty from a node that does not list them (an older
+ *     one)
  */
 public record TargetInfo(String id, String nodeId, String address, String name, String pool,
     String protection, long capacityBytes, long freeBytes, Reachability reachability,
     Consistency consistency, Instant updated, String offlineReason,
     Map<String, Integer> fileSystems, String domain, Standing standing, String standingReason,
-    Instant goneSince) {
+    Instant goneSince, long lostObjects, List<Long> lostObjectIds) {
 
   public TargetInfo {
     fileSystems = fileSystems == null ? Map.of() : Map.copyOf(fileSystems);
     domain = domain == null ? "" : domain;
     standing = standing == null ? Standing.IN_SERVICE : standing;
     standingReason = standingReason == null ? "" : standingReason;
+    lostObjectIds = lostObjectIds == null ? List.of() : List.copyOf(lostObjectIds);
+  }
+
+  /** A target without lost objects. */
+  public TargetInfo(String id, String nodeId, String address, String name, String pool,
+      String protection, long capacityBytes, long freeBytes, Reachability reachability,
+      Consistency consistency, Instant updated, String offlineReason,
+      Map<String, Integer> fileSystems, String domain, Standing standing, String standingReason,
+      Instant goneSince) {
+    this(id, nodeId, address, name, pool, protection, capacityBytes, freeBytes, reachability,
+        consistency, updated, offlineReason, fileSystems, domain, standing, standingReason,
+        goneSince, 0, List.of());
   }
 
   /** A target in service (no retirement mark). */

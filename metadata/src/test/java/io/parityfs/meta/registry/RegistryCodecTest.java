@@ -57,6 +57,46 @@ class RegistryCodecTest {
         "x", List.of(), List.of()), read.targets().get(0));
   }
 
+  /**
+   * Issue 39 item 4: the lost object ids of a target status, an additive field of schema 1
+   * beside lostObjects; a record without it (an older node) reads as listing none.
+   */
+  @Test
+  void aTargetStatusListsItsLostObjectIdsAndOneFromBeforeListsNone() throws Exception {
+    long id = 0x0000000100000002L;
+    assertEquals("0000000100000002", OnlineRecord.TargetStatus.objectIdHex(id));
+    assertEquals("ffffffffffffffff", OnlineRecord.TargetStatus.objectIdHex(-1));
+    OnlineRecord.TargetStatus s = new OnlineRecord.TargetStatus("t1", "t0", "OPTIMAL",
+        "raid6:4+2", 3, 4, "cpu", "x", List.of(), List.of(), List.of(), 150,
+        List.of(OnlineRecord.TargetStatus.objectIdHex(id), "00000000000000ff"));
+    OnlineRecord o = new OnlineRecord(1, "n1", "node", "h", 7110, -1, 1, 2, 3, 4, List.of(s));
+    String json = RegistryCodec.toJson(o);
+    assertTrue(json.contains(
+        "\"lostObjects\":150,\"lostIds\":[\"0000000100000002\",\"00000000000000ff\"]"), json);
+    OnlineRecord back = RegistryCodec.decode(RegistryCodec.encode(o), OnlineRecord.class, PATH);
+    assertEquals(o, back);
+    assertEquals(List.of("0000000100000002", "00000000000000ff"),
+        back.targets().get(0).lostIds());
+
+    ObjectNode old = (ObjectNode) JSON.readTree(RegistryCodec.encode(o));
+    ((ObjectNode) old.get("targets").get(0)).remove("lostIds");
+    OnlineRecord read = RegistryCodec.decode(JSON.writeValueAsBytes(old), OnlineRecord.class,
+        PATH);
+    assertEquals(List.of(), read.targets().get(0).lostIds());
+    assertEquals(150, read.targets().get(0).lostObjects());
+    assertEquals(new OnlineRecord.TargetStatus("t1", "t0", "OPTIMAL", "raid6:4+2", 3, 4, "cpu",
+        "x", List.of(), List.of(), List.of(), 150), read.targets().get(0));
+
+    ((ObjectNode) old.get("targets").get(0)).remove("lostObjects"); // older still
+    read = RegistryCodec.decode(JSON.writeValueAsBytes(old), OnlineRecord.class, PATH);
+    assertEquals(0, read.targets().get(0).lostObjects());
+    assertEquals(List.of(), read.targets().get(0).lostIds());
+
+    ((ObjectNode) old.get("targets").get(0)).putNull("lostIds");
+    read = RegistryCodec.decode(JSON.writeValueAsBytes(old), OnlineRecord.class, PATH);
+    assertEquals(List.of(), read.targets().get(0).lostIds());
+  }
+
   @Test
   void aTargetRecordFromBeforePoolsIsInTheDefaultPool() throws Exception {
     ObjectNode old = (ObjectNode) JSON.readTree(RegistryCodec.encode(target("ssd")));

@@ -337,6 +337,7 @@ public final class StorageNode implements NodeServices, Closeable {
       capacity += cap;
       free += fr;
       String st = t.state().name();
+      StorageTarget.Lost lost = t.lost(); // count and ids of one report
       records.add(new TargetRecord(SCHEMA, t.id(), id, t.name(), t.config().pool(),
           t.protection(), c.cellSize(), c.maxObjectSize(), t.array().labels().dataSlots(),
           c.hotSpares(), t.array().labels().created().toEpochMilli(), st, cap, now,
@@ -354,7 +355,7 @@ public final class StorageNode implements NodeServices, Closeable {
           t.codec().map(s -> s.chosen().label()).orElse("none"),
           t.codec().map(CodecSelection::implementation).orElse("none"), drives, rebuilds,
           t.fileSystemIds().entrySet().stream().map(e -> new OnlineRecord.FileSystemShare(
-              e.getKey(), e.getValue())).toList(), t.lostObjects()));
+              e.getKey(), e.getValue())).toList(), lost.lostObjects(), lost.lostIds()));
     }
     String host = address.getHostString();
     int port = address.getPort();
@@ -374,7 +375,7 @@ public final class StorageNode implements NodeServices, Closeable {
     for (StorageTarget t : targets) {
       sb.append(t.state()).append(Arrays.toString(t.array().driveStates()));
       t.array().rebuilds().forEach((slot, p) -> sb.append(slot).append(p.state()));
-      sb.append(" lost ").append(t.lostObjects()).append(';');
+      sb.append(" lost ").append(t.lostObjects()).append(t.lostObjectIds()).append(';');
     }
     return sb.toString();
   }

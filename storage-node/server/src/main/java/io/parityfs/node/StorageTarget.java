@@ -1,5 +1,6 @@
 package io.parityfs.node;
 
+import io.parityfs.meta.registry.OnlineRecord;
 import io.parityfs.node.chunk.ChunkStore;
 import io.parityfs.node.config.TargetConfig;
 import io.parityfs.raid.array.RaidArray;
@@ -90,13 +91,39 @@ public final class StorageTarget implements TargetView {
   }
 
   /**
-   * Objects a scrub found unrecoverable and no whole scrub has cleared since ({@link
-   * io.parityfs.raid.array.repair.Scrubber#damage}): published in the registry, where it makes
-   * the target's consistency DAMAGED.
+   * Objects a scrub found unrecoverable and no whole scrub has cleared since, less those
+   * rewritten or deleted since ({@link io.parityfs.raid.array.repair.Scrubber#damage}):
+   * published in the registry, where it makes the target's consistency DAMAGED.
    */
   public long lostObjects() {
     return array.scrubber().damage().map(ScrubReport::unrecoverableObjects).orElse(0L);
   }
+
+  /**
+   * The ids of the {@link #lostObjects} a scrub listed (at most {@link
+   * io.parityfs.raid.array.repair.Scrubber#MAX_LISTED_IDS}, in the order found; fewer than
+   * lostObjects when it found more): object ids, {@code fileId << 24 | chunkIndex}. Published
+   * in the registry beside the count.
+   */
+  public List<Long> lostObjectIds() {
+    return array.scrubber().damage().map(ScrubReport::unrecoverableIds).orElse(List.of());
+  }
+
+  /**
+   * The lost objects as the registry publishes them ({@link
+   * OnlineRecord.TargetStatus#lostObjects lostObjects} and {@link
+   * OnlineRecord.TargetStatus#lostIds lostIds}), both from one damage report.
+   */
+  Lost lost() {
+    Optional<ScrubReport> d = array.scrubber().damage();
+    return new Lost(d.map(ScrubReport::unrecoverableObjects).orElse(0L),
+        d.map(r -> r.unrecoverableIds().stream()
+            .map(OnlineRecord.TargetStatus::objectIdHex).toList())
+            .orElse(List.of()));
+  }
+
+  /** See {@link #lost()}: the count and the listed ids, as 16 hexadecimal digits each. */
+  record Lost(long lostObjects, List<String> lostIds) {}
 
   /** The running scrub schedule, if any. */
   public Optional<ScrubSchedule> scrubSchedule() {

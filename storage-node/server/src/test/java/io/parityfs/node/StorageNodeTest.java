@@ -326,6 +326,72 @@ class StorageNodeTest {
     }
   }
 
+  /**
+   * Issue 39 item 4: the objects a scrub found lost are published with their ids beside the
+   * count, and leave the record as soon as they are rewritten.
+   */
+  @Test
+  void theOnlineRecordListsTheLostObjectsUntilTheyAreRewritten() throws Exception {
+    StorageNode node = start(props());
+    try {
+      StorageTarget fast = node.targets().get(0);
+      long lost = (5L << 24) | 1; // file 5, chunk 1
+      long kept = (5L << 24) | 2;
+      for (long id : new long[] {lost, kept}) {
+        byte[] data = new byte[4096 * 4 * 2];
+        new java.util.Random(id).nextBytes(data);
+        fast.array().store().write(id, new java.io.ByteArrayInputStream(data), data.length);
+      }
+      for (int shard : new int[] {0, 2, 4}) { // three bad cells of stripe 1: beyond raid6
+        String name = io.parityfs.raid.array.object.ObjectFiles.shard(lost, 0, shard);
+        Path file;
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+          file = all.filter(f -> f.getFileName().toString().equals(name)).findFirst()
+              .orElseThrow();
+        }
+        try (java.nio.channels.FileChannel f = java.nio.channels.FileChannel.open(file,
+            java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+          long at = io.parityfs.raid.array.format.ShardFormat.cellOffset(4096, 1) + 100;
+          ByteBuffer b = ByteBuffer.allocate(1);
+          f.read(b, at);
+          b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
+          f.write(b, at);
+        }
+      }
+      assertEquals(1, fast.array().scrubber().run().unrecoverableObjects());
+      String hex = String.format("%016x", lost);
+      assertEquals(1, fast.lostObjects());
+      assertEquals(List.of(lost), fast.lostObjectIds());
+      OnlineRecord.TargetStatus status = node.snapshot().online().targets().get(0);
+      assertEquals(1, status.lostObjects());
+      assertEquals(List.of(hex), status.lostIds());
+      String online = ZkPaths.online(node.snapshot().online().nodeId());
+      Eventually.until("the registry lists the lost object", Duration.ofSeconds(20),
+          () -> readQuietly(online).path("targets").path(0).path("lostIds").toString()
+              .equals("[\"" + hex + "\"]"));
+
+      byte[] fresh = new byte[4096];
+      fast.array().store().write(lost, new java.io.ByteArrayInputStream(fresh), fresh.length);
+      assertEquals(0, fast.lostObjects());
+      assertEquals(List.of(), fast.lostObjectIds());
+      status = node.snapshot().online().targets().get(0);
+      assertEquals(0, status.lostObjects());
+      assertEquals(List.of(), status.lostIds());
+      Eventually.until("the registry lists none", Duration.ofSeconds(20),
+          () -> readQuietly(online).path("targets").path(0).path("lostObjects").asLong() == 0);
+    } finally {
+      node.close();
+    }
+  }
+
+  private JsonNode readQuietly(String path) {
+    try {
+      return read(path);
+    } catch (Exception e) {
+      return json.createObjectNode();
+    }
+  }
+
   @Test
   void aRestartedNodeIsTheSameNodeWithTheSameTargetsAndData() throws Exception {
     Properties p = props();
