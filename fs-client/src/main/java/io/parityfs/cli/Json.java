@@ -80,6 +80,9 @@ final class Json {
     m.put("freeBytes", t.freeBytes());
     m.put("reachability", t.reachability().name());
     m.put("consistency", t.consistency().name());
+    m.put("lostObjects", t.lostObjects());
+    m.put("lostObjectIds", t.lostObjectIds().stream().map(id -> String.format("%016x", id))
+        .toList());
     m.put("updated", t.updated() == null ? null : t.updated().toEpochMilli());
     m.put("offlineReason", t.offlineReason());
     return m;

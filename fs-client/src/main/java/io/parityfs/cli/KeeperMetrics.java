@@ -39,6 +39,9 @@ final class KeeperMetrics implements Closeable {
         keeper, s -> s.total().filesMoved());
     counter(registry, "parityfs_keeper_moved_bytes", "bytes written by those moves", keeper,
         s -> s.total().bytesMoved());
+    counter(registry, "parityfs_keeper_lost_handed_off", "members a node's scrub found"
+        + " unrecoverable, added to their files' repair records for catch-up", keeper,
+        s -> s.total().lostHandedOff());
     return new KeeperMetrics(HTTPServer.builder().hostname(host).port(port).registry(registry)
         .buildAndStart());
   }

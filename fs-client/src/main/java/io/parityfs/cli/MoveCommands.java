@@ -431,12 +431,13 @@ final class MoveCommands {
         m.put("filesMoved", r.filesMoved());
         m.put("bytesMoved", r.bytesMoved());
         m.put("filesLeft", r.filesLeft());
+        m.put("lostHandedOff", r.lostHandedOff());
         s.printJson(m);
       } else {
         s.out().println(Instant.now() + " keeper: " + r.filesCaughtUp() + " files caught up ("
             + r.membersCaughtUp() + " members), " + r.filesMoved() + " files moved off bad or"
             + " draining targets (" + Sizes.human(r.bytesMoved()) + "), " + r.filesLeft()
-            + " left for later");
+            + " left for later, " + r.lostHandedOff() + " lost members handed to catch-up");
       }
       s.out().flush();
     }

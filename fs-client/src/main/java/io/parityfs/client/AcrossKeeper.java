@@ -33,6 +33,9 @@ import org.slf4j.LoggerFactory;
  * interval} the leader runs a round:
  *
  * <ol>
+ *   <li><b>lost members</b>: members a storage node's scrub found unrecoverable (its target's
+ *       lost object ids in the registry) are added to their files' repair records, so that
+ *       readers read around them and catch-up stores them again ({@link LostMembers});
  *   <li><b>catch-up</b>: every file of the repair index ({@link Namespace#filesToRepair}) whose
  *       record names a target that is online and in service again is repaired ({@link
  *       Repairer}): a node that comes back catches up on what it missed, by generation, without
@@ -64,12 +67,14 @@ public final class AcrossKeeper implements Closeable {
    * @param bytesMoved bytes written by those moves
    * @param filesLeft files still using bad or draining targets after the round (open, written
    *     meanwhile, no replacement, no policy across nodes)
+   * @param lostHandedOff members a node lost (a scrub found them unrecoverable) added to their
+   *     files' repair records for catch-up
    */
   public record Round(long filesCaughtUp, long membersCaughtUp, long filesMoved,
-      long bytesMoved, long filesLeft) {
+      long bytesMoved, long filesLeft, long lostHandedOff) {
     /** Whether the round did anything. */
     public boolean busy() {
-      return filesCaughtUp + filesMoved > 0;
+      return filesCaughtUp + filesMoved + lostHandedOff > 0;
     }
   }
 
@@ -92,7 +97,7 @@ public final class AcrossKeeper implements Closeable {
     Status done(Round r) {
       Round t = new Round(total.filesCaughtUp() + r.filesCaughtUp(), total.membersCaughtUp()
           + r.membersCaughtUp(), total.filesMoved() + r.filesMoved(), total.bytesMoved()
-          + r.bytesMoved(), r.filesLeft());
+          + r.bytesMoved(), r.filesLeft(), total.lostHandedOff() + r.lostHandedOff());
       return new Status(true, rounds + 1, failures, r, t, null);
     }
 
@@ -107,11 +112,12 @@ public final class AcrossKeeper implements Closeable {
   private final LeaderLatch latch;
   private final Object roundLock = new Object();
   private final AtomicReference<Status> status = new AtomicReference<>(
-      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0), null));
+      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0, 0), null));
   private ScheduledExecutorService timer;
   private volatile boolean closed;
   /** The bad and draining targets whose last pass found nothing to move. */
   private Set<String> settled = Set.of();
+  private final LostMembers lost;
 
   /**
    * @param interval time between rounds
@@ -128,6 +134,7 @@ public final class AcrossKeeper implements Closeable {
     this.interval = interval;
     this.bytesPerSecond = bytesPerSecond;
     this.latch = new LeaderLatch(client.curator(), LATCH);
+    this.lost = new LostMembers(client);
   }
 
   /** Joins the election and runs a round every interval while leading. */
@@ -179,6 +186,7 @@ public final class AcrossKeeper implements Closeable {
    */
   public Round runOnce(BooleanSupplier going) throws IOException {
     synchronized (roundLock) {
+      long handedOff = lost.handOff(going);
       long[] caught = catchUp(going);
       long moved = 0;
       long bytes = 0;
@@ -214,7 +222,7 @@ public final class AcrossKeeper implements Closeable {
         }
         settled = left == 0 && going.getAsBoolean() ? all : Set.of();
       }
-      return new Round(caught[0], caught[1], moved, bytes, left);
+      return new Round(caught[0], caught[1], moved, bytes, left, handedOff);
     }
   }
 

@@ -5,23 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
-import io.parityfs.raid.array.format.ShardFormat;
 import io.parityfs.testing.MiniCluster;
+import io.parityfs.testing.ShardDamage;
 import io.parityfs.testkit.Eventually;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CliScrubReportTest {
   private static final int CELL = 65536; // the mini cluster's cell size
-  private static final Pattern SHARD = Pattern.compile("([0-9a-f]{16})\\.[0-9a-f]{16}\\.([0-9a-f]{2})");
 
   @TempDir
   static Path dir;
@@ -99,31 +90,19 @@ class CliScrubReportTest {
     assertEquals(1, cluster.nodes().get(0).targets().get(0).lostObjects());
     Eventually.until("the registry says DAMAGED", () -> cli.ok("targets", "--json").json()
         .get(0).get("consistency").asText().equals("DAMAGED"));
+    JsonNode listed = cli.ok("targets", "--json").json().get(0);
+    assertEquals(1, listed.get("lostObjects").asLong(), listed.toString());
+    assertEquals(lost, listed.get("lostObjectIds").get(0).asText(), listed.toString());
   }
 
   /** Flips a bit in cell 0 of three shards of one chunk's object; returns its id (16 hex). */
   private static String corruptThreeCellsOfOneStripe() throws IOException {
-    Map<String, List<Path>> shards = new TreeMap<>();
-    try (Stream<Path> files = Files.walk(dir.resolve("cluster"))) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        Matcher m = SHARD.matcher(f.getFileName().toString());
-        if (m.matches()) {
-          shards.computeIfAbsent(m.group(1), id -> new ArrayList<>()).add(f);
-        }
-      }
-    }
+    Map<String, List<Path>> shards = ShardDamage.shards(dir.resolve("cluster"));
     assertEquals(1, shards.size(), shards.toString());
     Map.Entry<String, List<Path>> object = shards.entrySet().iterator().next();
     assertEquals(6, object.getValue().size(), object.toString());
     for (Path shard : object.getValue().subList(0, 3)) {
-      try (FileChannel f = FileChannel.open(shard, StandardOpenOption.READ,
-          StandardOpenOption.WRITE)) {
-        long at = ShardFormat.cellOffset(CELL, 0) + 100;
-        ByteBuffer b = ByteBuffer.allocate(1);
-        f.read(b, at);
-        b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
-        f.write(b, at);
-      }
+      ShardDamage.flipBit(shard, CELL, 0);
     }
     return object.getKey();
   }

@@ -440,6 +440,21 @@ public final class Namespace implements Closeable {
   }
 
   /**
+   * Adds {@code lost} to the repair record of a closed file: members a storage node found it can
+   * no longer read (a scrub's unrecoverable objects), which readers then read around and
+   * catch-up stores again from the other nodes (docs/across-nodes.md §5), if the file is still
+   * at {@code expectedVersion} and writer {@code generation}.
+   *
+   * @throws NamespaceException CONFLICT when it was written since, LEASE_CONFLICT when it is
+   *     open for writing, NOT_FOUND when it is gone or was replaced, TOO_LARGE past {@link
+   *     Repairs#MAX_RANGES} ranges
+   */
+  public FileStatus damaged(String path, long fileId, long expectedVersion, long generation,
+      Repairs lost) throws NamespaceException {
+    return commits.damaged(path, fileId, expectedVersion, generation, lost);
+  }
+
+  /**
    * A file of the repair index: its id, its path when its record was last written or it was
    * last renamed (a rename of a directory above leaves it stale: check the id found there), and
    * the targets its repair record names.

@@ -98,6 +98,19 @@ final class WriterCommits {
     }, (before, after) -> List.of());
   }
 
+  /**
+   * {@link Namespace#damaged}: adds {@code lost} to a closed file's repair record, if the file
+   * is still at {@code expectedVersion} and {@code generation} (nothing was written since the
+   * caller read it, so the members it names are the ones found lost).
+   */
+  FileStatus damaged(String path, long fileId, long expectedVersion, long generation,
+      Repairs lost) throws NamespaceException {
+    return commit(path, fileId, i -> {
+      checkUnchanged(i, path, fileId, expectedVersion, generation, "marked damaged");
+      return withStale(i, lost, path);
+    }, (before, after) -> List.of());
+  }
+
   private static void checkCommit(long length, long mtime) {
     if (length < 0) {
       throw new IllegalArgumentException("length (" + length + ") must be >= 0");
