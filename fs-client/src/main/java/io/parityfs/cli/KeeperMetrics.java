@@ -42,6 +42,8 @@ final class KeeperMetrics implements Closeable {
     counter(registry, "parityfs_keeper_lost_handed_off", "members a node's scrub found"
         + " unrecoverable, added to their files' repair records for catch-up", keeper,
         s -> s.total().lostHandedOff());
+    gauge(registry, "parityfs_keeper_files_not_caught_up", "files whose catch-up failed in the"
+        + " last round (logged; retried each round)", keeper, s -> s.total().filesNotCaughtUp());
     return new KeeperMetrics(HTTPServer.builder().hostname(host).port(port).registry(registry)
         .buildAndStart());
   }

@@ -432,12 +432,15 @@ final class MoveCommands {
         m.put("bytesMoved", r.bytesMoved());
         m.put("filesLeft", r.filesLeft());
         m.put("lostHandedOff", r.lostHandedOff());
+        m.put("filesNotCaughtUp", r.filesNotCaughtUp());
         s.printJson(m);
       } else {
         s.out().println(Instant.now() + " keeper: " + r.filesCaughtUp() + " files caught up ("
             + r.membersCaughtUp() + " members), " + r.filesMoved() + " files moved off bad or"
             + " draining targets (" + Sizes.human(r.bytesMoved()) + "), " + r.filesLeft()
-            + " left for later, " + r.lostHandedOff() + " lost members handed to catch-up");
+            + " left for later, " + r.lostHandedOff() + " lost members handed to catch-up"
+            + (r.filesNotCaughtUp() == 0 ? "" : ", " + r.filesNotCaughtUp() + " files not caught"
+            + " up (see the log)"));
       }
       s.out().flush();
     }

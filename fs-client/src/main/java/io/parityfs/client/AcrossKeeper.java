@@ -69,9 +69,11 @@ public final class AcrossKeeper implements Closeable {
    *     meanwhile, no replacement, no policy across nodes)
    * @param lostHandedOff members a node lost (a scrub found them unrecoverable) added to their
    *     files' repair records for catch-up
+   * @param filesNotCaughtUp files whose catch-up failed (logged with the reason; the round went
+   *     on with the others, and the next one tries them again)
    */
   public record Round(long filesCaughtUp, long membersCaughtUp, long filesMoved,
-      long bytesMoved, long filesLeft, long lostHandedOff) {
+      long bytesMoved, long filesLeft, long lostHandedOff, long filesNotCaughtUp) {
     /** Whether the round did anything. */
     public boolean busy() {
       return filesCaughtUp + filesMoved + lostHandedOff > 0;
@@ -97,7 +99,8 @@ public final class AcrossKeeper implements Closeable {
     Status done(Round r) {
       Round t = new Round(total.filesCaughtUp() + r.filesCaughtUp(), total.membersCaughtUp()
           + r.membersCaughtUp(), total.filesMoved() + r.filesMoved(), total.bytesMoved()
-          + r.bytesMoved(), r.filesLeft(), total.lostHandedOff() + r.lostHandedOff());
+          + r.bytesMoved(), r.filesLeft(), total.lostHandedOff() + r.lostHandedOff(),
+          r.filesNotCaughtUp());
       return new Status(true, rounds + 1, failures, r, t, null);
     }
 
@@ -112,7 +115,7 @@ public final class AcrossKeeper implements Closeable {
   private final LeaderLatch latch;
   private final Object roundLock = new Object();
   private final AtomicReference<Status> status = new AtomicReference<>(
-      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0, 0), null));
+      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0, 0, 0), null));
   private ScheduledExecutorService timer;
   private volatile boolean closed;
   /** The bad and draining targets whose last pass found nothing to move. */
@@ -165,7 +168,7 @@ public final class AcrossKeeper implements Closeable {
     try {
       Round r = runOnce(() -> latch.hasLeadership() && !closed);
       status.updateAndGet(s -> s.done(r));
-      if (r.busy() || r.filesLeft() > 0) {
+      if (r.busy() || r.filesLeft() > 0 || r.filesNotCaughtUp() > 0) {
         LOG.info("keeper round: {}", r);
       }
     } catch (IOException | RuntimeException e) {
@@ -222,7 +225,7 @@ public final class AcrossKeeper implements Closeable {
         }
         settled = left == 0 && going.getAsBoolean() ? all : Set.of();
       }
-      return new Round(caught[0], caught[1], moved, bytes, left, handedOff);
+      return new Round(caught[0], caught[1], moved, bytes, left, handedOff, caught[2]);
     }
   }
 
@@ -242,12 +245,13 @@ public final class AcrossKeeper implements Closeable {
     return out;
   }
 
-  /** Catch-up of the indexed files with a returned target: {files, members}. */
+  /** Catch-up of the indexed files with a returned target: {files, members, files failed}. */
   private long[] catchUp(BooleanSupplier going) throws IOException {
     Map<String, TargetInfo> byId = new HashMap<>();
     client.registry().targets().forEach(t -> byId.put(t.id(), t));
     long files = 0;
     long members = 0;
+    long failed = 0;
     Repairer repairer = new Repairer(client);
     for (Namespace.ToRepair f : client.namespace().filesToRepair()) {
       if (!going.getAsBoolean()) {
@@ -270,13 +274,22 @@ public final class AcrossKeeper implements Closeable {
         Repairer.Outcome o = repairer.repair(f.path());
         files += o.repaired() > 0 ? 1 : 0;
         members += o.repaired();
+        if (o.skipped() != null) {
+          LOG.warn("keeper: {}: {}", f.path(), o.skipped());
+        }
       } catch (NamespaceException e) {
         if (e.status() != NamespaceStatus.NOT_FOUND) {
-          throw e;
+          throw e; // the namespace itself: the round cannot go on
         }
+      } catch (IOException | RuntimeException e) {
+        // one file that cannot be caught up (a torn group, a node refusing it) must never
+        // stop the others' catch-up, nor re-protection: reported, retried next round
+        failed++;
+        LOG.warn("keeper: catch-up of {} failed, the other files go on: {}", f.path(),
+            e.toString());
       }
     }
-    return new long[] {files, members};
+    return new long[] {files, members, failed};
   }
 
   /** Leaves the election and stops the rounds (a running one stops before its next file). */

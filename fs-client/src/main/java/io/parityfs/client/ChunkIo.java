@@ -212,9 +212,19 @@ final class ChunkIo implements ChunkService, AutoCloseable {
 
   void writeMember(String target, long fileId, long generation, long sequence, int index,
       ByteBuffer data) throws IOException {
+    writeMember(target, fileId, generation, sequence, generation, index, data);
+  }
+
+  /**
+   * {@link #writeMember(String, long, long, long, int, ByteBuffer)} with the tag (tagGeneration,
+   * sequence), fenced as writer {@code generation}: a repairer joining a round an earlier writer
+   * stored, with its exact tag (audit N1).
+   */
+  void writeMember(String target, long fileId, long generation, long sequence,
+      long tagGeneration, int index, ByteBuffer data) throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     onTarget(target, at -> nodes.writeChunk(at.node(), at.wireId(), chunk, 0,
-        WriteMode.REPLACE, 0, generation, sequence, data), (at, e) -> {
+        WriteMode.REPLACE, 0, generation, sequence, tagGeneration, data), (at, e) -> {
           if (e.status() == Status.STALE_GENERATION) {
             return new FencedException(chunk, at.targetId(), "writing chunk " + index
                 + " of file " + fileId + " to target " + at.targetId() + ": this writer"

@@ -44,6 +44,15 @@ final class GroupWriter {
   private final ByteBuffer[] open;
   private long group = -1;
   private int full;
+  /**
+   * What the last flush round stored of the open group: its number, its full chunks and the
+   * partial chunk's length (-1: none yet). A flush that would store the same again writes
+   * nothing (audit H9): a second round of unchanged bytes only widens the window in which a
+   * torn round can leave the group without K members of one tag.
+   */
+  private long flushedGroup = -1;
+  private int flushedFull;
+  private int flushedPartial = -1;
 
   GroupWriter(ChunkIo chunks, ExecutorService transfers, FileStatus file, StaleMembers stale) {
     this.chunks = chunks;
@@ -98,6 +107,13 @@ final class GroupWriter {
     if (hasPartial) {
       place(index);
     }
+    int partialLength = hasPartial ? partial.position() : 0;
+    if (group == flushedGroup && full == flushedFull && partialLength == flushedPartial) {
+      return null; // stored as it is by the last flush: nothing changed since
+    }
+    flushedGroup = group;
+    flushedFull = full;
+    flushedPartial = partialLength;
     return store(group, data(open, full, hasPartial ? partial : null));
   }
 

@@ -79,6 +79,7 @@ public final class Repairer {
     long bytes = 0;
     Repairs done = Repairs.NONE;
     int inBatch = 0;
+    java.util.Set<Long> torn = new java.util.TreeSet<>();
     for (Repairs.Range r : f.repairs().ranges()) {
       if (r.from() >= groups) {
         // wholly past the end (a truncate could not delete there): nothing to store, but what
@@ -103,7 +104,17 @@ public final class Repairer {
       trim(f, map, r.target());
       for (long g = r.from(); g <= Math.min(r.to(), groups - 1); g++) {
         if (!f.holes().contains(g)) { // a hole has no member to store
-          bytes += rebuild(f, map, g, r.target(), r.target());
+          try {
+            bytes += rebuild(f, map, g, r.target(), r.target());
+          } catch (ClientException e) {
+            if (e.status() != ClientStatus.ILLEGAL_STATE) {
+              throw e;
+            }
+            torn.add(g); // left in the record, reported; the other groups go on
+            waiting++;
+            LOG.warn("{}", e.getMessage());
+            continue;
+          }
         }
         done = done.with(Repairs.of(r.target(), g));
         repaired++;
@@ -120,7 +131,9 @@ public final class Repairer {
     if (!done.isEmpty() && commit(f, done) == null) {
       return new Outcome(path, repaired, waiting, bytes, "written meanwhile");
     }
-    return new Outcome(f.path(), repaired, waiting, bytes, null);
+    return new Outcome(f.path(), repaired, waiting, bytes, torn.isEmpty() ? null : "groups "
+        + torn + " are torn (no round with all their other members): not stored again, so that"
+        + " no member of a complete round is replaced");
   }
 
   /**
@@ -348,37 +361,24 @@ public final class Repairer {
       return 0; // no member there, or a data chunk past the end of the file: none to store
     }
     List<Long> one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
-    if (one != null && one.get(0) == f.generation()
-        && GroupReads.count(one.get(1)) == present) {
-      // the other members are one round of this generation: the member joins it, a data
-      // chunk decoded from K of them, a parity chunk encoded again from the data
+    if (one != null && one.get(0) <= f.generation() && GroupReads.count(one.get(1)) == present) {
+      // the other members are one round (of this writer generation or an earlier one): the
+      // member joins it with the round's exact tag, fenced as the file's generation (audit N1),
+      // a data chunk decoded from K of them, a parity chunk encoded again from the data
       ByteBuffer bytes = member < k ? readChunk(f, g * k + member)
           : chunks.groupCodec(layout.across()).encode(readData(f, g * k, present, k))[member - k];
       int n = bytes.remaining();
-      chunks.writeMember(onto, f.id(), f.generation(), one.get(1), map.memberIndex(g, member),
-          bytes);
+      chunks.writeMember(onto, f.id(), f.generation(), one.get(1), one.get(0),
+          map.memberIndex(g, member), bytes);
       return n;
     }
-    // members of several rounds or of an older generation: the whole group, as a new round,
-    // on the layout with the member's new target
-    ByteBuffer[] data = readData(f, g * k, present, k);
-    List<String> targets = new ArrayList<>(layout.targets());
-    targets.set(position, onto);
-    FileStatus moved = f.withLayout(layout.withTargets(targets));
-    GroupWriter round = new GroupWriter(chunks, client.transfers(), moved,
-        StaleMembers.every(k + m));
-    ChunkIo.join(round.store(g, data));
-    try {
-      deletePastEnd(f, moved.layout(), map, g, present, null);
-    } catch (IOException e) {
-      // they stay past the end, harmless: the next writer's fence deletes them
-      LOG.info("{}: group {}'s data members past the end not deleted ({})", f.path(), g,
-          e.getMessage());
-    }
-    long n = 0;
-    for (ByteBuffer b : data) {
-      n += b == null ? 0 : b.remaining();
-    }
-    return n;
+    // members of several rounds, or a round of other data chunks than the length covers: a
+    // torn group. A new round over it would replace members of the newest round that has K of
+    // them, the only one that may protect committed bytes (audit H3, H4): nothing is written,
+    // the member stays in the record, and the group is reported
+    throw new ClientException(ClientStatus.ILLEGAL_STATE, f.path(), f.path() + ": group " + g
+        + " is torn (its other members carry the tags " + tags.keySet() + ", [generation,"
+        + " sequence]; " + present + " data chunks expected): its member on " + at + " is not"
+        + " stored again, so that no member of its newest complete round is replaced");
   }
 }

@@ -92,6 +92,33 @@ class ErasureCodedTest extends StripedClusterTest {
     }
   }
 
+  /**
+   * Audit H9: an hflush, hsync or close with nothing written since the last round stores no new
+   * round (the same bytes again under a newer tag only widen the window of a torn round).
+   */
+  @Test
+  void aFlushOfAnUnchangedGroupStoresNoNewRound() throws Exception {
+    String path = "/e/unchanged";
+    long first;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      out.write(content(CHUNK + 10, out.file(), 5));
+      out.hflush();
+      FileStatus f = client.namespace().getStatus(path);
+      first = memberStat(f, 0, 0).sequence();
+      out.hflush();
+      out.hsync();
+      assertEquals(first, memberStat(f, 0, 0).sequence(), "no new round");
+      assertEquals(first, memberStat(f, 0, 2).sequence(), "no new round");
+      out.write(new byte[] {1});
+      out.hflush();
+      assertTrue(memberStat(f, 0, 0).sequence() > first, "a changed group: a new round");
+      first = memberStat(f, 0, 0).sequence();
+    }
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(first, memberStat(f, 0, 0).sequence(), "close of an unchanged group");
+    assertEquals(CHUNK + 11, f.length());
+  }
+
   @Test
   void appendResumesTheOpenGroup() throws Exception {
     String path = "/e/appended";

@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -179,11 +180,12 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
 
   /**
    * Catch-up of a group whose members carry an older writer generation (the file was appended
-   * to since, its fence raised): the member cannot join that round, so the group is stored
-   * again whole, as a new round of the file's generation.
+   * to since, its fence raised): the member joins that round with its exact tag (generation 0),
+   * fenced as the file's generation 1 (audit N1). Before, the group was stored again whole as a
+   * new round, replacing members of the only complete round while it went (audit H3).
    */
   @Test
-  void catchUpAfterAnAppendStoresTheGroupAsANewRound() throws Exception {
+  void catchUpAfterAnAppendJoinsTheOlderRoundWithItsTag() throws Exception {
     String path = "/e/appended";
     byte[] base;
     String stale;
@@ -211,12 +213,15 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     assertEquals(0, done.waiting(), done.toString());
     assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
     ChunkMap map = ChunkMap.of(f.layout());
+    List<Long> tag = null;
     for (int j = 0; j < 3; j++) {
       String t = f.layout().targets().get(map.memberPosition(0, j));
       TargetInfo info = client.registry().target(t).orElseThrow();
       io.parityfs.node.protocol.ChunkStat st = client.nodes().stat(info.socketAddress(),
           TargetId.of(t), new ChunkId(f.id(), map.memberIndex(0, j)));
-      assertEquals(1, st.generation(), "member " + j + " of group 0 in the new round: " + st);
+      assertEquals(0, st.generation(), "member " + j + " of group 0 in its round: " + st);
+      tag = tag == null ? List.of(st.generation(), st.sequence()) : tag;
+      assertEquals(tag, List.of(st.generation(), st.sequence()), "one round, member " + j);
     }
     assertArrayEquals(Arrays.copyOfRange(base, CHUNK, 2 * CHUNK), onTarget(f, stale, 1));
     stopNodeOf(f.layout().targets().get(map.memberPosition(0, 0)));
@@ -312,7 +317,30 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
       byte[] want = Arrays.copyOf(data, (int) r.length());
       assertArrayEquals(want, readWhole(path), path + " with the node down");
       restart();
+      if (dirName.equals("/e")) {
+        // the keeper's round goes through the torn file and on to the others (issue 40 item 5:
+        // one file that cannot be caught up aborted every round before)
+        try (AcrossKeeper keeper = new AcrossKeeper(client, Duration.ofHours(1), 0)) {
+          AcrossKeeper.Round round = keeper.runOnce(() -> true);
+          assertEquals(0, round.filesNotCaughtUp(), round.toString());
+        }
+      }
       Repairer.Outcome o = client.repair(path);
+      if (dirName.equals("/e")) {
+        // group 1, cut by the recovery inside its newest round (chunk 3 and the parity of 2
+        // data chunks, chunk 2 never stored there): no round of it has the one data chunk the
+        // length covers, so it is torn. Catch-up stores the rest and reports it, replacing
+        // nothing: a new round would replace that round's parity, the only one that decodes
+        // the 300 acknowledged bytes while the node is down (audit H3). Sealing it is issue 40.
+        assertEquals(1, o.waiting(), o.toString());
+        assertTrue(o.skipped() != null && o.skipped().contains("groups [1] are torn"),
+            o.toString());
+        FileStatus left = client.namespace().getStatus(path);
+        assertTrue(left.repairs().stale(victim, 1) && !left.repairs().stale(victim, 0),
+            left.repairs().toString());
+        assertArrayEquals(want, readWhole(path), path + " after catch-up");
+        continue;
+      }
       assertEquals(0, o.waiting(), o.toString());
       assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
       stopNodeOf(r.layout().targets().get(0));

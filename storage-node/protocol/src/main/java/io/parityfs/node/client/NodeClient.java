@@ -167,6 +167,23 @@ public final class NodeClient implements Closeable {
   public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       WriteMode mode, int writeFlags, long generation, long sequence, ByteBuffer... data)
       throws IOException {
+    return writeChunk(node, target, chunk, offset, mode, writeFlags, generation, sequence,
+        generation, data);
+  }
+
+  /**
+   * With a group tag of another generation than the writer's ({@link
+   * WriteRequest#tagGeneration()}): a repairer storing a member of a round an earlier writer
+   * stored, with its exact tag, fenced as writer {@code generation}.
+   */
+  public ChunkStat writeChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      WriteMode mode, int writeFlags, long generation, long sequence, long tagGeneration,
+      ByteBuffer... data) throws IOException {
+    if (tagGeneration < 0 || tagGeneration > generation
+        || tagGeneration != generation && sequence == 0) {
+      throw new IllegalArgumentException("tagGeneration (" + tagGeneration + ") must be in 0.."
+          + generation + ", and the writer generation without a sequence");
+    }
     if (sequence < 0) {
       throw new IllegalArgumentException("sequence (" + sequence + ") must be >= 0");
     }
@@ -180,7 +197,7 @@ public final class NodeClient implements Closeable {
     for (int attempt = 1; ; attempt++) {
       try {
         return writeOnce(node, id -> new WriteRequest(id, target, chunk, mode, writeFlags, offset,
-            length, generation, sequence), new BuffersChannel(data), length);
+            length, generation, sequence, tagGeneration), new BuffersChannel(data), length);
       } catch (NodeException e) {
         if (!idempotent || !shouldRetry(e, attempt)) {
           throw e;

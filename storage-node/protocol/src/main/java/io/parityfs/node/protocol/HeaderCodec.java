@@ -51,6 +51,9 @@ final class HeaderCodec {
       out.writeLong(w.generation());
       if (w.sequence() != 0) {
         out.writeLong(w.sequence()); // the 54-byte form stays the tagless one
+        if (w.tagGeneration() != w.generation()) {
+          out.writeLong(w.tagGeneration()); // the 62-byte form: the tag is the writer's
+        }
       }
     } else if (m instanceof ReadRequest r) {
       writeTarget(out, r.target());
@@ -255,10 +258,13 @@ final class HeaderCodec {
       case WRITE: {
         // 46: a client before fencing, generation 0; 54: no group tag, sequence 0
         boolean fenced = h.readableBytes() >= 54;
-        boolean tagged = h.readableBytes() == 62;
-        if (h.readableBytes() != 46 && h.readableBytes() != 54 && !tagged) {
-          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 62, 54"
-              + " (without a group sequence) or 46 (without a generation)");
+        boolean tagged = h.readableBytes() >= 62;
+        boolean older = h.readableBytes() == 70;
+        if (h.readableBytes() != 46 && h.readableBytes() != 54 && h.readableBytes() != 62
+            && !older) {
+          throw invalid(op + ": header of " + h.readableBytes() + " bytes, expected 70 (with the"
+              + " tag's generation), 62, 54 (without a group sequence) or 46 (without a"
+              + " generation)");
         }
         TargetId target = readTarget(h, false);
         ChunkId chunk = readChunk(h);
@@ -278,8 +284,14 @@ final class HeaderCodec {
         if (sequence < 0) {
           throw invalid("WRITE: sequence " + Long.toUnsignedString(sequence) + " >= 2^63");
         }
-        return new WriteRequest(
-            id, target, chunk, mode, writeFlags, offset, total, generation, sequence);
+        long tagGeneration = older ? h.readLong() : generation;
+        if (older && (sequence == 0 || tagGeneration < 0 || tagGeneration >= generation)) {
+          throw invalid("WRITE: tag generation " + Long.toUnsignedString(tagGeneration)
+              + " with sequence " + sequence + " and generation " + generation + " (must be"
+              + " below the generation, with a sequence)");
+        }
+        return new WriteRequest(id, target, chunk, mode, writeFlags, offset, total, generation,
+            sequence, tagGeneration);
       }
       case READ: {
         if (h.readableBytes() != 44 && h.readableBytes() != 45) {

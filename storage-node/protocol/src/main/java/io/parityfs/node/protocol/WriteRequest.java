@@ -6,8 +6,10 @@ import java.util.Objects;
  * WRITE: opens a write stream. Header, 54 bytes: target (16), fileId u64, chunkIndex u32, mode u8
  * ({@link WriteMode#code()}), write flags u8 (bit0 {@link #SYNC}), offset i64, total length i64
  * (-1 when not known up front), writer generation u64; 62 bytes with a group sequence u64 after
- * it (sent only when the sequence is not 0). (A 46-byte header, without the generation, from a
- * client before fencing, is read as generation 0; a 54-byte one as sequence 0.) No payload; the
+ * it (sent only when the sequence is not 0); 70 bytes with the tag's generation u64 after that
+ * (sent only when it differs from the writer generation: a repairer joining a round of an older
+ * generation, audit N1). (A 46-byte header, without the generation, from a client before
+ * fencing, is read as generation 0; a 54-byte one as sequence 0.) No payload; the
  * frame carries MORE. The data follows in
  * {@link DataFrame}s with the same request id, the last with END; the node answers with one
  * {@link WriteResponse} after the END, or with an {@link ErrorResponse} at any time (after which
@@ -23,6 +25,10 @@ import java.util.Objects;
  * @param sequence the group sequence of the chunk (protection across nodes, docs/across-nodes.md
  *     §3), &gt;= 0; not 0: the new version is stored with the tag (generation, sequence), which
  *     the chunk stat of WRITE, STAT and READ WITH_STAT answers return; 0: no tag
+ * @param tagGeneration the generation of the tag (generation, sequence) stored with a tagged
+ *     version: the writer generation, or an older one (0..generation) for a member that joins a
+ *     round an earlier writer stored, with that round's exact tag; the fence is still checked
+ *     against {@code generation}
  */
 public record WriteRequest(
     long requestId,
@@ -33,7 +39,8 @@ public record WriteRequest(
     long offset,
     long totalLength,
     long generation,
-    long sequence)
+    long sequence,
+    long tagGeneration)
     implements Request {
   /** Make the new version durable before answering. */
   public static final int SYNC = 1;
@@ -44,6 +51,21 @@ public record WriteRequest(
     if (sequence < 0) {
       throw new IllegalArgumentException("sequence (" + sequence + ") must be >= 0");
     }
+    if (tagGeneration < 0 || tagGeneration > generation) {
+      throw new IllegalArgumentException("tagGeneration (" + tagGeneration + ") must be in 0.."
+          + generation + " (the writer generation)");
+    }
+    if (tagGeneration != generation && sequence == 0) {
+      throw new IllegalArgumentException("tagGeneration (" + tagGeneration + ") without a tag"
+          + " (sequence 0)");
+    }
+  }
+
+  /** A write whose tag, if any, carries the writer generation. */
+  public WriteRequest(long requestId, TargetId target, ChunkId chunk, WriteMode mode,
+      int writeFlags, long offset, long totalLength, long generation, long sequence) {
+    this(requestId, target, chunk, mode, writeFlags, offset, totalLength, generation, sequence,
+        generation);
   }
 
   /** A write without a group tag (sequence 0). */

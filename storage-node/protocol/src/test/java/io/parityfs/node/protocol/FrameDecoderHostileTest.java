@@ -275,4 +275,35 @@ class FrameDecoderHostileTest {
       Frames.releaseAll(back);
     }
   }
+
+  /**
+   * Audit N1: a WRITE whose tag carries an older generation than the writer's is the 70-byte
+   * header (the tag's generation after the sequence) and decodes back to itself; the 62-byte
+   * form stays the one with the writer's own generation; a 70-byte header whose tag generation
+   * is not below the writer generation, or has no sequence, is refused.
+   */
+  @Test
+  void aWriteWithAnOlderTagGenerationRoundTripsAndBadOnesAreRefused() {
+    TargetId t = GoldenFrames.T;
+    WriteRequest older = new WriteRequest(3, t, new ChunkId(7, 1), WriteMode.REPLACE, 0, 0, 5,
+        4, 9, 2);
+    byte[] bytes = Frames.encode(older);
+    List<Object> got = Frames.decode(Role.NODE, bytes);
+    assertEquals(List.of(older), got);
+    WriteRequest own = new WriteRequest(3, t, new ChunkId(7, 1), WriteMode.REPLACE, 0, 0, 5, 4,
+        9);
+    assertEquals(own.generation(), own.tagGeneration());
+    assertEquals(bytes.length - 8, Frames.encode(own).length, "62 bytes: no tag generation");
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new WriteRequest(3, t, new ChunkId(7, 1), WriteMode.REPLACE, 0, 0, 5, 4, 9, 5));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new WriteRequest(3, t, new ChunkId(7, 1), WriteMode.REPLACE, 0, 0, 5, 4, 0, 2));
+    // the same 70 header bytes with the tag generation raised to the writer's (4): refused
+    byte[] header = Arrays.copyOfRange(bytes, FrameFormat.FIXED_LENGTH, bytes.length);
+    assertEquals(70, header.length);
+    header[69] = 4;
+    RawFrame bad = RawFrame.of(Opcode.WRITE, FrameFormat.FLAG_MORE, header);
+    FrameError e = onlyError(Role.NODE, bad.bytes());
+    assertTrue(e.toString().contains("tag generation"), e.toString());
+  }
 }

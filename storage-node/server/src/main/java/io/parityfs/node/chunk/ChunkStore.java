@@ -144,6 +144,21 @@ public final class ChunkStore {
    */
   public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode, long generation,
       long sequence) throws ChunkStoreException {
+    return openWrite(id, offset, mode, generation, sequence, generation);
+  }
+
+  /**
+   * {@link #openWrite(ChunkId, long, WriteMode, long, long)} whose tag carries {@code
+   * tagGeneration} (0..generation) instead of the writer generation: a repairer storing a member
+   * of a round an earlier writer stored, with that round's exact tag (audit N1). The fence is
+   * checked, and raised, with {@code generation}.
+   */
+  public ChunkWriter openWrite(ChunkId id, long offset, WriteMode mode, long generation,
+      long sequence, long tagGeneration) throws ChunkStoreException {
+    if (tagGeneration < 0 || tagGeneration > generation) {
+      throw new ChunkStoreException(Status.INVALID_ARGUMENT, "chunk " + id + ": tag generation "
+          + tagGeneration + " past the writer generation " + generation);
+    }
     long oid = id.objectId();
     ObjectWriter w = null;
     boolean ok = false;
@@ -169,7 +184,7 @@ public final class ChunkStore {
         default -> throw new IllegalArgumentException("mode (" + mode + ") unknown");
       }
       if (sequence != 0) {
-        w.tag(new VersionTag(generation, sequence));
+        w.tag(new VersionTag(tagGeneration, sequence));
       }
       ok = true;
       return new ChunkWriter(this, id, w, generation);

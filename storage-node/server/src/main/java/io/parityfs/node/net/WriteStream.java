@@ -164,7 +164,7 @@ final class WriteStream implements Runnable {
       opened = true;
       try {
         writer = store.openWrite(request.chunk(), request.offset(), request.mode(),
-            request.generation(), request.sequence());
+            request.generation(), request.sequence(), request.tagGeneration());
         server.writerOpened();
       } catch (Exception e) {
         fail(WireStatus.of(e), WireStatus.message(e));

@@ -94,4 +94,38 @@ class GroupTagTest {
       }
     }
   }
+
+  /**
+   * Audit N1: a repairer joins a round an earlier writer stored with that round's exact tag: the
+   * WRITE carries the tag's generation apart from the writer generation it is fenced with. The
+   * tag is stored as sent; the fence still refuses an older writer generation and is raised by a
+   * newer one; a tag generation past the writer generation is refused.
+   */
+  @Test
+  void aMemberJoinsAnOlderRoundWithItsExactTagFencedAsTheNewerGeneration() throws Exception {
+    ChunkId c = new ChunkId(92, 1);
+    try (TestingServer zk = new TestingServer(true);
+        NodeClient client = NodeClient.create(NodeClientConfig.DEFAULT)) {
+      TestNode n = new TestNode(dir, zk.getConnectString(), NodeServerConfig.DEFAULT, "4K",
+          "64M");
+      try {
+        ChunkStat joined = client.writeChunk(n.address, n.target, c, 0, WriteMode.REPLACE,
+            WriteRequest.SYNC, 2, 41, 0, content("member of generation 0's round 41"));
+        assertEquals(0, joined.generation(), joined.toString());
+        assertEquals(41, joined.sequence());
+        assertEquals(joined, client.stat(n.address, n.target, c));
+        // the fence is generation 2 now: a writer of generation 1 is refused
+        io.parityfs.node.client.NodeException stale = org.junit.jupiter.api.Assertions
+            .assertThrows(io.parityfs.node.client.NodeException.class, () -> client.writeChunk(
+                n.address, n.target, c, 0, WriteMode.REPLACE, 0, 1, 42, content("old writer")));
+        assertEquals(io.parityfs.node.protocol.Status.STALE_GENERATION, stale.status());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> client.writeChunk(n.address, n.target, c, 0, WriteMode.REPLACE, 0, 2, 43, 3,
+                content("a tag from the future")));
+        assertEquals(joined, client.stat(n.address, n.target, c), "nothing changed");
+      } finally {
+        n.close();
+      }
+    }
+  }
 }
