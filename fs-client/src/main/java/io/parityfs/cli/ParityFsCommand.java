@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
         ClusterCommands.Nodes.class, ClusterCommands.Targets.class, DriveCommands.Drives.class,
         DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,
         DriveCommands.Rebuild.class, DriveCommands.Scrub.class, LeaseCommands.RecoverLease.class,
-        RepairCommand.class, ReprotectCommand.class, MoveCommands.Node.class,
+        RepairCommand.class, FsckCommand.class, ReprotectCommand.class, MoveCommands.Node.class,
         MoveCommands.Keeper.class, RebalanceCommand.class,
         CaCommands.Ca.class, BenchCommands.Bench.class, MountCommands.Mount.class, MountCommands.Umount.class,
         FormatCommand.class, ZkAclCommand.class},

@@ -115,6 +115,14 @@ class CliNodeTest {
       assertEquals("needs-resync", t.get("across").asText(), t.toString());
       assertEquals(1, t.get("filesToResync").asInt());
       assertTrue(cli.ok("targets").out().contains("needs-resync (1 file)"));
+      // fsck: the groups missing a member are under-protected (exit 6), none torn or lost
+      CliRunner.Run fsck = cli.fails(6, "fsck", "/p");
+      assertTrue(fsck.out().contains("/p/x: group 0 UNDER_PROTECTED: "), fsck.out());
+      assertTrue(fsck.out().contains(" 0 torn, 0 unavailable, 0 unrecoverable"), fsck.out());
+      JsonNode checked = cli.fails(6, "fsck", "--json", "/p").json();
+      // groups 0 and 1 each had a member there; group 2 (one data chunk) has none on it
+      assertEquals(2, checked.get("underProtected").asLong(), checked.toString());
+      assertEquals(1, checked.get("protected").asLong(), checked.toString());
     } finally {
       cluster.restartNode(missedNode);
       cluster.awaitTargets(4);
@@ -122,6 +130,10 @@ class CliNodeTest {
     JsonNode round = cli.ok("keeper", "--once", "--json").json();
     assertEquals(1, round.get("filesCaughtUp").asInt(), round.toString());
     assertEquals("good", target(missed).get("across").asText());
+    CliRunner.Run healthy = cli.ok("fsck");
+    assertTrue(healthy.out().matches("(?s)checked \\d+ files? \\(1 with a policy across nodes\\),"
+        + " 3 groups: 3 protected, 0 under-protected, 0 torn, 0 unavailable, 0 unrecoverable\\s*"),
+        healthy.out());
 
     byte[] e = put("/e/y", 2_100_000);
     String drained = layout("/e/y").get(1);

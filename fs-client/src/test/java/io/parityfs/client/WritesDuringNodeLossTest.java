@@ -316,6 +316,9 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
       assertTrue(r.repairs().targets().contains(victim), r.repairs().toString());
       byte[] want = Arrays.copyOf(data, (int) r.length());
       assertArrayEquals(want, readWhole(path), path + " with the node down");
+      GroupCheck.Report down = new GroupCheck(client).check(r);
+      assertEquals(dirName.equals("/e") ? GroupCheck.State.TORN
+          : GroupCheck.State.UNDER_PROTECTED, down.worst(), down.toString());
       restart();
       if (dirName.equals("/e")) {
         // the keeper's round goes through the torn file and on to the others (issue 40 item 5:
@@ -339,10 +342,17 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
         assertTrue(left.repairs().stale(victim, 1) && !left.repairs().stale(victim, 0),
             left.repairs().toString());
         assertArrayEquals(want, readWhole(path), path + " after catch-up");
+        GroupCheck.Report check = new GroupCheck(client).check(left);
+        assertEquals(1L, check.counts().get(GroupCheck.State.PROTECTED), check.toString());
+        assertEquals(1L, check.counts().get(GroupCheck.State.TORN), check.toString());
+        assertEquals(1, check.findings().get(0).group(), check.toString());
         continue;
       }
       assertEquals(0, o.waiting(), o.toString());
       assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
+      GroupCheck.Report caught = new GroupCheck(client).check(
+          client.namespace().getStatus(path));
+      assertEquals(GroupCheck.State.PROTECTED, caught.worst(), caught.toString());
       stopNodeOf(r.layout().targets().get(0));
       assertArrayEquals(want, readWhole(path), path + " after catch-up, another node down");
       restart();

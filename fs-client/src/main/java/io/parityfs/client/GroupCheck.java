@@ -1,0 +1,189 @@
+package io.parityfs.client;
+
+import io.parityfs.meta.ChunkMap;
+import io.parityfs.meta.FileStatus;
+import io.parityfs.meta.Layout;
+import io.parityfs.node.protocol.ChunkStat;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What {@code parityfs fsck} finds in a file's groups across nodes (issue 40 item 2;
+ * docs/across-nodes.md, "Checking groups"): for every group of a file with a policy across
+ * nodes, which of its members the targets hold, with which round's tag, and so what state the
+ * group is in. Read only: it stats members and reads no data. A hole ({@link
+ * io.parityfs.meta.Holes}) has no member and is not a group to check.
+ *
+ * <p>For {@code ec:K+M} a round that stored c data chunks can be decoded from c of its members
+ * (its data chunks past c are zeros); readers take a round that covers the file's data chunks
+ * in the group (c = the chunks the length covers) with enough members that they can use
+ * (members the file's repair record names are not used). For {@code mirror:N} a chunk is
+ * readable from any copy that is not in the record and holds the bytes the length covers.
+ */
+public final class GroupCheck {
+  /** A group's state, from best to worst. */
+  public enum State {
+    /** Every member of its round (every copy) is stored and usable. */
+    PROTECTED,
+    /** Readable, with fewer spare members than the policy gives: catch-up or a node's return
+     * heals it. */
+    UNDER_PROTECTED,
+    /** Readable only from a round that stored other data chunks than the length covers (lease
+     * recovery cut it): catch-up refuses to store its members (docs/across-nodes.md); sealing
+     * it is not built. */
+    TORN,
+    /** Not readable now, because members are on targets that cannot be reached. */
+    UNAVAILABLE,
+    /** Not readable: no round (no copy) with enough members, every target answering. */
+    UNRECOVERABLE
+  }
+
+  /** A group not PROTECTED: its number, state, and what was found. */
+  public record Finding(long group, State state, String detail) {}
+
+  /**
+   * One file's groups.
+   *
+   * @param path the file
+   * @param policy its policy across nodes
+   * @param groups groups checked (holes left out)
+   * @param counts groups by state
+   * @param findings the groups not PROTECTED, the first {@link #MAX_FINDINGS}
+   */
+  public record Report(String path, String policy, long groups, Map<State, Long> counts,
+      List<Finding> findings) {
+    /** The worst state of a group, PROTECTED when there are none. */
+    public State worst() {
+      State w = State.PROTECTED;
+      for (Map.Entry<State, Long> e : counts.entrySet()) {
+        if (e.getValue() > 0 && e.getKey().ordinal() > w.ordinal()) {
+          w = e.getKey();
+        }
+      }
+      return w;
+    }
+  }
+
+  /** Findings listed per file at most. */
+  public static final int MAX_FINDINGS = 100;
+
+  private final ChunkIo chunks;
+
+  public GroupCheck(ParityClient client) {
+    this.chunks = client.chunks();
+  }
+
+  /** Checks every group of {@code f} (none for a file without a policy across nodes). */
+  public Report check(FileStatus f) throws IOException {
+    Layout layout = f.layout();
+    Map<State, Long> counts = new EnumMap<>(State.class);
+    List<Finding> findings = new ArrayList<>();
+    if (f.isDirectory() || layout.across().isNone()) {
+      return new Report(f.path(), layout.across().toString(), 0, counts, findings);
+    }
+    ChunkMap map = ChunkMap.of(layout);
+    long groups = map.groups(f.length());
+    long checked = 0;
+    for (long g = 0; g < groups; g++) {
+      if (f.holes().contains(g)) {
+        continue;
+      }
+      checked++;
+      Finding found = layout.across().isErasureCoded() ? ec(f, map, g) : mirror(f, map, g);
+      counts.merge(found.state(), 1L, Long::sum);
+      if (found.state() != State.PROTECTED && findings.size() < MAX_FINDINGS) {
+        findings.add(found);
+      }
+    }
+    return new Report(f.path(), layout.across().toString(), checked, counts, findings);
+  }
+
+  private Finding ec(FileStatus f, ChunkMap map, long g) throws IOException {
+    int k = f.layout().across().data();
+    int m = f.layout().across().parity();
+    int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
+    Map<List<Long>, Integer> usable = new HashMap<>();
+    List<String> notUsable = new ArrayList<>();
+    boolean unreachable = false;
+    for (int j = 0; j < k + m; j++) {
+      String t = f.layout().targets().get(map.memberPosition(g, j));
+      Seen s = member(f, t, g, map.memberIndex(g, j), j, notUsable);
+      unreachable |= s.unreachable();
+      if (s.stat() != null && s.stat().tagged()) {
+        usable.merge(List.of(s.stat().generation(), s.stat().sequence()), 1, Integer::sum);
+      } else if (!s.noted() && (s.stat() != null || j < present || j >= k)) {
+        notUsable.add("member " + j + " on " + t + (s.stat() != null ? ": untagged"
+            : ": missing"));
+      }
+    }
+    // the newest round that covers the length and can be decoded
+    List<Long> best = null;
+    for (Map.Entry<List<Long>, Integer> e : usable.entrySet()) {
+      int c = GroupReads.count(e.getKey().get(1));
+      if (c >= present && e.getValue() >= c && (best == null
+          || e.getKey().get(1) > best.get(1))) {
+        best = e.getKey();
+      }
+    }
+    String detail = "rounds " + usable + " ([generation, sequence]=members), " + present
+        + " data chunks in the length" + (notUsable.isEmpty() ? "" : "; " + notUsable);
+    if (best == null) {
+      return new Finding(g, unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE, detail);
+    }
+    int c = GroupReads.count(best.get(1));
+    if (c > present) {
+      return new Finding(g, State.TORN, detail);
+    }
+    return new Finding(g, usable.get(best) >= c + m ? State.PROTECTED : State.UNDER_PROTECTED,
+        detail);
+  }
+
+  private Finding mirror(FileStatus f, ChunkMap map, long g) throws IOException {
+    long need = Math.min(f.layout().chunkSize(), f.length() - g * f.layout().chunkSize());
+    int good = 0;
+    boolean unreachable = false;
+    List<String> notUsable = new ArrayList<>();
+    for (int c = 0; c < map.copies(); c++) {
+      String t = f.layout().targets().get(map.copyPosition(g, c));
+      Seen s = member(f, t, g, (int) g, c, notUsable);
+      unreachable |= s.unreachable();
+      if (s.stat() != null && s.stat().length() >= need) {
+        good++;
+      } else if (!s.noted()) {
+        notUsable.add("copy " + c + " on " + t + (s.stat() != null ? ": " + s.stat().length()
+            + " bytes of " + need : ": missing"));
+      }
+    }
+    String detail = good + " of " + map.copies() + " copies"
+        + (notUsable.isEmpty() ? "" : "; " + notUsable);
+    State state = good == map.copies() ? State.PROTECTED : good > 0 ? State.UNDER_PROTECTED
+        : unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE;
+    return new Finding(g, state, detail);
+  }
+
+  /**
+   * What was seen of a member: its stat (null: none to use), whether why was noted already, and
+   * whether its target could not be reached.
+   */
+  private record Seen(ChunkStat stat, boolean noted, boolean unreachable) {}
+
+  private Seen member(FileStatus f, String t, long g, int index, int j, List<String> notUsable)
+      throws IOException {
+    if (f.repairs().stale(t, g)) {
+      notUsable.add("member " + j + " on " + t + ": in the repair record");
+      return new Seen(null, true, false);
+    }
+    Optional<ChunkStat> s = chunks.healthy(t) ? chunks.statMember(t, f.id(), index)
+        : Optional.empty();
+    if (s.isEmpty() && !chunks.healthy(t)) {
+      notUsable.add("member " + j + " on " + t + ": target unreachable");
+      return new Seen(null, true, true);
+    }
+    return new Seen(s.orElse(null), false, false);
+  }
+}
