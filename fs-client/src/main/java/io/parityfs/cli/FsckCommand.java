@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -25,6 +26,13 @@ final class FsckCommand extends CliCommand {
   @Parameters(paramLabel = "PATH", arity = "0..*", description = "files or directories"
       + " (walked); default /")
   List<String> paths;
+
+  @Option(names = "--repair", description = "hand what catch-up can heal to it: members found"
+      + " missing or of another round that no repair record names are added to their files'"
+      + " records, and the files caught up (closed files; the groups are then checked again)")
+  boolean repair;
+
+  private long repairedMembers;
 
   private long files;
   private long checked;
@@ -52,6 +60,7 @@ final class FsckCommand extends CliCommand {
       for (GroupCheck.State st : GroupCheck.State.values()) {
         m.put(name(st), totals.getOrDefault(st, 0L));
       }
+      m.put("repaired", repairedMembers);
       m.put("problems", problems);
       s.printJson(m);
     } else {
@@ -79,10 +88,14 @@ final class FsckCommand extends CliCommand {
     }
   }
 
-  private void one(Session s, GroupCheck check, FileStatus f) throws java.io.IOException {
+  private void one(Session s, GroupCheck check, FileStatus f)
+      throws java.io.IOException, CliException {
     GroupCheck.Report r = check.check(f);
     if (r.groups() == 0) {
       return;
+    }
+    if (repair && !f.isOpenForWrite() && heal(s, f, r)) {
+      r = check.check(s.client().namespace().getStatus(f.path()));
     }
     checked++;
     r.counts().forEach((st, n) -> totals.merge(st, n, Long::sum));
@@ -110,6 +123,33 @@ final class FsckCommand extends CliCommand {
       s.out().println(Printable.of(f.path()) + ": group " + g.group() + " " + g.state() + ": "
           + g.detail());
     }
+  }
+
+  /**
+   * Adds the unrecorded members of {@code r}'s findings to {@code f}'s repair record and
+   * catches the file up; whether it did.
+   */
+  private boolean heal(Session s, FileStatus f, GroupCheck.Report r)
+      throws java.io.IOException, CliException {
+    List<io.parityfs.meta.Repairs.Range> ranges = new ArrayList<>();
+    for (GroupCheck.Finding g : r.findings()) {
+      for (String t : g.unrecorded()) {
+        ranges.add(new io.parityfs.meta.Repairs.Range(t, g.group(), g.group()));
+      }
+    }
+    if (ranges.isEmpty()) {
+      return false;
+    }
+    s.client().namespace().damaged(f.path(), f.id(), f.version(), f.generation(),
+        new io.parityfs.meta.Repairs(ranges));
+    io.parityfs.client.Repairer.Outcome o = s.client().repair(f.path());
+    repairedMembers += o.repaired();
+    if (!s.json()) {
+      s.out().println(Printable.of(f.path()) + ": " + ranges.size() + " members handed to"
+          + " catch-up, " + o.repaired() + " stored again" + (o.skipped() == null ? ""
+          : "; " + o.skipped()));
+    }
+    return true;
   }
 
   /** A line on stderr every 2 s of a long walk. */

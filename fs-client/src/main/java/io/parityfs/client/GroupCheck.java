@@ -43,8 +43,16 @@ public final class GroupCheck {
     UNRECOVERABLE
   }
 
-  /** A group not PROTECTED: its number, state, and what was found. */
-  public record Finding(long group, State state, String detail) {}
+  /**
+   * A group not PROTECTED: its number, state, what was found, and the targets whose member is
+   * missing or of another round while their target answers and the repair record does not name
+   * it (what catch-up would store again once the record names it: {@code fsck --repair}).
+   */
+  public record Finding(long group, State state, String detail, List<String> unrecorded) {
+    public Finding {
+      unrecorded = List.copyOf(unrecorded);
+    }
+  }
 
   /**
    * One file's groups.
@@ -110,10 +118,15 @@ public final class GroupCheck {
     Map<List<Long>, Integer> usable = new HashMap<>();
     List<String> notUsable = new ArrayList<>();
     boolean unreachable = false;
+    Map<String, List<Long>> seen = new HashMap<>(); // answering, unrecorded member -> its tag
     for (int j = 0; j < k + m; j++) {
       String t = f.layout().targets().get(map.memberPosition(g, j));
       Seen s = member(f, t, g, map.memberIndex(g, j), j, notUsable);
       unreachable |= s.unreachable();
+      if (!s.noted() && (j < present || j >= k)) {
+        seen.put(t, s.stat() != null && s.stat().tagged()
+            ? List.of(s.stat().generation(), s.stat().sequence()) : List.of());
+      }
       if (s.stat() != null && s.stat().tagged()) {
         usable.merge(List.of(s.stat().generation(), s.stat().sequence()), 1, Integer::sum);
       } else if (!s.noted() && (s.stat() != null || j < present || j >= k)) {
@@ -133,14 +146,21 @@ public final class GroupCheck {
     String detail = "rounds " + usable + " ([generation, sequence]=members), " + present
         + " data chunks in the length" + (notUsable.isEmpty() ? "" : "; " + notUsable);
     if (best == null) {
-      return new Finding(g, unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE, detail);
+      return new Finding(g, unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE, detail,
+          List.of());
     }
     int c = GroupReads.count(best.get(1));
     if (c > present) {
-      return new Finding(g, State.TORN, detail);
+      return new Finding(g, State.TORN, detail, List.of());
+    }
+    List<String> unrecorded = new ArrayList<>();
+    for (Map.Entry<String, List<Long>> e : seen.entrySet()) {
+      if (!e.getValue().equals(best)) {
+        unrecorded.add(e.getKey()); // missing, or of another round
+      }
     }
     return new Finding(g, usable.get(best) >= c + m ? State.PROTECTED : State.UNDER_PROTECTED,
-        detail);
+        detail, unrecorded);
   }
 
   private Finding mirror(FileStatus f, ChunkMap map, long g) throws IOException {
@@ -148,6 +168,7 @@ public final class GroupCheck {
     int good = 0;
     boolean unreachable = false;
     List<String> notUsable = new ArrayList<>();
+    List<String> unrecorded = new ArrayList<>();
     for (int c = 0; c < map.copies(); c++) {
       String t = f.layout().targets().get(map.copyPosition(g, c));
       Seen s = member(f, t, g, (int) g, c, notUsable);
@@ -155,6 +176,7 @@ public final class GroupCheck {
       if (s.stat() != null && s.stat().length() >= need) {
         good++;
       } else if (!s.noted()) {
+        unrecorded.add(t);
         notUsable.add("copy " + c + " on " + t + (s.stat() != null ? ": " + s.stat().length()
             + " bytes of " + need : ": missing"));
       }
@@ -163,7 +185,8 @@ public final class GroupCheck {
         + (notUsable.isEmpty() ? "" : "; " + notUsable);
     State state = good == map.copies() ? State.PROTECTED : good > 0 ? State.UNDER_PROTECTED
         : unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE;
-    return new Finding(g, state, detail);
+    return new Finding(g, state, detail, state == State.UNDER_PROTECTED ? unrecorded
+        : List.of());
   }
 
   /**

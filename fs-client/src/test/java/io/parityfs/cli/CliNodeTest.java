@@ -134,6 +134,24 @@ class CliNodeTest {
     assertTrue(healthy.out().matches("(?s)checked \\d+ files? \\(1 with a policy across nodes\\),"
         + " 3 groups: 3 protected, 0 under-protected, 0 torn, 0 unavailable, 0 unrecoverable\\s*"),
         healthy.out());
+    // a member lost behind everyone's back (no record names it): fsck finds it, --repair
+    // hands it to catch-up, which stores it again
+    try (ParityClient c = cluster.client(Caller.of("root"))) {
+      io.parityfs.meta.FileStatus x = c.namespace().getStatus("/p/x");
+      io.parityfs.meta.ChunkMap map = io.parityfs.meta.ChunkMap.of(x.layout());
+      String t = x.layout().targets().get(map.memberPosition(0, 2)); // group 0's parity
+      assertTrue(c.nodes().delete(c.registry().target(t).orElseThrow().socketAddress(),
+          io.parityfs.node.protocol.TargetId.of(t),
+          new io.parityfs.node.protocol.ChunkId(x.id(), map.memberIndex(0, 2)),
+          x.generation()));
+    }
+    CliRunner.Run lost = cli.fails(6, "fsck", "/p");
+    assertTrue(lost.out().contains("/p/x: group 0 UNDER_PROTECTED: ") && lost.out().contains(
+        ": missing"), lost.out());
+    CliRunner.Run healed = cli.ok("fsck", "--repair", "/p");
+    assertTrue(healed.out().contains("/p/x: 1 members handed to catch-up, 1 stored again")
+        && healed.out().contains(" 3 protected, 0 under-protected"), healed.out());
+    cli.ok("fsck", "/p");
 
     byte[] e = put("/e/y", 2_100_000);
     String drained = layout("/e/y").get(1);
