@@ -44,6 +44,12 @@ final class KeeperMetrics implements Closeable {
         s -> s.total().lostHandedOff());
     gauge(registry, "parityfs_keeper_files_not_caught_up", "files whose catch-up failed in the"
         + " last round (logged; retried each round)", keeper, s -> s.total().filesNotCaughtUp());
+    GaugeWithCallback.builder().name("parityfs_keeper_groups").help("groups of the files across"
+        + " nodes by state, at the keeper's last check (parityfs fsck's states)")
+        .labelNames("state")
+        .callback(cb -> keeper.status().groups().forEach((st, n) -> cb.call(n,
+            st.name().toLowerCase(java.util.Locale.ROOT))))
+        .register(registry);
     return new KeeperMetrics(HTTPServer.builder().hostname(host).port(port).registry(registry)
         .buildAndStart());
   }

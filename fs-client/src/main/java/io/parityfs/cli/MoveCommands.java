@@ -352,6 +352,12 @@ final class MoveCommands {
         + " and exit")
     boolean once;
 
+    @Option(names = "--check-interval", paramLabel = "<seconds>", description = "also check"
+        + " every group of every file across nodes (as fsck) in a round at least this long after"
+        + " the last check: counts in the metrics, groups not protected in the log (default"
+        + " 3600; 0: never)")
+    double checkInterval = 3600;
+
     @Option(names = "--metrics-port", paramLabel = "<port>", description = "serve /metrics"
         + " (Prometheus) on this port (0: a free one; default: none)")
     Integer metricsPort;
@@ -367,8 +373,13 @@ final class MoveCommands {
             + " in (0, 86400] seconds");
       }
       long bytes = rate == null ? 0 : Sizes.parse(rate);
+      if (checkInterval < 0) {
+        throw new CliException(ExitStatus.USAGE, null, "--check-interval (" + checkInterval
+            + ") must be >= 0 seconds");
+      }
       AcrossKeeper keeper = new AcrossKeeper(s.client(),
-          Duration.ofMillis((long) (interval * 1000)), bytes);
+          Duration.ofMillis((long) (interval * 1000)), bytes).checkEvery(checkInterval == 0
+              ? null : Duration.ofMillis((long) (checkInterval * 1000)));
       if (once) {
         print(s, keeper.runOnce(() -> true));
         return;

@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  *       or by the cluster manager after {@code cluster.manager.deadAfter} offline), the files
  *       that use it are rebuilt elsewhere, most endangered first, throttled ({@link MovePass});
  *   <li><b>drain</b>: while a target is draining and online, the files that use it are copied
- *       off it: a drain whose CLI was interrupted finishes without it.
+ *       off it: a drain whose CLI was interrupted finishes without it;
+ *   <li><b>check</b>: every {@link #checkEvery} (if set), the state of every group of every file
+ *       across nodes ({@link GroupCheck}, what {@code parityfs fsck} prints), kept in {@link
+ *       Status#groups} for the metrics: a group left torn or unprotected is never unseen.
  * </ol>
  *
  * A set of bad or draining targets whose pass found nothing left is not walked again until
@@ -91,9 +94,17 @@ public final class AcrossKeeper implements Closeable {
    * @param lastError the message of the last round if it failed, else null
    */
   public record Status(boolean leading, long rounds, long failures, Round last, Round total,
-      String lastError) {
+      String lastError, Map<GroupCheck.State, Long> groups) {
+    public Status {
+      groups = groups == null ? Map.of() : Map.copyOf(groups);
+    }
+
     Status next(boolean nowLeading) {
-      return new Status(nowLeading, rounds, failures, last, total, lastError);
+      return new Status(nowLeading, rounds, failures, last, total, lastError, groups);
+    }
+
+    Status checked(Map<GroupCheck.State, Long> found) {
+      return new Status(leading, rounds, failures, last, total, lastError, found);
     }
 
     Status done(Round r) {
@@ -101,11 +112,11 @@ public final class AcrossKeeper implements Closeable {
           + r.membersCaughtUp(), total.filesMoved() + r.filesMoved(), total.bytesMoved()
           + r.bytesMoved(), r.filesLeft(), total.lostHandedOff() + r.lostHandedOff(),
           r.filesNotCaughtUp());
-      return new Status(true, rounds + 1, failures, r, t, null);
+      return new Status(true, rounds + 1, failures, r, t, null, groups);
     }
 
     Status failed(String error) {
-      return new Status(true, rounds + 1, failures + 1, last, total, error);
+      return new Status(true, rounds + 1, failures + 1, last, total, error, groups);
     }
   }
 
@@ -115,12 +126,16 @@ public final class AcrossKeeper implements Closeable {
   private final LeaderLatch latch;
   private final Object roundLock = new Object();
   private final AtomicReference<Status> status = new AtomicReference<>(
-      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0, 0, 0), null));
+      new Status(false, 0, 0, null, new Round(0, 0, 0, 0, 0, 0, 0), null, Map.of()));
   private ScheduledExecutorService timer;
   private volatile boolean closed;
   /** The bad and draining targets whose last pass found nothing to move. */
   private Set<String> settled = Set.of();
   private final LostMembers lost;
+  /** How often a round also checks every group (null: never). */
+  private volatile Duration checkEvery;
+  /** When the last check ended (System.nanoTime), null before one. */
+  private Long lastCheck;
 
   /**
    * @param interval time between rounds
@@ -178,6 +193,15 @@ public final class AcrossKeeper implements Closeable {
     }
   }
 
+  /**
+   * Makes every round at least {@code every} after the last check also check every group of
+   * every file across nodes ({@link GroupCheck}); null: never (the default).
+   */
+  public AcrossKeeper checkEvery(Duration every) {
+    this.checkEvery = every;
+    return this;
+  }
+
   /** What this keeper has done so far. */
   public Status status() {
     return status.get();
@@ -225,8 +249,55 @@ public final class AcrossKeeper implements Closeable {
         }
         settled = left == 0 && going.getAsBoolean() ? all : Set.of();
       }
+      Duration every = checkEvery;
+      if (every != null && going.getAsBoolean()
+          && (lastCheck == null || System.nanoTime() - lastCheck >= every.toNanos())) {
+        Map<GroupCheck.State, Long> found = check(going);
+        if (found != null) {
+          lastCheck = System.nanoTime();
+          status.updateAndGet(st -> st.checked(found));
+        }
+      }
       return new Round(caught[0], caught[1], moved, bytes, left, handedOff, caught[2]);
     }
+  }
+
+  /**
+   * Every group of every file across nodes by state; null when the walk was stopped. A group
+   * not protected is logged (WARNING; torn and unrecoverable ones ERROR) with its file.
+   */
+  private Map<GroupCheck.State, Long> check(BooleanSupplier going) throws IOException {
+    GroupCheck check = new GroupCheck(client);
+    Map<GroupCheck.State, Long> out = new java.util.EnumMap<>(GroupCheck.State.class);
+    for (GroupCheck.State st : GroupCheck.State.values()) {
+      out.put(st, 0L);
+    }
+    boolean[] stopped = {false};
+    Namespace ns = client.namespace();
+    FileWalk.files(ns, ns.getStatus("/"), f -> {
+      if (stopped[0] || !going.getAsBoolean()) {
+        stopped[0] = true;
+        return;
+      }
+      GroupCheck.Report r;
+      try {
+        r = check.check(f);
+      } catch (IOException e) {
+        LOG.warn("keeper check: {}: {}", f.path(), e.toString());
+        return;
+      }
+      r.counts().forEach((st, n) -> out.merge(st, n, Long::sum));
+      for (GroupCheck.Finding g : r.findings()) {
+        if (g.state().compareTo(GroupCheck.State.TORN) >= 0) {
+          LOG.error("keeper check: {}: group {} {}: {}", f.path(), g.group(), g.state(),
+              g.detail());
+        } else {
+          LOG.warn("keeper check: {}: group {} {}: {}", f.path(), g.group(), g.state(),
+              g.detail());
+        }
+      }
+    });
+    return stopped[0] ? null : out;
   }
 
   /**

@@ -207,12 +207,12 @@ class CliNodeTest {
   void theKeepersMetricsCountItsRounds() throws Exception {
     try (io.parityfs.client.ParityClient c = cluster.client(io.parityfs.meta.Caller.of("root"));
         io.parityfs.client.AcrossKeeper keeper = new io.parityfs.client.AcrossKeeper(c,
-            java.time.Duration.ofMillis(100), 0);
+            java.time.Duration.ofMillis(100), 0).checkEvery(java.time.Duration.ofHours(1));
         KeeperMetrics metrics = KeeperMetrics.start("127.0.0.1", 0, keeper)) {
       keeper.start();
       io.parityfs.testkit.Eventually.passes("two rounds as leader", java.time.Duration
           .ofSeconds(30), () -> {
-            if (keeper.status().rounds() < 2) {
+            if (keeper.status().rounds() < 2 || keeper.status().groups().isEmpty()) {
               throw new IllegalStateException(keeper.status().toString());
             }
           });
@@ -225,6 +225,13 @@ class CliNodeTest {
       assertTrue(r.body().lines().anyMatch(l -> l.startsWith("parityfs_keeper_rounds_total ")
           && Double.parseDouble(l.split(" ")[1]) >= 2), r.body());
       assertTrue(r.body().contains("parityfs_keeper_members_caught_up_total"), r.body());
+      // the check of every group, once an hour: every state counted, none unseen
+      assertTrue(r.body().lines().anyMatch(l -> l.startsWith(
+          "parityfs_keeper_groups{state=\"protected\"} ")), r.body());
+      assertTrue(r.body().contains("parityfs_keeper_groups{state=\"torn\"} 0.0"), r.body());
+      assertEquals(keeper.status().groups().get(io.parityfs.client.GroupCheck.State.PROTECTED),
+          keeper.status().groups().values().stream().mapToLong(Long::longValue).sum(),
+          keeper.status().groups().toString());
     }
   }
 
