@@ -19,16 +19,13 @@ import io.parityfs.meta.targets.Standing;
 import io.parityfs.testing.MiniCluster;
 import io.parityfs.testkit.Eventually;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The keeper (docs/across-nodes.md §5) on four RAID-6 nodes, ec:2+1 files pinned to the first
@@ -38,28 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
  * old members are wiped. Content is
  * keyed by path and generation.
  */
-class AcrossKeeperTest {
+class AcrossKeeperTest extends OwnClusterTest {
   static final int CHUNK = 256 << 10;
-
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 4, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    startCluster(4);
   }
 
   private static byte[] write(String path, int n) throws IOException {

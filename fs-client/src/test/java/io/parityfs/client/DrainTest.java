@@ -17,18 +17,14 @@ import io.parityfs.meta.registry.MoveProgress;
 import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;
 import io.parityfs.testing.MiniCluster;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Drain (decommission, docs/across-nodes.md §5) on four RAID-6 nodes, files of three targets
@@ -40,28 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
  * stopped, and the files with a policy also with another node down: protection never dropped.
  * Content is keyed by path and generation.
  */
-class DrainTest {
+class DrainTest extends OwnClusterTest {
   static final int CHUNK = 1 << 20;
-
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 4, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    startCluster(4);
   }
 
   private static byte[] content(String path, FileStatus f, int n) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.meta.Across;
-import io.parityfs.meta.Caller;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;
@@ -22,10 +21,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 39 item 4: a member that a node's scrub finds beyond its RAID's repair (three bad cells
@@ -33,29 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
  * stores it again from the other nodes in the same round; the node then forgets it, its target
  * leaves DAMAGED, and the file reads whole. On a cluster of its own, since it damages data.
  */
-class LostMemberHandOffTest {
+class LostMemberHandOffTest extends OwnClusterTest {
   static final int CHUNK = 256 << 10;
   static final int CELL = 65536; // the mini cluster's cell size
 
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
-
   @BeforeAll
   static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    startCluster(3);
   }
 
   @Test

@@ -5,19 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.parityfs.meta.Across;
-import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.Layout;
-import io.parityfs.testing.MiniCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * As many nodes lost at once as a policy survives (docs/across-nodes.md §1), on four RAID-6
@@ -25,28 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
  * with any two of its three copies' nodes down; one node more and the read fails UNAVAILABLE
  * (the nodes may come back), never with other bytes. Content is keyed by the file's writer generation.
  */
-class MultiNodeLossTest {
+class MultiNodeLossTest extends OwnClusterTest {
   static final int CHUNK = 1 << 20;
-
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 4, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    startCluster(4);
   }
 
   private static byte[] write(String path, Across across, int length) throws IOException {

@@ -12,7 +12,6 @@ import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.testing.MiniCluster;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,10 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Rebalance (docs/across-nodes.md §5): files of both policies and without one written on three
@@ -34,28 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  * node down and with an old one down; a second pass finds nothing to do. Content is keyed by
  * path and generation.
  */
-class RebalanceTest {
+class RebalanceTest extends OwnClusterTest {
   static final int CHUNK = 256 << 10;
-
-  @TempDir
-  static Path dir;
-  static MiniCluster cluster;
-  static ParityClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MiniCluster.start(dir, 3, "raid6:4+2", 6);
-    client = cluster.client(Caller.of("root"));
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
+    startCluster(3);
   }
 
   private static void readAll(Map<String, byte[]> files, String when) throws IOException {
