@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Whether a file's targets can hold an extension of it (a truncate up, a write past the end):
- * files are not sparse, so the zeros are stored, with the copies ({@code mirror:N}) or the parity
+ * Whether a file's targets can hold an extension of it (a truncate up, a write past the end)
+ * whose zeros are stored, not holes (a file whose hole record is full, {@link
+ * io.parityfs.meta.Holes#MAX_RANGES}): with the copies ({@code mirror:N}) or the parity
  * ({@code ec:K+M}) of its protection across nodes. The bytes are spread evenly over the layout's
  * targets; a target's share is split over the file systems its drives are on (in proportion to
  * its drives there, as {@link io.parityfs.meta.targets.SpaceTotal} counts them), and targets on
@@ -83,7 +84,7 @@ final class ExtensionSpace {
   }
 
   private static String stores(double stored, Layout layout) {
-    return "stores " + (long) stored + " bytes of zeros (files are not sparse"
+    return "stores " + (long) stored + " bytes of zeros (not holes: its hole record is full"
         + (layout.across().isNone() ? "" : "; with " + layout.across() + " across nodes") + ")";
   }
 }

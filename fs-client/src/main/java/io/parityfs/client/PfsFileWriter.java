@@ -64,6 +64,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class PfsFileWriter implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PfsFileWriter.class);
+  /**
+   * The most zeros one extension stores when it cannot be holes (past {@link
+   * Holes#MAX_RANGES}): seconds of writing, so that no extension runs long and unstoppable.
+   */
+  static final long MAX_ZEROS = 1L << 30;
   private final ParityClient client;
   private final String path;
   private final FileStatus file;
@@ -498,6 +503,14 @@ public final class PfsFileWriter implements Closeable {
       holes = more;
       length = Math.max(length, to);
       return;
+    }
+    if (to - from > MAX_ZEROS) {
+      // a long extension could not be interrupted: refused before a byte is stored
+      throw new FileTooLargeException(path, path + ": extending it from " + from + " to " + to
+          + " bytes would store " + (to - from) + " bytes of zeros: its hole record is full ("
+          + Holes.MAX_RANGES + " ranges of groups never stored), and at most " + MAX_ZEROS
+          + " bytes of zeros are stored at once (write the file in order, or copy it to make"
+          + " its holes one range)");
     }
     checkExtension(from, to);
     fillZeros(from, to);
