@@ -55,6 +55,9 @@ import org.slf4j.LoggerFactory;
  * {@link NodeException} is the cause.
  */
 final class ChunkIo implements ChunkService, AutoCloseable {
+  /** Tests: run before every group member write, with its target and chunk index. */
+  static volatile java.util.function.ObjIntConsumer<String> MEMBER_WRITE_HOOK;
+
   private static final Logger LOG = LoggerFactory.getLogger(ChunkIo.class);
 
   private final NodeClient nodes;
@@ -222,6 +225,10 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    */
   void writeMember(String target, long fileId, long generation, long sequence,
       long tagGeneration, int index, ByteBuffer data) throws IOException {
+    java.util.function.ObjIntConsumer<String> hook = MEMBER_WRITE_HOOK;
+    if (hook != null) {
+      hook.accept(target, index); // tests: may block this member's write
+    }
     ChunkId chunk = new ChunkId(fileId, index);
     onTarget(target, at -> nodes.writeChunk(at.node(), at.wireId(), chunk, 0,
         WriteMode.REPLACE, 0, generation, sequence, tagGeneration, data), (at, e) -> {

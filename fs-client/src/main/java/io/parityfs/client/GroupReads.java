@@ -136,8 +136,8 @@ final class GroupReads {
       }
     }
     // members on nodes that are down may hold what is missing: UNAVAILABLE, not lost
-    throw new ClientException(unreachable ? ClientStatus.UNAVAILABLE : ClientStatus.DATA_LOST,
-        null, "chunk " + index + " of file "
+    throw new NoRoundException(unreachable ? ClientStatus.UNAVAILABLE : ClientStatus.DATA_LOST,
+        "chunk " + index + " of file "
         + fileId + ": its target cannot be read, and group " + group + " of " + across
         + " has no " + k + " members of one tag to decode it from (members read by tag: "
         + describe(counts) + "; not read: " + String.join(", ", unread) + ")");

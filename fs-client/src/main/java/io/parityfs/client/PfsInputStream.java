@@ -41,6 +41,11 @@ public final class PfsInputStream extends InputStream {
   private record Window(long start, int length, CompletableFuture<ByteBuffer> data) {}
 
   private static final byte[] ZEROS = new byte[64 * 1024];
+  /** How long a read of a file being written waits for a group's round in flight. */
+  static final long ROUND_WAIT_NANOS = 10_000_000_000L;
+  static final long ROUND_WAIT_PAUSE_MILLIS = 50;
+  /** Tests: run before each pause of such a wait (null: none). */
+  static volatile Runnable ROUND_WAIT_HOOK;
   private final ParityClient client;
   private final String path;
   private final FileStatus file;
@@ -358,6 +363,7 @@ public final class PfsInputStream extends InputStream {
   private void readChunkPart(long start, ByteBuffer dst) throws IOException {
     int index = (int) (start / chunkSize);
     long offset = start % chunkSize;
+    Long roundWait = null;
     if (holes.contains(ChunkMap.of(layout).group(index))) {
       while (dst.hasRemaining()) { // a hole: never stored, zeros (no node is asked)
         dst.put(ZEROS, 0, Math.min(ZEROS.length, dst.remaining()));
@@ -369,6 +375,17 @@ public final class PfsInputStream extends InputStream {
       int n;
       try {
         n = client.chunks().read(file.id(), layout, repairs, index, offset, dst);
+      } catch (NoRoundException e) {
+        if (moved()) {
+          continue;
+        }
+        if (roundWait == null) {
+          roundWait = System.nanoTime() + ROUND_WAIT_NANOS;
+        }
+        if (!awaitRound(roundWait)) {
+          throw e;
+        }
+        continue;
       } catch (IOException e) {
         if (moved()) {
           continue; // its members were moved (drain, rebalance) and the old ones deleted
@@ -385,6 +402,32 @@ public final class PfsInputStream extends InputStream {
       }
       offset += n;
     }
+  }
+
+  /**
+   * After a degraded read found no round to decode from: whether to read again. While the file
+   * is being written, a round of the group may be in flight (its members land one by one:
+   * audit H8), so the committed bytes are read again after a pause, until {@link
+   * #ROUND_WAIT_NANOS} after the first failure; a closed file's group is torn, and fails at once.
+   */
+  private boolean awaitRound(long deadline) throws IOException {
+    FileStatus now = client.namespace().getStatus(path);
+    if (now.id() != file.id() || !now.isOpenForWrite() || System.nanoTime() >= deadline) {
+      return false;
+    }
+    Runnable hook = ROUND_WAIT_HOOK;
+    if (hook != null) {
+      hook.run();
+    }
+    try {
+      Thread.sleep(ROUND_WAIT_PAUSE_MILLIS);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted reading " + path);
+    }
+    repairs = now.repairs();
+    holes = now.holes();
+    return true;
   }
 
   /** Reads a range, one piece per chunk, the pieces in parallel. */

@@ -119,6 +119,69 @@ class ErasureCodedTest extends StripedClusterTest {
     assertEquals(CHUNK + 11, f.length());
   }
 
+  /**
+   * Audit H8: with chunk 0's node down, a reader of the committed bytes of a file being written
+   * meets the group's next round in flight (its parity landed, its data member not yet): no
+   * round has two members then. The reader waits for the round instead of failing. The data
+   * member's write is held until the reader has waited once, so the order is the same every run.
+   */
+  @Test
+  void aReadOfCommittedBytesWaitsForARoundInFlight() throws Exception {
+    String path = "/e/inflight";
+    java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch waited = new java.util.concurrent.CountDownLatch(1);
+    PfsOutputStream out = client.create(path, CreateOptions.file());
+    try {
+      FileStatus f = out.file();
+      byte[] data = content(2 * CHUNK, f, 21);
+      out.write(data, 0, 300);
+      out.hflush(); // round 1: chunk 0 (300 bytes) and the parity
+      String d1 = memberTarget(f, 0, 1);
+      int d1Index = io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(0, 1);
+      long first = memberStat(f, 0, 2).sequence();
+      ChunkIo.MEMBER_WRITE_HOOK = (target, index) -> {
+        if (target.equals(d1) && index == d1Index) {
+          try {
+            hold.await(60, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      };
+      PfsInputStream.ROUND_WAIT_HOOK = waited::countDown;
+      stopNodeOf(memberTarget(f, 0, 0));
+      out.write(data, 300, 2 * CHUNK - 300); // fills the group: round 2, chunk 1 held
+      io.parityfs.testkit.Eventually.until("round 2's parity stored",
+          java.time.Duration.ofSeconds(30), () -> {
+            try {
+              return memberStat(f, 0, 2).sequence() != first;
+            } catch (IOException e) {
+              return false;
+            }
+          });
+      java.util.concurrent.CompletableFuture<byte[]> read =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try (PfsInputStream in = client.open(path)) {
+              byte[] b = new byte[300];
+              in.readFully(0, java.nio.ByteBuffer.wrap(b));
+              return b;
+            } catch (IOException e) {
+              throw new java.util.concurrent.CompletionException(e);
+            }
+          });
+      assertTrue(waited.await(30, java.util.concurrent.TimeUnit.SECONDS),
+          "the reader met the round in flight and waited");
+      hold.countDown();
+      assertArrayEquals(Arrays.copyOf(data, 300), read.get(30,
+          java.util.concurrent.TimeUnit.SECONDS));
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+      PfsInputStream.ROUND_WAIT_HOOK = null;
+      hold.countDown();
+      out.close();
+    }
+  }
+
   @Test
   void appendResumesTheOpenGroup() throws Exception {
     String path = "/e/appended";
