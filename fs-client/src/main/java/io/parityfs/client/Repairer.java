@@ -214,6 +214,75 @@ public final class Repairer {
     }
   }
 
+  /**
+   * Seals the cut group {@code g} of {@code f}, where that keeps a decodable round at every
+   * step: lease recovery left it inside its newest round B, which holds more data chunks than
+   * the length covers (B decodes the committed bytes from its members past the end and its
+   * parity), and B has no usable data member within the length (each one is in the record or
+   * missing). Then the new round S, cut at the length, is stored in an order that never leaves
+   * the committed bytes without a round that decodes them:
+   * <ol>
+   *   <li>S's data members, each in the record or missing: writing them takes nothing from B;
+   *       once they are all stored, S decodes from them alone;
+   *   <li>S's parity, one member at a time, each replacing one of B's;
+   *   <li>B's data members past the end, deleted (no round needs them now).
+   * </ol>
+   * Returns the bytes written, or -1 when the group is not such a case (it stays torn and is
+   * reported: sealing the general case needs copies of the committed bytes first, issue 40).
+   */
+  private long sealCut(FileStatus f, ChunkMap map, long g) throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
+    List<Long> round = null;
+    int members = 0;
+    for (int j = 0; j < k + m; j++) {
+      String t = layout.targets().get(map.memberPosition(g, j));
+      if (f.repairs().stale(t, g)) {
+        continue;
+      }
+      if (!chunks.healthy(t)) {
+        return -1; // a member that cannot be asked: not sure what B holds
+      }
+      Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, j));
+      if (s.isEmpty()) {
+        continue;
+      }
+      if (j < present || !s.get().tagged()) {
+        return -1; // a usable data member within the length: writing S would take it from B
+      }
+      List<Long> tag = List.of(s.get().generation(), s.get().sequence());
+      if (round != null && !round.equals(tag)) {
+        return -1; // members of several rounds
+      }
+      round = tag;
+      members++;
+    }
+    if (round == null || GroupReads.count(round.get(1)) <= present
+        || members < GroupReads.count(round.get(1))) {
+      return -1; // no cut round B that decodes
+    }
+    ByteBuffer[] data = readData(f, g * k, present, k); // decoded from B
+    long sequence = GroupReads.sequence(chunks.nextSequence(), present);
+    long n = 0;
+    for (int j = 0; j < present; j++) {
+      n += data[j].remaining();
+      chunks.writeMember(layout.targets().get(map.memberPosition(g, j)), f.id(), f.generation(),
+          sequence, map.memberIndex(g, j), data[j].duplicate());
+    }
+    ByteBuffer[] parity = chunks.groupCodec(layout.across()).encode(data);
+    for (int p = 0; p < m; p++) {
+      n += parity[p].remaining();
+      chunks.writeMember(layout.targets().get(map.memberPosition(g, k + p)), f.id(),
+          f.generation(), sequence, map.memberIndex(g, k + p), parity[p]);
+    }
+    deletePastEnd(f, layout, map, g, present, null);
+    LOG.info("{}: group {} sealed at the length (cut inside its round {} by lease recovery)",
+        f.path(), g, round);
+    return n;
+  }
+
   /** Takes {@code done} out of the record; null when the file was written since it was read. */
   private FileStatus commit(FileStatus f, Repairs done) throws NamespaceException {
     try {
@@ -371,6 +440,12 @@ public final class Repairer {
       chunks.writeMember(onto, f.id(), f.generation(), one.get(1), one.get(0),
           map.memberIndex(g, member), bytes);
       return n;
+    }
+    if (at.equals(onto)) {
+      long sealed = sealCut(f, map, g);
+      if (sealed >= 0) {
+        return sealed;
+      }
     }
     // members of several rounds, or a round of other data chunks than the length covers: a
     // torn group. A new round over it would replace members of the newest round that has K of

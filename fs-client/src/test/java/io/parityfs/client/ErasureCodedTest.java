@@ -252,6 +252,41 @@ class ErasureCodedTest extends StripedClusterTest {
   }
 
   /**
+   * Audit H3: catch-up of a member of a torn group (two rounds, neither with all members)
+   * writes nothing and reports the group. Before, it stored the whole group again as a new
+   * round, replacing the members of the committed round while it went.
+   */
+  @Test
+  void catchUpOfATornGroupWritesNothingAndReportsIt() throws Exception {
+    String path = "/e/torn-repair";
+    FileStatus f;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      out.write(content(2 * CHUNK, out.file(), 6));
+      f = out.file();
+    }
+    ChunkStat committed = memberStat(f, 0, 1);
+    String target1 = memberTarget(f, 0, 1);
+    TargetInfo t1 = client.registry().target(target1).orElseThrow();
+    client.nodes().writeChunk(t1.socketAddress(), TargetId.of(target1), new ChunkId(f.id(), 1),
+        0, WriteMode.REPLACE, 0, f.generation(),
+        GroupReads.sequence((committed.sequence() >>> GroupReads.COUNT_BITS) + 1, 2),
+        ByteBuffer.wrap(content(CHUNK, f, 7)));
+    FileStatus now = client.namespace().getStatus(path);
+    now = client.namespace().damaged(path, f.id(), now.version(), now.generation(),
+        io.parityfs.meta.Repairs.of(memberTarget(f, 0, 2), 0)); // the parity: in the record
+    ChunkStat[] before = {memberStat(f, 0, 0), memberStat(f, 0, 1), memberStat(f, 0, 2)};
+    Repairer.Outcome o = client.repair(path);
+    assertEquals(0, o.repaired(), o.toString());
+    assertEquals(1, o.waiting(), o.toString());
+    assertTrue(o.skipped() != null && o.skipped().contains("groups [0] are torn"), o.toString());
+    for (int j = 0; j < 3; j++) {
+      assertEquals(before[j], memberStat(f, 0, j), "member " + j + " untouched");
+    }
+    assertEquals(GroupCheck.State.UNRECOVERABLE, new GroupCheck(client).check(
+        client.namespace().getStatus(path)).worst());
+  }
+
+  /**
    * A random-access writer (the mount's) rewrites whole groups in rounds: an overwrite across a
    * group boundary, a truncate inside a group and one to a group's start; every byte reads back
    * healthy and with each node down, and the parity of the groups past the end is gone.
