@@ -277,15 +277,11 @@ public final class PfsFileWriter implements Closeable {
   public synchronized void flush() throws IOException {
     checkOpen();
     storeAll();
-    if (length != committed) {
+    // also when only the holes changed: a write filled one, its group is stored now
+    if (length != committed || !holes.equals(committedHoles)) {
       client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs(),
           holes);
       committed = length;
-      committedHoles = holes;
-    } else if (!holes.equals(committedHoles)) {
-      // a write filled a hole without changing the length: the group is stored now
-      client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs(),
-          holes);
       committedHoles = holes;
     }
     storedSinceCommit.clear();

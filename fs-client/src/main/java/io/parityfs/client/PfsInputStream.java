@@ -364,7 +364,7 @@ public final class PfsInputStream extends InputStream {
     int index = (int) (start / chunkSize);
     long offset = start % chunkSize;
     Long roundWait = null;
-    if (holes.contains(ChunkMap.of(layout).group(index))) {
+    if (!holes.isEmpty() && holes.contains(ChunkMap.of(layout).group(index))) {
       while (dst.hasRemaining()) { // a hole: never stored, zeros (no node is asked)
         dst.put(ZEROS, 0, Math.min(ZEROS.length, dst.remaining()));
       }

@@ -112,8 +112,7 @@ public record Holes(List<Range> ranges) {
         out.add(new Range(r.from(), Math.min(r.to(), groups - 1)));
       }
     }
-    return out.size() == ranges.size() && (out.isEmpty()
-        || out.get(out.size() - 1).equals(ranges.get(ranges.size() - 1))) ? this : new Holes(out);
+    return new Holes(out);
   }
 
   @Override
