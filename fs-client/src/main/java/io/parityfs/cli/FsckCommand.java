@@ -131,21 +131,14 @@ final class FsckCommand extends CliCommand {
    */
   private boolean heal(Session s, FileStatus f, GroupCheck.Report r)
       throws java.io.IOException, CliException {
-    List<io.parityfs.meta.Repairs.Range> ranges = new ArrayList<>();
-    for (GroupCheck.Finding g : r.findings()) {
-      for (String t : g.unrecorded()) {
-        ranges.add(new io.parityfs.meta.Repairs.Range(t, g.group(), g.group()));
-      }
-    }
-    if (ranges.isEmpty()) {
+    io.parityfs.client.Repairer.HandOff h = s.client().handOff(f, r);
+    if (h == null) {
       return false;
     }
-    s.client().namespace().damaged(f.path(), f.id(), f.version(), f.generation(),
-        new io.parityfs.meta.Repairs(ranges));
-    io.parityfs.client.Repairer.Outcome o = s.client().repair(f.path());
+    io.parityfs.client.Repairer.Outcome o = h.outcome();
     repairedMembers += o.repaired();
     if (!s.json()) {
-      s.out().println(Printable.of(f.path()) + ": " + ranges.size() + " members handed to"
+      s.out().println(Printable.of(f.path()) + ": " + h.members() + " members handed to"
           + " catch-up, " + o.repaired() + " stored again" + (o.skipped() == null ? ""
           : "; " + o.skipped()));
     }

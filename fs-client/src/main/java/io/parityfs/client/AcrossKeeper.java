@@ -282,6 +282,17 @@ public final class AcrossKeeper implements Closeable {
       GroupCheck.Report r;
       try {
         r = check.check(f);
+        if (r.findings().stream().anyMatch(x -> !x.unrecorded().isEmpty())) {
+          // members missing behind the record's back, and groups left in copies (a recovered
+          // writer's tail): handed to catch-up, as fsck --repair does, then counted again
+          Repairer.HandOff h = client.handOff(f, r);
+          if (h != null) {
+            LOG.info("keeper check: {}: {} members handed to catch-up, {} stored again{}",
+                f.path(), h.members(), h.outcome().repaired(), h.outcome().skipped() == null
+                ? "" : "; " + h.outcome().skipped());
+            r = check.check(ns.getStatus(f.path()));
+          }
+        }
       } catch (IOException e) {
         LOG.warn("keeper check: {}: {}", f.path(), e.toString());
         return;

@@ -198,6 +198,11 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * when {@code stale} is null or they are not.
    */
   boolean[] leaveOut(List<String> targets, StaleMembers stale) {
+    return leaveOut(targets, stale, stale == null ? 0 : stale.least());
+  }
+
+  /** {@link #leaveOut(List, StaleMembers)} for a write that needs {@code least} of them. */
+  boolean[] leaveOut(List<String> targets, StaleMembers stale, int least) {
     boolean[] out = new boolean[targets.size()];
     if (stale == null) {
       return out;
@@ -207,7 +212,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
       out[i] = !healthy(targets.get(i));
       down += out[i] ? 1 : 0;
     }
-    if (down > 0 && out.length - down < stale.least()) {
+    if (down > 0 && out.length - down < least) {
       java.util.Arrays.fill(out, false); // try them all: the registry or the window may lag
     }
     return out;

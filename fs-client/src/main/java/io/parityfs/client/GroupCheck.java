@@ -30,6 +30,10 @@ public final class GroupCheck {
   public enum State {
     /** Every member of its round (every copy) is stored and usable. */
     PROTECTED,
+    /** Its committed bytes are in copies, M+1 of each (an hflush, or an append, that no round
+     * sealed): as safe as a round. A closed file's tail groups are sealed by catch-up ({@code
+     * parityfs repair}, {@code fsck --repair}, the keeper). */
+    TAIL,
     /** Readable, with fewer spare members than the policy gives: catch-up or a node's return
      * heals it. */
     UNDER_PROTECTED,
@@ -119,9 +123,11 @@ public final class GroupCheck {
     List<String> notUsable = new ArrayList<>();
     boolean unreachable = false;
     Map<String, List<Long>> seen = new HashMap<>(); // answering, unrecorded member -> its tag
+    ChunkStat[] stats = new ChunkStat[k + m];
     for (int j = 0; j < k + m; j++) {
       String t = f.layout().targets().get(map.memberPosition(g, j));
       Seen s = member(f, t, g, map.memberIndex(g, j), j, notUsable);
+      stats[j] = s.stat();
       unreachable |= s.unreachable();
       if (!s.noted() && (j < present || j >= k)) {
         seen.put(t, s.stat() != null && s.stat().tagged()
@@ -145,6 +151,10 @@ public final class GroupCheck {
     }
     String detail = "rounds " + usable + " ([generation, sequence]=members), " + present
         + " data chunks in the length" + (notUsable.isEmpty() ? "" : "; " + notUsable);
+    Finding tail = tail(f, map, g, present, best, stats, detail);
+    if (tail != null) {
+      return tail;
+    }
     if (best == null) {
       return new Finding(g, unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE, detail,
           List.of());
@@ -161,6 +171,60 @@ public final class GroupCheck {
     }
     return new Finding(g, usable.get(best) >= c + m ? State.PROTECTED : State.UNDER_PROTECTED,
         detail, unrecorded);
+  }
+
+  /**
+   * Group {@code g} when its newest content is in copies (a copy tag newer than round {@code
+   * best}, or no round): TAIL when each data chunk within the length has M+1 copies holding
+   * the bytes the length covers of it (its own member and its copies on the parity targets),
+   * UNDER_PROTECTED when it has fewer but one; null when the group is not in copies, or a
+   * chunk has none (the rounds decide then). Its unrecorded target is the first parity
+   * target: catch-up of that member seals the group ({@code Repairer}).
+   */
+  private Finding tail(FileStatus f, ChunkMap map, long g, int present, List<Long> best,
+      ChunkStat[] stats, String detail) throws IOException {
+    int k = f.layout().across().data();
+    int m = f.layout().across().parity();
+    int[] copies = new int[present];
+    List<Long> newest = null;
+    long chunkSize = f.layout().chunkSize();
+    for (int j = 0; j < k + m; j++) {
+      if (j >= present && j < k) {
+        continue;
+      }
+      String t = f.layout().targets().get(map.memberPosition(g, j));
+      if (f.repairs().stale(t, g)) {
+        continue;
+      }
+      for (int i = j < k ? j : 0; i < (j < k ? j + 1 : present); i++) {
+        ChunkStat s = j < k ? stats[j]
+            : chunks.statMember(t, f.id(), map.memberIndex(g, i)).orElse(null);
+        if (s == null || !s.tagged() || GroupReads.count(s.sequence()) != 0) {
+          continue;
+        }
+        List<Long> tag = List.of(s.generation(), s.sequence());
+        if (newest == null || newer(tag, newest)) {
+          newest = tag;
+        }
+        long need = Math.min(chunkSize, f.length() - (g * k + i) * chunkSize);
+        copies[i] += s.length() >= need ? 1 : 0;
+      }
+    }
+    if (newest == null || best != null && !newer(newest, best)) {
+      return null;
+    }
+    int least = java.util.Arrays.stream(copies).min().orElse(0);
+    if (least == 0) {
+      return null;
+    }
+    String first = f.layout().targets().get(map.memberPosition(g, k));
+    return new Finding(g, least >= m + 1 ? State.TAIL : State.UNDER_PROTECTED, "in copies ("
+        + least + " of each data chunk, newest tag " + newest + "); " + detail, List.of(first));
+  }
+
+  private static boolean newer(List<Long> a, List<Long> b) {
+    return !a.get(0).equals(b.get(0)) ? a.get(0) > b.get(0)
+        : a.get(1) >>> GroupReads.COUNT_BITS > b.get(1) >>> GroupReads.COUNT_BITS;
   }
 
   private Finding mirror(FileStatus f, ChunkMap map, long g) throws IOException {

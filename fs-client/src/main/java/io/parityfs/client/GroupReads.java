@@ -51,6 +51,15 @@ final class GroupReads {
     return round << COUNT_BITS | count;
   }
 
+  /**
+   * The sequence of a copy stored as part of round {@code round}: count 0, which no decode
+   * takes (a copy is a data chunk's bytes under its own chunk id on one of its group's parity
+   * targets, written at hflush of a partial group; docs/across-nodes.md §3).
+   */
+  static long copySequence(long round) {
+    return round << COUNT_BITS;
+  }
+
   /** The count of data chunks of the round that stored a member with {@code sequence}. */
   static int count(long sequence) {
     return (int) (sequence & ((1 << COUNT_BITS) - 1));
@@ -66,12 +75,18 @@ final class GroupReads {
    * Decodes the bytes of data chunk {@code index} from {@code offset} into {@code dst} (up to
    * its remaining bytes). The code works byte position by byte position, so only the same range
    * of K other members is read, the first K that are not known down in parallel, more only
-   * where those do not give K of one tag.
+   * where those do not give K of one tag, or where a member read carries a newer tag than the
+   * round found (the newest round that decodes wins, audit R2). Meanwhile the chunk's copies on
+   * the group's parity targets are read ({@link #copySequence}: what an hflush stores of a
+   * partial group, docs/across-nodes.md §3): the newest of the round and the copies is what
+   * the reader gets (audit R3), so a round torn after an hflush leaves the acknowledged bytes
+   * readable from the copies.
    *
    * @return the bytes read: fewer only where every member read ends before them
-   * @throws ClientException when no tag has K members that can be read, naming the group, the
-   *     tags found and the members that could not be read: UNAVAILABLE when some of those are on
-   *     nodes that are down or unreachable (they may come back), DATA_LOST otherwise
+   * @throws ClientException when no tag has K members that can be read and no copy answers,
+   *     naming the group, the tags found and the members that could not be read: UNAVAILABLE
+   *     when some of those are on nodes that are down or unreachable (they may come back),
+   *     DATA_LOST otherwise
    */
   int read(long fileId, Layout layout, Repairs stale, int index, long offset, ByteBuffer dst)
       throws IOException {
@@ -88,6 +103,7 @@ final class GroupReads {
     boolean unreachable = !io.healthy(wantedTarget);
     List<Integer> candidates = new ArrayList<>();
     List<Integer> lastResort = new ArrayList<>();
+    List<CompletableFuture<Member>> copies = new ArrayList<>();
     for (int j = 0; j < n; j++) {
       if (j == wanted) {
         continue;
@@ -97,6 +113,10 @@ final class GroupReads {
         unread.add("member " + j + " (in the file's repair record)");
         continue; // a write left it out: its target may hold an older version
       }
+      if (j >= k) { // a parity target: it may hold a copy of the wanted chunk
+        copies.add(CompletableFuture.supplyAsync(
+            () -> readAt(target, fileId, index, -1, offset, len), io.fanOut()));
+      }
       // data members first (by number), then parity; members on targets known down or
       // suspect only when the others do not give K of one tag
       (io.healthy(target) ? candidates : lastResort).add(j);
@@ -104,6 +124,7 @@ final class GroupReads {
     candidates.addAll(lastResort);
     Member[] got = new Member[n];
     Map<Tag, Integer> counts = new LinkedHashMap<>();
+    Tag round = null;
     int next = 0;
     while (next < candidates.size()) {
       int batch = Math.max(1, k - (int) java.util.Arrays.stream(got).filter(
@@ -114,6 +135,7 @@ final class GroupReads {
         reads.add(CompletableFuture.supplyAsync(
             () -> readOne(layout, map, fileId, group, j, offset, len), io.fanOut()));
       }
+      Tag newestSeen = null;
       for (CompletableFuture<Member> f : reads) {
         Member r = ChunkIo.join(f);
         got[r.j()] = r;
@@ -128,29 +150,90 @@ final class GroupReads {
         }
         counts.merge(r.tag(), 1, Integer::sum);
       }
-      for (Map.Entry<Tag, Integer> e : counts.entrySet()) {
-        int c = count(e.getKey().sequence());
-        if (e.getValue() + (k - c) >= k) {
-          return decode(across, got, e.getKey(), c, wanted, len, dst);
+      round = newestComplete(counts, k);
+      for (Member r : got) {
+        if (r != null && r.tag() != null && count(r.tag().sequence()) > 0
+            && (newestSeen == null || newer(r.tag(), newestSeen))) {
+          newestSeen = r.tag();
         }
       }
+      if (round != null && !newer(newestSeen, round)) {
+        break; // no member read so far belongs to a newer round that might still decode
+      }
+    }
+    Member copy = newestCopy(copies);
+    if (copy != null && (round == null || newer(copy.tag(), round))) {
+      copy.bytes().limit(Math.min(copy.bytes().limit(), len));
+      int got0 = copy.bytes().remaining();
+      dst.put(copy.bytes());
+      return got0;
+    }
+    if (round != null) {
+      return decode(across, got, round, count(round.sequence()), wanted, len, dst);
     }
     // members on nodes that are down may hold what is missing: UNAVAILABLE, not lost
     throw new NoRoundException(unreachable ? ClientStatus.UNAVAILABLE : ClientStatus.DATA_LOST,
         "chunk " + index + " of file "
         + fileId + ": its target cannot be read, and group " + group + " of " + across
-        + " has no " + k + " members of one tag to decode it from (members read by tag: "
-        + describe(counts) + "; not read: " + String.join(", ", unread) + ")");
+        + " has no " + k + " members of one tag to decode it from, nor a copy of it (members"
+        + " read by tag: " + describe(counts) + "; not read: " + String.join(", ", unread)
+        + ")");
+  }
+
+  /** The newest tag with enough members to decode, or null. */
+  private static Tag newestComplete(Map<Tag, Integer> counts, int k) {
+    Tag best = null;
+    for (Map.Entry<Tag, Integer> e : counts.entrySet()) {
+      int c = count(e.getKey().sequence());
+      if (e.getValue() + (k - c) >= k && (best == null || newer(e.getKey(), best))) {
+        best = e.getKey();
+      }
+    }
+    return best;
+  }
+
+  /** The copy with the newest tag among those that answered, or null. */
+  private static Member newestCopy(List<CompletableFuture<Member>> copies)
+      throws IOException {
+    Member best = null;
+    for (CompletableFuture<Member> f : copies) {
+      Member c = ChunkIo.join(f);
+      if (c.tag() != null && count(c.tag().sequence()) == 0
+          && (best == null || newer(c.tag(), best.tag()))) {
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /** Whether tag {@code a} is of a later round than {@code b} (false when {@code a} is null). */
+  private static boolean newer(Tag a, Tag b) {
+    if (a == null) {
+      return false;
+    }
+    if (b == null) {
+      return true;
+    }
+    return a.generation() != b.generation() ? a.generation() > b.generation()
+        : a.sequence() >>> COUNT_BITS > b.sequence() >>> COUNT_BITS;
   }
 
   /** Member {@code j}'s bytes from {@code offset}, or why it could not be read. */
   private Member readOne(Layout layout, ChunkMap map, long fileId, long group, int j,
       long offset, int len) {
-    String target = layout.targets().get(map.memberPosition(group, j));
+    return readAt(layout.targets().get(map.memberPosition(group, j)), fileId,
+        map.memberIndex(group, j), j, offset, len);
+  }
+
+  /**
+   * Chunk {@code chunkIndex}'s bytes from {@code offset} on {@code target} (member {@code j};
+   * -1: a copy), or why they could not be read.
+   */
+  private Member readAt(String target, long fileId, int chunkIndex, int j, long offset,
+      int len) {
     ByteBuffer buf = ByteBuffer.allocate(len);
     try {
-      Optional<ChunkStat> stat = io.readMember(target, fileId, map.memberIndex(group, j),
-          offset, buf);
+      Optional<ChunkStat> stat = io.readMember(target, fileId, chunkIndex, offset, buf);
       if (stat.isEmpty()) {
         return new Member(j, null, null, "missing on target " + target, false);
       }
@@ -163,8 +246,14 @@ final class GroupReads {
         return new Member(j, null, null, e.getMessage(),
             e.status() == ClientStatus.UNAVAILABLE || e.status() == ClientStatus.TARGET_NOT_FOUND);
       }
+      if (j < 0) {
+        return new Member(j, null, null, e.getMessage(), false); // a copy: only a fallback
+      }
       throw new CompletionException(e);
     } catch (IOException e) {
+      if (j < 0) {
+        return new Member(j, null, null, e.getMessage(), false);
+      }
       throw new CompletionException(e);
     }
   }

@@ -7,7 +7,9 @@ import io.parityfs.meta.Layout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -31,6 +33,7 @@ import java.util.function.Consumer;
  * thread at a time.
  */
 final class GroupWriter {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GroupWriter.class);
   private final ChunkIo chunks;
   private final ExecutorService transfers;
   private final FileStatus file;
@@ -45,14 +48,17 @@ final class GroupWriter {
   private long group = -1;
   private int full;
   /**
-   * What the last flush round stored of the open group: its number, its full chunks and the
-   * partial chunk's length (-1: none yet). A flush that would store the same again writes
-   * nothing (audit H9): a second round of unchanged bytes only widens the window in which a
-   * torn round can leave the group without K members of one tag.
+   * What the last hflush copied of the open group: its number, its full chunks and the partial
+   * chunk's length (0: none). An hflush copies only the chunks changed since, and nothing when
+   * nothing changed (audit H9).
    */
-  private long flushedGroup = -1;
-  private int flushedFull;
-  private int flushedPartial = -1;
+  private long copiedGroup = -1;
+  private int copiedFull;
+  private int copiedPartial;
+  /** Groups with copies on their parity targets: group to how many of its first data chunks. */
+  private final Map<Long, Integer> copied = new HashMap<>();
+  /** Groups with copies whose sealing round has started: their copies go after the commit. */
+  private final List<Long> sealing = new ArrayList<>();
 
   GroupWriter(ChunkIo chunks, ExecutorService transfers, FileStatus file, StaleMembers stale) {
     this.chunks = chunks;
@@ -84,7 +90,7 @@ final class GroupWriter {
       return null;
     }
     ByteBuffer[] held = open.clone();
-    CompletableFuture<Void> round = store(group, data(held, k, null));
+    CompletableFuture<Void> round = seal(data(held, k, null));
     java.util.Arrays.fill(open, null);
     full = 0;
     group = -1;
@@ -96,8 +102,9 @@ final class GroupWriter {
   }
 
   /**
-   * Stores the open group as it is: its full chunks and {@code partial} (chunk {@code index},
-   * its bytes up to the position; not held), with parity. Null when the group holds nothing.
+   * Seals the open group as it is (at close): one round of its full chunks and {@code partial}
+   * (chunk {@code index}, its bytes up to the position; not held), with parity. Null when the
+   * group holds nothing.
    */
   CompletableFuture<Void> flush(int index, ByteBuffer partial) {
     boolean hasPartial = partial != null && partial.position() > 0;
@@ -107,14 +114,153 @@ final class GroupWriter {
     if (hasPartial) {
       place(index);
     }
-    int partialLength = hasPartial ? partial.position() : 0;
-    if (group == flushedGroup && full == flushedFull && partialLength == flushedPartial) {
-      return null; // stored as it is by the last flush: nothing changed since
+    return seal(data(open, full, hasPartial ? partial : null));
+  }
+
+  /** The open group's round; its copies are released after the commit that follows it. */
+  private CompletableFuture<Void> seal(ByteBuffer[] data) {
+    if (copied.containsKey(group)) {
+      sealing.add(group);
     }
-    flushedGroup = group;
-    flushedFull = full;
-    flushedPartial = partialLength;
-    return store(group, data(open, full, hasPartial ? partial : null));
+    copiedGroup = -1;
+    return store(group, data);
+  }
+
+  /**
+   * An hflush of the open group (docs/across-nodes.md §3, audit C1): each data chunk changed
+   * since the last hflush (normally the partial one, and those that filled since) is stored on
+   * its own target and, as a <em>copy</em> under its own chunk id, on each of the group's M
+   * parity targets, all with one copy tag ({@link GroupReads#copySequence}). No parity member
+   * is touched, so the group's last round, and the copies before, stay whole whatever happens
+   * to this one. Each chunk needs one copy plus the write margin stored (the tolerance of a
+   * round). Null when nothing changed since the last hflush.
+   */
+  CompletableFuture<Void> copy(int index, ByteBuffer partial) {
+    boolean hasPartial = partial != null && partial.position() > 0;
+    if (full == 0 && !hasPartial) {
+      return null;
+    }
+    if (hasPartial) {
+      place(index);
+    }
+    int partialLength = hasPartial ? partial.position() : 0;
+    int from = 0;
+    if (group == copiedGroup) {
+      if (full == copiedFull && partialLength == copiedPartial) {
+        return null; // copied as it is by the last hflush: nothing changed since
+      }
+      from = copiedFull; // the chunks before were full then, and are the same now
+    }
+    copiedGroup = group;
+    copiedFull = full;
+    copiedPartial = partialLength;
+    return copies(group, data(open, full, hasPartial ? partial : null), from, true);
+  }
+
+  /**
+   * An append into a partial group (audit C4): copies of every chunk the group holds, on its
+   * parity targets, before anything replaces a member of its last round. Waits for them.
+   */
+  void protect(int index, ByteBuffer partial) throws IOException {
+    boolean hasPartial = partial != null && partial.position() > 0;
+    if (full == 0 && !hasPartial) {
+      return;
+    }
+    if (hasPartial) {
+      place(index);
+    }
+    copiedGroup = group;
+    copiedFull = full;
+    copiedPartial = hasPartial ? partial.position() : 0;
+    // the own targets hold these bytes already, in the round the last close stored
+    ChunkIo.join(copies(group, data(open, full, hasPartial ? partial : null), 0, false));
+  }
+
+  /**
+   * Stores data chunks {@code from}.. of group {@code g} as copies: on the group's parity
+   * targets and, when {@code own}, on each chunk's own target too.
+   */
+  private CompletableFuture<Void> copies(long g, ByteBuffer[] data, int from, boolean own) {
+    long sequence = GroupReads.copySequence(chunks.nextSequence());
+    List<CompletableFuture<Void>> chunkWrites = new ArrayList<>();
+    int count = from;
+    for (int j = from; j < k && data[j] != null; j++) {
+      int jj = j;
+      count = j + 1;
+      List<String> targets = new ArrayList<>(m + 1);
+      if (own) {
+        targets.add(layout.targets().get(map.memberPosition(g, j)));
+      }
+      for (int p = k; p < k + m; p++) {
+        targets.add(layout.targets().get(map.memberPosition(g, p)));
+      }
+      // a round needs K plus the margin stored; a chunk's copies one plus the margin
+      int least = stale.least() - k + 1;
+      boolean[] out = chunks.leaveOut(targets, stale, least);
+      List<CompletableFuture<Void>> writes = new ArrayList<>(targets.size());
+      for (int i = 0; i < targets.size(); i++) {
+        String target = targets.get(i);
+        writes.add(out[i] ? null : CompletableFuture.runAsync(() -> {
+          try {
+            chunks.writeMember(target, file.id(), file.generation(), sequence,
+                map.memberIndex(g, jj), data[jj].duplicate());
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        }, transfers));
+      }
+      int missingOwn = own ? 0 : 1; // without the own target, one copy fewer is written
+      chunkWrites.add(stale.settle(g, targets, writes, k - 1 + missingOwn, "copies of chunk "
+          + (g * k + j) + " of file " + file.id()));
+    }
+    copied.merge(g, count, Math::max);
+    return CompletableFuture.allOf(chunkWrites.toArray(CompletableFuture[]::new));
+  }
+
+  /**
+   * A random-access writer's store of group {@code g}, which holds committed bytes (audit C5;
+   * {@link PfsFileWriter}): copies of every chunk of its new content first (own targets and
+   * parity targets, one copy tag), then its round, which so replaces members only while copies
+   * hold every committed byte it does not change. The copies go at the next {@link #release}.
+   */
+  CompletableFuture<Void> storeProtected(long g, ByteBuffer[] data) {
+    CompletableFuture<Void> copied = copies(g, data, 0, true);
+    if (!sealing.contains(g)) {
+      sealing.add(g);
+    }
+    return copied.thenCompose(v -> store(g, data));
+  }
+
+  /**
+   * After a commit: deletes the copies of every group whose sealing round has ended since (the
+   * stream waited for it) and is covered by the commit. Best effort: a copy left behind is
+   * older than the round, which readers prefer (docs/across-nodes.md §4). Never fails.
+   */
+  CompletableFuture<Void> release() {
+    List<CompletableFuture<Void>> deletes = new ArrayList<>();
+    for (long g : sealing) {
+      Integer count = copied.remove(g);
+      if (count == null) {
+        continue;
+      }
+      for (int p = k; p < k + m; p++) {
+        String target = layout.targets().get(map.memberPosition(g, p));
+        for (int j = 0; j < count; j++) {
+          int index = map.memberIndex(g, j);
+          deletes.add(CompletableFuture.runAsync(() -> {
+            try {
+              chunks.deleteMember(target, file.id(), index, file.generation(), null, g);
+            } catch (IOException e) {
+              LOG.debug("copy of chunk {} of file {} on {} not deleted: {}", index, file.id(),
+                  target, e.getMessage());
+            }
+          }, transfers));
+        }
+      }
+    }
+    sealing.clear();
+    return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
+        .exceptionally(e -> null);
   }
 
   /** The open group is chunk {@code index}'s; a chunk of another group while one is open is a bug. */

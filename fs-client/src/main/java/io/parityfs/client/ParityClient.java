@@ -250,6 +250,14 @@ public final class ParityClient implements Closeable {
   }
 
   /**
+   * Hands what a group check found in {@code f} to catch-up ({@link Repairer#handOff}); null
+   * when there was nothing to hand over or the file is open for writing.
+   */
+  public Repairer.HandOff handOff(FileStatus f, GroupCheck.Report r) throws IOException {
+    return new Repairer(this).handOff(f, r);
+  }
+
+  /**
    * Re-protection: a {@link Reprotector} that moves closed files' members off lost targets
    * onto replacements, writing at most {@code bytesPerSecond} over all files (0: unthrottled).
    */

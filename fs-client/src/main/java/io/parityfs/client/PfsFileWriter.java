@@ -79,6 +79,8 @@ public final class PfsFileWriter implements Closeable {
   private final LinkedHashMap<Integer, Chunk> dirty = new LinkedHashMap<>();
   /** Buffers being stored in the background, by chunk, oldest first. */
   private final LinkedHashMap<Integer, CompletableFuture<Void>> storing = new LinkedHashMap<>();
+  /** Deletes of copies after commits (ec): waited for at close. */
+  private final List<CompletableFuture<Void>> releases = new ArrayList<>();
   /** Buffers whose store completed, for the next chunks (no 8 MiB allocation per chunk). */
   private final ConcurrentLinkedDeque<ByteBuffer> free = new ConcurrentLinkedDeque<>();
   /** Bytes stored per chunk by evictions since the last commit (beyond {@link #committed}). */
@@ -245,9 +247,12 @@ public final class PfsFileWriter implements Closeable {
     length = newLength;
     committed = newLength;
     storedSinceCommit.clear();
+    releaseCopies();
     long lastOld = oldStored == 0 ? -1 : chunkIndex(oldStored - 1);
     try {
-      for (long i = cut + 1; i <= lastOld; i++) {
+      // an ec cut at a chunk's start keeps that chunk until the cut round is stored and the
+      // length committed (audit H5): it goes here, with the others
+      for (long i = groups != null && inChunk == 0 ? cut : cut + 1; i <= lastOld; i++) {
         if (!before.contains(map.group(i))) {
           deleteChunk((int) i);
         }
@@ -285,6 +290,7 @@ public final class PfsFileWriter implements Closeable {
       committedHoles = holes;
     }
     storedSinceCommit.clear();
+    releaseCopies();
   }
 
   /**
@@ -317,6 +323,7 @@ public final class PfsFileWriter implements Closeable {
           holes);
       committed = length;
       committedHoles = holes;
+      releaseCopies();
     } catch (ClientException e) {
       if (e.status() == ClientStatus.NO_SPACE) {
         giveBack();
@@ -325,6 +332,7 @@ public final class PfsFileWriter implements Closeable {
     } finally {
       closed = true;
       dirty.clear();
+      releases.forEach(CompletableFuture::join); // deletes of copies: they never fail
     }
   }
 
@@ -727,9 +735,7 @@ public final class PfsFileWriter implements Closeable {
       ByteBuffer kept = ByteBuffer.allocate(inChunk);
       readStored(cut, 0, kept);
       data[cut - first] = kept.flip();
-    } else {
-      deleteChunk(cut);
-    }
+    } // else chunk cut is deleted after the commit, with those after it (never before the round)
     if (data[0] != null) {
       storeRound(first, data, List.of());
       awaitStoring(first);
@@ -739,6 +745,19 @@ public final class PfsFileWriter implements Closeable {
   /** Stores one round of the group starting at chunk {@code first}, followed in storing. */
   private void storeRound(int first, ByteBuffer[] data, List<ByteBuffer> recycle)
       throws IOException {
-    follow(first, recycle, () -> groups.store(map.group(first), data));
+    long g = map.group(first);
+    // a group that holds committed bytes is copied first, so that no torn round can take the
+    // bytes it does not change (audit C5, H6); a group past the committed end has none
+    boolean committedBytes = g < map.groups(committed) && !committedHoles.contains(g);
+    follow(first, recycle, () -> committedBytes ? groups.storeProtected(g, data)
+        : groups.store(g, data));
+  }
+
+  /** After a commit: the copies of the groups stored since go (ec; best effort, in the background). */
+  private void releaseCopies() {
+    if (groups != null) {
+      releases.removeIf(CompletableFuture::isDone);
+      releases.add(groups.release());
+    }
   }
 }

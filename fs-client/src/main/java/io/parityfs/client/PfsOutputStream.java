@@ -54,6 +54,8 @@ public final class PfsOutputStream extends OutputStream {
   private final Semaphore[] perTarget;
   private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
   private final List<CompletableFuture<Void>> inflight = new ArrayList<>();
+  /** Deletes of copies after commits (ec): waited for at close. */
+  private final List<CompletableFuture<Void>> releases = new ArrayList<>();
   private final ExecutorService transfers;
   /** The chunk groups of an ec:K+M layout across nodes; null for other layouts. */
   private final GroupWriter groups;
@@ -105,6 +107,11 @@ public final class PfsOutputStream extends OutputStream {
     if (tail != null && tail.hasRemaining()) {
       acquireBuffer();
       cur.put(tail);
+    }
+    if (groups != null && !file.holes().contains(ChunkMap.of(layout).group(curIndex))) {
+      // copies of the committed content of the group appended to, before any member of the
+      // round that stored it is replaced (audit C4)
+      groups.protect(curIndex, cur);
     }
   }
 
@@ -174,7 +181,7 @@ public final class PfsOutputStream extends OutputStream {
   public void hflush() throws IOException {
     checkOpen();
     if (groups != null) {
-      track(groups.flush(curIndex, cur));
+      track(groups.copy(curIndex, cur)); // copies of the open group, never its round (§3)
     } else if (cur != null && cur.position() > 0) {
       upload(curIndex, cur, false);
     }
@@ -182,6 +189,10 @@ public final class PfsOutputStream extends OutputStream {
     if (pos != committed) {
       client.namespace().setLength(path, file.id(), -1, pos, -1, stale.repairs(), holes());
       committed = pos;
+    }
+    if (groups != null) {
+      releases.removeIf(CompletableFuture::isDone);
+      releases.add(groups.release()); // copies of the groups sealed and committed since
     }
   }
 
@@ -214,8 +225,12 @@ public final class PfsOutputStream extends OutputStream {
       awaitUploads();
       client.namespace().complete(path, file.id(), -1, pos, -1, stale.repairs(), holes());
       committed = pos;
+      if (groups != null) {
+        releases.add(groups.release());
+      }
     } finally {
       closed = true;
+      releases.forEach(CompletableFuture::join); // deletes of copies: they never fail
     }
   }
 
@@ -275,7 +290,8 @@ public final class PfsOutputStream extends OutputStream {
   /**
    * An ec file opened for append at a length inside a group: the group's full chunks before
    * the tail are read back into buffers of this stream, since its next round stores them all
-   * again under one tag.
+   * again under one tag; the constructor then copies them, and the tail, to the group's parity
+   * targets ({@link GroupWriter#protect}).
    */
   private void resumeGroup() throws IOException {
     int k = groups.groupChunks();

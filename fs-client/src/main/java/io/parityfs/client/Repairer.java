@@ -137,6 +137,31 @@ public final class Repairer {
   }
 
   /**
+   * Hands what a check of {@code f} found to catch-up ({@code parityfs fsck --repair}, the
+   * keeper's check): the members its findings name as unrecorded (missing or of another round
+   * while their targets answer; for a group in copies, one member, whose catch-up seals it) go
+   * in the file's repair record, and the file is caught up. Null when there was nothing to hand
+   * over, or the file is open for writing (its writer seals its groups).
+   */
+  public HandOff handOff(FileStatus f, GroupCheck.Report r) throws IOException {
+    List<Repairs.Range> ranges = new ArrayList<>();
+    for (GroupCheck.Finding g : r.findings()) {
+      for (String t : g.unrecorded()) {
+        ranges.add(new Repairs.Range(t, g.group(), g.group()));
+      }
+    }
+    if (ranges.isEmpty() || f.isOpenForWrite()) {
+      return null;
+    }
+    client.namespace().damaged(f.path(), f.id(), f.version(), f.generation(),
+        new Repairs(ranges));
+    return new HandOff(ranges.size(), repair(f.path()));
+  }
+
+  /** What {@link #handOff} did: the members it added to the record, and the catch-up after. */
+  public record HandOff(int members, Outcome outcome) {}
+
+  /**
    * Deletes the file's chunks on {@code target} past its end, at its writer generation (which
    * also raises the target's fence for the file): a target that was away may hold chunks a
    * writer stored there before it died, which no fence reached; once its members are caught up
@@ -193,7 +218,11 @@ public final class Repairer {
     int present = (int) (first - g * k);
     StaleMembers stale = new StaleMembers(layout.across(), client.config().writeMargin());
     ByteBuffer[] data = readData(f, g * k, present, k);
-    ChunkIo.join(new GroupWriter(chunks, client.transfers(), f, stale).store(g, data));
+    // copies of the kept content first: the round then replaces members of the round that
+    // protects the committed bytes only while the copies hold them (audit C5)
+    GroupWriter writer = new GroupWriter(chunks, client.transfers(), f, stale);
+    ChunkIo.join(writer.storeProtected(g, data));
+    ChunkIo.join(writer.release());
     deletePastEnd(f, layout, map, g, present, stale);
     Repairs left = stale.repairs();
     return left.isEmpty() ? f : client.namespace().setLength(f.path(), f.id(), -1, f.length(),
@@ -280,6 +309,98 @@ public final class Repairer {
     deletePastEnd(f, layout, map, g, present, null);
     LOG.info("{}: group {} sealed at the length (cut inside its round {} by lease recovery)",
         f.path(), g, round);
+    return n;
+  }
+
+  /** The round of a seal from copies: above every round a writer's counter reaches. */
+  static final long SEAL_ROUND = (1L << 40) - 1;
+
+  private static boolean newer(List<Long> a, List<Long> b) {
+    return !a.get(0).equals(b.get(0)) ? a.get(0) > b.get(0)
+        : a.get(1) >>> GroupReads.COUNT_BITS > b.get(1) >>> GroupReads.COUNT_BITS;
+  }
+
+  /**
+   * The newest copy tag ([generation, sequence], count 0) among group {@code g}'s data members
+   * within the length and its data chunks' copies on its parity targets, leaving out {@code at}
+   * and targets in the record or down; null when there is none.
+   */
+  private List<Long> newestCopy(FileStatus f, ChunkMap map, long g, int present, String at)
+      throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    List<Long> best = null;
+    for (int j = 0; j < k + m; j++) {
+      String t = layout.targets().get(map.memberPosition(g, j));
+      if (t.equals(at) || f.repairs().stale(t, g) || j >= present && j < k) {
+        continue;
+      }
+      for (int i = j < k ? j : 0; i < (j < k ? j + 1 : present); i++) {
+        Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, i));
+        if (s.isPresent() && s.get().tagged() && GroupReads.count(s.get().sequence()) == 0) {
+          List<Long> tag = List.of(s.get().generation(), s.get().sequence());
+          best = best == null || newer(tag, best) ? tag : best;
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Seals group {@code g} from its copies (docs/across-nodes.md, "Sealing"): its committed
+   * content, read as readers read it (the newest of copies and rounds), stored as one round
+   * cut at the length under a deterministic tag (this generation, {@link #SEAL_ROUND}, the
+   * data chunk count), so two sealers at once write the same members. The round replaces no
+   * copy on a parity target (a parity member has its own chunk id), and the copies are
+   * deleted only once every member is stored: the committed bytes are in copies or in a
+   * complete round at every step. Every target of the group but those in the record (other
+   * than {@code at}) must take its member; -1 when one is down (the group stays readable, in
+   * its copies, and the next pass writes the same seal again).
+   */
+  private long sealFromCopies(FileStatus f, ChunkMap map, long g, int present, String at)
+      throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    List<Integer> write = new ArrayList<>();
+    for (int j = 0; j < k + m; j++) {
+      String t = layout.targets().get(map.memberPosition(g, j));
+      if (f.repairs().stale(t, g) && !t.equals(at)) {
+        continue; // stays in the record: catch-up joins the seal there later
+      }
+      if (j < present || j >= k) {
+        write.add(j);
+      }
+    }
+    ByteBuffer[] data = readData(f, g * k, present, k);
+    ByteBuffer[] parity = chunks.groupCodec(layout.across()).encode(data);
+    long sequence = GroupReads.sequence(SEAL_ROUND, present);
+    long n = 0;
+    for (int j : write) {
+      ByteBuffer bytes = j < k ? data[j].duplicate() : parity[j - k].duplicate();
+      n += bytes.remaining();
+      String t = layout.targets().get(map.memberPosition(g, j));
+      try {
+        chunks.writeMember(t, f.id(), f.generation(), sequence, map.memberIndex(g, j), bytes);
+      } catch (ClientException e) {
+        if (!StaleMembers.targetDown(e)) {
+          throw e;
+        }
+        return -1; // the copies stay; the seal is written again, the same, on the next pass
+      }
+    }
+    for (int p = k; p < k + m; p++) {
+      String t = layout.targets().get(map.memberPosition(g, p));
+      if (f.repairs().stale(t, g) && !t.equals(at)) {
+        continue;
+      }
+      for (int j = 0; j < k; j++) {
+        chunks.delete(t, f.id(), map.memberIndex(g, j), f.generation());
+      }
+    }
+    deletePastEnd(f, layout, map, g, present, null);
+    LOG.info("{}: group {} sealed from its copies ({} data chunks)", f.path(), g, present);
     return n;
   }
 
@@ -430,6 +551,23 @@ public final class Repairer {
       return 0; // no member there, or a data chunk past the end of the file: none to store
     }
     List<Long> one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
+    if (one != null && GroupReads.count(one.get(1)) == 0) {
+      one = null; // copies only: no round
+    }
+    List<Long> copy = newestCopy(f, map, g, present, at);
+    if (copy != null && (one == null || newer(copy, one))) {
+      // the group's newest content is in copies (an hflush, or an append, that no round
+      // sealed): it is sealed from them, never joined to an older round
+      long sealed = at.equals(onto) ? sealFromCopies(f, map, g, present, at) : -1;
+      if (sealed >= 0) {
+        return sealed;
+      }
+      throw new ClientException(ClientStatus.ILLEGAL_STATE, f.path(), f.path() + ": group " + g
+          + " holds copies newer than its rounds " + tags.keySet() + " and cannot be sealed"
+          + " now (a target of the group is down" + (at.equals(onto) ? ""
+          : ", or it is being moved: it is sealed first") + "): its member on " + at
+          + " is not stored again");
+    }
     if (one != null && one.get(0) <= f.generation() && GroupReads.count(one.get(1)) == present) {
       // the other members are one round (of this writer generation or an earlier one): the
       // member joins it with the round's exact tag, fenced as the file's generation (audit N1),

@@ -132,7 +132,7 @@ class CliNodeTest {
     assertEquals("good", target(missed).get("across").asText());
     CliRunner.Run healthy = cli.ok("fsck");
     assertTrue(healthy.out().matches("(?s)checked \\d+ files? \\(1 with a policy across nodes\\),"
-        + " 3 groups: 3 protected, 0 under-protected, 0 torn, 0 unavailable, 0 unrecoverable\\s*"),
+        + " 3 groups: 3 protected, 0 tail, 0 under-protected, 0 torn, 0 unavailable, 0 unrecoverable\\s*"),
         healthy.out());
     // a member lost behind everyone's back (no record names it): fsck finds it, --repair
     // hands it to catch-up, which stores it again
@@ -150,7 +150,7 @@ class CliNodeTest {
         ": missing"), lost.out());
     CliRunner.Run healed = cli.ok("fsck", "--repair", "/p");
     assertTrue(healed.out().contains("/p/x: 1 members handed to catch-up, 1 stored again")
-        && healed.out().contains(" 3 protected, 0 under-protected"), healed.out());
+        && healed.out().contains(" 3 protected, 0 tail, 0 under-protected"), healed.out());
     cli.ok("fsck", "/p");
 
     byte[] e = put("/e/y", 2_100_000);

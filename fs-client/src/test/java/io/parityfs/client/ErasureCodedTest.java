@@ -19,6 +19,10 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -93,92 +97,336 @@ class ErasureCodedTest extends StripedClusterTest {
   }
 
   /**
-   * Audit H9: an hflush, hsync or close with nothing written since the last round stores no new
-   * round (the same bytes again under a newer tag only widen the window of a torn round).
+   * Audit C1 and H9: an hflush of a partial group stores copies of its changed chunks (on the
+   * chunk's own target and the group's parity target, a copy tag) and never its parity; an
+   * hflush or hsync with nothing written since stores nothing; close seals the group in one
+   * round and deletes the copies.
    */
   @Test
-  void aFlushOfAnUnchangedGroupStoresNoNewRound() throws Exception {
+  void anHflushStoresCopiesOfTheChangedChunksAndCloseSealsTheGroup() throws Exception {
     String path = "/e/unchanged";
     long first;
+    FileStatus f;
     try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
       out.write(content(CHUNK + 10, out.file(), 5));
       out.hflush();
-      FileStatus f = client.namespace().getStatus(path);
+      f = client.namespace().getStatus(path);
       first = memberStat(f, 0, 0).sequence();
+      assertEquals(0, GroupReads.count(first), "chunk 0 stored as a copy");
+      assertEquals(first, copyStat(f, 0, 0).sequence(), "and copied to the parity target");
+      assertEquals(first, copyStat(f, 0, 1).sequence(), "chunk 1 too, with the same tag");
+      assertTrue(missing(() -> memberStat(f, 0, 2)), "no parity at hflush");
       out.hflush();
       out.hsync();
-      assertEquals(first, memberStat(f, 0, 0).sequence(), "no new round");
-      assertEquals(first, memberStat(f, 0, 2).sequence(), "no new round");
+      assertEquals(first, memberStat(f, 0, 0).sequence(), "nothing stored again");
+      assertEquals(first, copyStat(f, 0, 1).sequence(), "nothing stored again");
       out.write(new byte[] {1});
       out.hflush();
-      assertTrue(memberStat(f, 0, 0).sequence() > first, "a changed group: a new round");
-      first = memberStat(f, 0, 0).sequence();
+      assertEquals(first, memberStat(f, 0, 0).sequence(), "chunk 0 unchanged: not copied");
+      assertTrue(copyStat(f, 0, 1).sequence() > first, "chunk 1 changed: copied again");
     }
-    FileStatus f = client.namespace().getStatus(path);
-    assertEquals(first, memberStat(f, 0, 0).sequence(), "close of an unchanged group");
-    assertEquals(CHUNK + 11, f.length());
+    ChunkStat sealed = memberStat(f, 0, 0);
+    assertEquals(2, GroupReads.count(sealed.sequence()), "close sealed the group");
+    assertEquals(sealed.sequence(), memberStat(f, 0, 1).sequence());
+    assertEquals(sealed.sequence(), memberStat(f, 0, 2).sequence());
+    assertTrue(missing(() -> copyStat(f, 0, 0)), "copies deleted after the seal");
+    assertTrue(missing(() -> copyStat(f, 0, 1)), "copies deleted after the seal");
+    assertEquals(CHUNK + 11, client.namespace().getStatus(path).length());
+  }
+
+  /** The stat of group {@code g}'s data chunk {@code j}'s copy on its (first) parity target. */
+  static ChunkStat copyStat(FileStatus f, long g, int j) throws IOException {
+    String target = memberTarget(f, g, 2);
+    TargetInfo t = client.registry().target(target).orElseThrow();
+    return client.nodes().stat(t.socketAddress(), TargetId.of(target),
+        new ChunkId(f.id(), io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(g, j)));
+  }
+
+  interface Stat {
+    ChunkStat get() throws IOException;
+  }
+
+  static boolean missing(Stat s) {
+    try {
+      s.get();
+      return false;
+    } catch (IOException e) {
+      assertTrue(e.getMessage().contains("NOT_FOUND"), e.getMessage());
+      return true;
+    }
   }
 
   /**
-   * Audit H8: with chunk 0's node down, a reader of the committed bytes of a file being written
-   * meets the group's next round in flight (its parity landed, its data member not yet): no
-   * round has two members then. The reader waits for the round instead of failing. The data
-   * member's write is held until the reader has waited once, so the order is the same every run.
+   * Blocks the write of group {@code g}'s member {@code j} until {@code hold} opens (tests:
+   * a round that cannot finish, as when the writer dies before that member lands).
+   */
+  private static void hold(FileStatus f, long g, int j, CountDownLatch hold) {
+    String target = memberTarget(f, g, j);
+    int index = io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(g, j);
+    ChunkIo.MEMBER_WRITE_HOOK = (t, i) -> {
+      if (t.equals(target) && i == index) {
+        try {
+          hold.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+  }
+
+  /** Waits until group {@code g}'s parity carries a round of writer generation {@code gen}. */
+  private static void awaitParity(FileStatus f, long g, long gen) {
+    io.parityfs.testkit.Eventually.until("group " + g + "'s parity stored",
+        java.time.Duration.ofSeconds(30), () -> {
+          try {
+            return memberStat(f, g, 2).generation() == gen;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+  }
+
+  /** Reads {@code want.length} bytes from 0 with a new stream; fails the test if they differ. */
+  private static void assertReads(String path, byte[] want, String what) throws IOException {
+    try (PfsInputStream in = client.open(path, 0)) {
+      byte[] b = new byte[want.length];
+      in.readFully(0, ByteBuffer.wrap(b));
+      assertArrayEquals(want, b, what);
+    }
+  }
+
+  /**
+   * Audit H1, as the audit states it: 300 bytes hflushed, then the next round of the group
+   * torn after its parity landed (written here directly: the landed part of that round). With
+   * chunk 0's node down no round of the group decodes, and the acknowledged bytes are read from
+   * their copy on the parity target. Before copies, this read failed UNAVAILABLE, and the bytes
+   * were lost with the node.
    */
   @Test
-  void aReadOfCommittedBytesWaitsForARoundInFlight() throws Exception {
+  void aTornRoundAfterAnHflushLeavesTheAcknowledgedBytesReadable() throws Exception {
+    String path = "/e/h1";
+    PfsOutputStream out = client.create(path, CreateOptions.file());
+    try {
+      FileStatus f = out.file();
+      byte[] data = content(300, f, 31);
+      out.write(data);
+      out.hflush();
+      String parity = memberTarget(f, 0, 2);
+      TargetInfo t = client.registry().target(parity).orElseThrow();
+      long round = memberStat(f, 0, 0).sequence() >>> GroupReads.COUNT_BITS;
+      client.nodes().writeChunk(t.socketAddress(), TargetId.of(parity), new ChunkId(f.id(),
+          io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(0, 2)), 0, WriteMode.REPLACE, 0,
+          f.generation(), GroupReads.sequence(round + 1, 2), ByteBuffer.wrap(content(CHUNK, f,
+              32)));
+      stopNodeOf(memberTarget(f, 0, 0));
+      assertReads(path, data, "the acknowledged bytes, from their copy");
+    } finally {
+      restart();
+      out.close();
+    }
+  }
+
+  /**
+   * Audit H1 (b) and H8: the round that stores a group once it fills, after an hflush of 300
+   * bytes, cannot finish (chunk 1's write held) while its parity has landed; chunk 0's node
+   * stops. The committed bytes are read from their copy at once: the reader neither fails nor
+   * waits for the round.
+   */
+  @Test
+  void aRoundInFlightAfterAnHflushNeverHidesTheCommittedBytes() throws Exception {
     String path = "/e/inflight";
-    java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch waited = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     PfsOutputStream out = client.create(path, CreateOptions.file());
     try {
       FileStatus f = out.file();
       byte[] data = content(2 * CHUNK, f, 21);
       out.write(data, 0, 300);
-      out.hflush(); // round 1: chunk 0 (300 bytes) and the parity
-      String d1 = memberTarget(f, 0, 1);
-      int d1Index = io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(0, 1);
-      long first = memberStat(f, 0, 2).sequence();
-      ChunkIo.MEMBER_WRITE_HOOK = (target, index) -> {
-        if (target.equals(d1) && index == d1Index) {
-          try {
-            hold.await(60, java.util.concurrent.TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
+      out.hflush(); // copies of chunk 0 (300 bytes) on its target and the parity target
+      hold(f, 0, 1, release);
+      PfsInputStream.ROUND_WAIT_HOOK = () -> {
+        throw new AssertionError("the reader waited for a round");
       };
-      PfsInputStream.ROUND_WAIT_HOOK = waited::countDown;
+      out.write(data, 300, 2 * CHUNK - 300); // fills the group: its round, chunk 1 held
+      awaitParity(f, 0, f.generation());
       stopNodeOf(memberTarget(f, 0, 0));
-      out.write(data, 300, 2 * CHUNK - 300); // fills the group: round 2, chunk 1 held
-      io.parityfs.testkit.Eventually.until("round 2's parity stored",
-          java.time.Duration.ofSeconds(30), () -> {
-            try {
-              return memberStat(f, 0, 2).sequence() != first;
-            } catch (IOException e) {
-              return false;
-            }
-          });
-      java.util.concurrent.CompletableFuture<byte[]> read =
-          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try (PfsInputStream in = client.open(path)) {
-              byte[] b = new byte[300];
-              in.readFully(0, java.nio.ByteBuffer.wrap(b));
-              return b;
-            } catch (IOException e) {
-              throw new java.util.concurrent.CompletionException(e);
-            }
-          });
-      assertTrue(waited.await(30, java.util.concurrent.TimeUnit.SECONDS),
-          "the reader met the round in flight and waited");
-      hold.countDown();
-      assertArrayEquals(Arrays.copyOf(data, 300), read.get(30,
-          java.util.concurrent.TimeUnit.SECONDS));
+      assertReads(path, Arrays.copyOf(data, 300), "the committed bytes, round in flight");
     } finally {
       ChunkIo.MEMBER_WRITE_HOOK = null;
       PfsInputStream.ROUND_WAIT_HOOK = null;
-      hold.countDown();
+      release.countDown();
+      restart();
       out.close();
+    }
+  }
+
+  /**
+   * Audit H1 (c): close seals a group an hflush left in copies; the sealing round cannot
+   * finish (chunk 1's write held) after its parity landed. With chunk 0's node down every
+   * committed byte reads back, chunk 0 from its copy.
+   */
+  @Test
+  void aTornSealAtCloseLeavesTheHflushedBytesReadable() throws Exception {
+    String path = "/e/close-torn";
+    CountDownLatch release = new CountDownLatch(1);
+    PfsOutputStream out = client.create(path, CreateOptions.file());
+    CompletableFuture<Void> closing = null;
+    try {
+      FileStatus f = out.file();
+      byte[] data = content(CHUNK + 300, f, 41);
+      out.write(data);
+      out.hflush();
+      hold(f, 0, 1, release);
+      closing = CompletableFuture.runAsync(() -> {
+        try {
+          out.close();
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      });
+      awaitParity(f, 0, f.generation());
+      stopNodeOf(memberTarget(f, 0, 0));
+      assertReads(path, data, "every committed byte, the seal torn");
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+      release.countDown();
+      restart();
+      if (closing != null) {
+        closing.get(60, TimeUnit.SECONDS);
+      } else {
+        out.close();
+      }
+    }
+  }
+
+  /**
+   * Audit H1 (d) and C4: an append into a closed file whose last group is partial copies the
+   * group's committed content to the parity target first; its round then cannot finish. With
+   * chunk 0's node down, the bytes closed long before still read back.
+   */
+  @Test
+  void aTornRoundOfAnAppendLeavesTheClosedBytesReadable() throws Exception {
+    String path = "/e/append-torn";
+    byte[] closed;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      closed = content(300, out.file(), 51);
+      out.write(closed);
+    }
+    CountDownLatch release = new CountDownLatch(1);
+    PfsOutputStream out = client.append(path);
+    try {
+      FileStatus f = out.file();
+      assertEquals(0, GroupReads.count(copyStat(f, 0, 0).sequence()), "copied before");
+      assertEquals(f.generation(), copyStat(f, 0, 0).generation());
+      hold(f, 0, 1, release);
+      out.write(content(2 * CHUNK - 300, f, 52)); // fills the group: its round, chunk 1 held
+      awaitParity(f, 0, f.generation());
+      stopNodeOf(memberTarget(f, 0, 0));
+      assertReads(path, closed, "the closed bytes");
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+      release.countDown();
+      restart();
+      out.close();
+    }
+  }
+
+  /**
+   * Audit H8, the reader's last resort: a round in flight over a committed group without
+   * copies (no writer of ours stores one now; written here directly): with chunk 0's node down
+   * its parity has landed under a newer round, chunk 1 not yet, so no round has two members
+   * and no copy exists. A reader of the committed bytes of the file, open for writing, waits
+   * for the round instead of failing, and reads the bytes once chunk 1 lands.
+   */
+  @Test
+  void aReadOfCommittedBytesWaitsForARoundInFlight() throws Exception {
+    String path = "/e/inflight-direct";
+    CountDownLatch waited = new CountDownLatch(1);
+    byte[] data;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      data = content(2 * CHUNK, out.file(), 22);
+      out.write(data);
+    }
+    PfsFileWriter w = client.openWriter(path); // holds the file open for writing
+    try {
+      FileStatus f = w.file();
+      byte[] chunk1 = content(CHUNK, f, 23);
+      ByteBuffer[] round = {ByteBuffer.wrap(data, 0, CHUNK), ByteBuffer.wrap(chunk1), null};
+      ByteBuffer parity = client.chunks().groupCodec(f.layout().across())
+          .encode(Arrays.copyOf(round, 2))[0];
+      long sequence = GroupReads.sequence((memberStat(f, 0, 0).sequence()
+          >>> GroupReads.COUNT_BITS) + 1000, 2);
+      writeDirect(f, 0, 2, sequence, parity);
+      PfsInputStream.ROUND_WAIT_HOOK = waited::countDown;
+      stopNodeOf(memberTarget(f, 0, 0));
+      CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
+        try (PfsInputStream in = client.open(path, 0)) {
+          byte[] b = new byte[300];
+          in.readFully(0, ByteBuffer.wrap(b));
+          return b;
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      });
+      assertTrue(waited.await(30, TimeUnit.SECONDS), "the reader met the round and waited");
+      writeDirect(f, 0, 1, sequence, ByteBuffer.wrap(chunk1)); // the round lands
+      assertArrayEquals(Arrays.copyOf(data, 300), read.get(30, TimeUnit.SECONDS));
+    } finally {
+      PfsInputStream.ROUND_WAIT_HOOK = null;
+      restart();
+      w.close();
+    }
+  }
+
+  /** Writes group {@code g}'s member {@code j} directly, as {@code f}'s writer, with a tag. */
+  private static void writeDirect(FileStatus f, long g, int j, long sequence, ByteBuffer bytes)
+      throws IOException {
+    String target = memberTarget(f, g, j);
+    TargetInfo t = client.registry().target(target).orElseThrow();
+    client.nodes().writeChunk(t.socketAddress(), TargetId.of(target), new ChunkId(f.id(),
+        io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(g, j)), 0, WriteMode.REPLACE, 0,
+        f.generation(), sequence, bytes);
+  }
+
+  /**
+   * A writer dies after an hflush: lease recovery closes the file with its last group in
+   * copies (no round stored it). fsck finds it TAIL; catch-up of one of its members seals it
+   * from the copies (one round, a deterministic tag), and deletes the copies; every byte reads
+   * back with any one node down.
+   */
+  @Test
+  void aRecoveredFilesTailGroupIsSealedFromItsCopies() throws Exception {
+    String path = "/e/tail";
+    byte[] data;
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      data = content(CHUNK + 300, w.file(), 61);
+      w.write(data);
+      w.hflush();
+    } // the writer's session ends: its lease is dead
+    assertTrue(client.recoverLease(path));
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(data.length, f.length());
+    GroupCheck.Report r = new GroupCheck(client).check(f);
+    assertEquals(GroupCheck.State.TAIL, r.worst(), r.toString());
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(data, readWhole(path), "in copies, target " + victim + " down");
+      restart();
+    }
+    f = client.namespace().damaged(path, f.id(), f.version(), f.generation(),
+        io.parityfs.meta.Repairs.of(r.findings().get(0).unrecorded().get(0), 0));
+    Repairer.Outcome o = client.repair(path);
+    assertEquals(1, o.repaired(), o.toString());
+    FileStatus sealed = client.namespace().getStatus(path);
+    assertTrue(sealed.repairs().isEmpty(), sealed.repairs().toString());
+    assertEquals(GroupCheck.State.PROTECTED, new GroupCheck(client).check(sealed).worst());
+    assertEquals(2, GroupReads.count(memberStat(f, 0, 2).sequence()), "one round of 2 chunks");
+    assertTrue(missing(() -> copyStat(sealed, 0, 0)), "copies deleted after the seal");
+    assertTrue(missing(() -> copyStat(sealed, 0, 1)), "copies deleted after the seal");
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(data, readWhole(path), "sealed, target " + victim + " down");
+      restart();
     }
   }
 
@@ -284,6 +532,119 @@ class ErasureCodedTest extends StripedClusterTest {
     }
     assertEquals(GroupCheck.State.UNRECOVERABLE, new GroupCheck(client).check(
         client.namespace().getStatus(path)).worst());
+  }
+
+  /**
+   * Audit H6 (the classic RAID write hole), and C5: the mount's writer rewrites chunk 1 of a
+   * sealed group; the round that stores the group again lands its data but not its parity
+   * (held). With chunk 0's node down, chunk 0's committed bytes, which the write did not
+   * touch, read back from their copy (before, no round had two members: UNAVAILABLE), and
+   * chunk 1 reads the same new bytes healthy and degraded.
+   */
+  @Test
+  void aTornRoundOfARandomWriteLeavesTheUntouchedChunksReadable() throws Exception {
+    String path = "/e/h6";
+    byte[] data;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      data = content(2 * CHUNK, out.file(), 71);
+      out.write(data);
+    }
+    CountDownLatch release = new CountDownLatch(1);
+    PfsFileWriter w = client.openWriter(path);
+    CompletableFuture<Void> flush = null;
+    try {
+      FileStatus f = w.file();
+      byte[] patch = content(1000, f, 72);
+      w.write(CHUNK + 5, patch, 0, patch.length);
+      hold(f, 0, 2, release);
+      flush = CompletableFuture.runAsync(() -> {
+        try {
+          w.flush();
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      });
+      awaitRound(f, 0, 1, f.generation());
+      byte[] want = data.clone();
+      System.arraycopy(patch, 0, want, CHUNK + 5, patch.length);
+      byte[] healthy = new byte[CHUNK];
+      try (PfsInputStream in = client.open(path, 0)) {
+        in.readFully(CHUNK, ByteBuffer.wrap(healthy));
+      }
+      assertArrayEquals(Arrays.copyOfRange(want, CHUNK, 2 * CHUNK), healthy, "chunk 1, healthy");
+      stopNodeOf(memberTarget(f, 0, 0));
+      assertReads(path, want, "chunk 0 from its copy, chunk 1 as healthy");
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+      release.countDown();
+      restart();
+      if (flush != null) {
+        flush.get(60, TimeUnit.SECONDS);
+      }
+      w.close();
+    }
+  }
+
+  /**
+   * Audit H5: a truncate inside a sealed group; its cut round lands its data but not its
+   * parity (held). With chunk 0's node down, the bytes before the cut read back from their
+   * copy; and chunk 1, cut at its start by the other truncate, is deleted only after the
+   * round and the commit (before, it went first).
+   */
+  @Test
+  void aTornCutRoundOfATruncateLeavesTheKeptBytesReadable() throws Exception {
+    String path = "/e/h5";
+    byte[] data;
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      data = content(2 * CHUNK, out.file(), 81);
+      out.write(data);
+    }
+    CountDownLatch release = new CountDownLatch(1);
+    PfsFileWriter w = client.openWriter(path);
+    CompletableFuture<Void> truncate = null;
+    try {
+      FileStatus f = w.file();
+      hold(f, 0, 2, release);
+      truncate = CompletableFuture.runAsync(() -> {
+        try {
+          w.truncate(CHUNK + 100);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      });
+      awaitRound(f, 0, 1, f.generation());
+      stopNodeOf(memberTarget(f, 0, 0));
+      assertReads(path, Arrays.copyOf(data, CHUNK + 100), "the kept bytes, cut round torn");
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+      release.countDown();
+      restart();
+      if (truncate != null) {
+        truncate.get(60, TimeUnit.SECONDS);
+      }
+    }
+    try {
+      w.truncate(CHUNK); // group 0's second chunk goes after the round of [chunk 0]
+      FileStatus f = w.file();
+      assertTrue(missing(() -> memberStat(f, 0, 1)), "chunk 1 deleted after the commit");
+      assertEquals(1, GroupReads.count(memberStat(f, 0, 2).sequence()), "a round of chunk 0");
+    } finally {
+      w.close();
+    }
+    assertArrayEquals(Arrays.copyOf(data, CHUNK), readWhole(path));
+  }
+
+  /** Waits until group {@code g}'s member {@code j} carries a round (not a copy) of {@code gen}. */
+  private static void awaitRound(FileStatus f, long g, int j, long gen) {
+    io.parityfs.testkit.Eventually.until("member " + j + " of group " + g + " in a round",
+        java.time.Duration.ofSeconds(30), () -> {
+          try {
+            ChunkStat s = memberStat(f, g, j);
+            return s.generation() == gen && GroupReads.count(s.sequence()) > 0;
+          } catch (IOException e) {
+            return false;
+          }
+        });
   }
 
   /**
