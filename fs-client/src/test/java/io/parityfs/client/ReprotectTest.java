@@ -95,6 +95,7 @@ class ReprotectTest extends OwnClusterTest {
       assertEquals(0, r.reprotect(path, gone).moved(), "a second pass moves nothing");
     }
     assertTrue(members > 0);
+    assertTrue(client.chunks().rebuiltOnNodes.get() > 0, "ec members rebuilt by the new node");
 
     // another node lost: every file still reads, from the rebuilt members
     String second = client.namespace().getStatus("/ec-2-1/f0").layout().targets().get(0);
