@@ -253,6 +253,13 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    */
   record RebuildSource(int member, String target, int index, long length) {}
 
+  /**
+   * Whether members are rebuilt by their destination nodes where they can (system property
+   * {@code parityfs.rebuildOnNodes}, default true; false: by this client, as before REBUILD_MEMBER,
+   * for a comparison or a node whose rebuilds misbehave).
+   */
+  static final boolean REBUILD_ON_NODES =
+      Boolean.parseBoolean(System.getProperty("parityfs.rebuildOnNodes", "true"));
   /** Targets whose nodes cannot rebuild members themselves (older nodes, a client certificate). */
   private final java.util.Set<String> noNodeRebuild = ConcurrentHashMap.newKeySet();
   /** Members rebuilt by their destination nodes (REBUILD_MEMBER); for tests and reports. */
@@ -273,7 +280,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   long rebuildOnNode(String onto, long fileId, long generation, long sequence,
       long tagGeneration, int index, int k, int m, int member, long length, long groupLength,
       List<RebuildSource> sources) throws IOException {
-    if (noNodeRebuild.contains(onto)) {
+    if (!REBUILD_ON_NODES || noNodeRebuild.contains(onto)) {
       return -1;
     }
     List<io.parityfs.node.protocol.RebuildSource> wire = new ArrayList<>(sources.size());
