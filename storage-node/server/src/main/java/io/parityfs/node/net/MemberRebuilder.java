@@ -58,8 +58,11 @@ import java.util.function.Consumer;
  */
 final class MemberRebuilder implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(MemberRebuilder.class.getName());
-  /** Rebuilds of this node running at once. */
-  static final int THREADS = 4;
+  /**
+   * Rebuilds of this node running at once (system property {@code
+   * parityfs.node.rebuildThreads}, default 4): each holds K+1 buffers of the group's length.
+   */
+  static final int THREADS = Math.max(1, Integer.getInteger("parityfs.node.rebuildThreads", 4));
   /** How long a rebuild waits for a WRITE stream of the same chunk to end. */
   private static final Duration CLAIM_WAIT = Duration.ofSeconds(10);
 
