@@ -251,6 +251,83 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /**
+   * One of the K members a node rebuilds a member from ({@link #rebuildOnNode}): member number
+   * {@code member} of the group, chunk {@code index} on {@code target} with the round's tag and
+   * {@code length} bytes; {@code target} null with length 0 for a data chunk past the end of
+   * the file (known zeros).
+   */
+  record RebuildSource(int member, String target, int index, long length) {}
+
+  /**
+   * Whether members are rebuilt by their destination nodes where they can (system property
+   * {@code parityfs.rebuildOnNodes}, default true; false: by this client, as before REBUILD_MEMBER,
+   * for a comparison or a node whose rebuilds misbehave).
+   */
+  static final boolean REBUILD_ON_NODES =
+      Boolean.parseBoolean(System.getProperty("parityfs.rebuildOnNodes", "true"));
+  /** Targets whose nodes cannot rebuild members themselves (older nodes, a client certificate). */
+  private final java.util.Set<String> noNodeRebuild = ConcurrentHashMap.newKeySet();
+  /** Members rebuilt by their destination nodes (REBUILD_MEMBER); for tests and reports. */
+  final AtomicLong rebuiltOnNodes = new AtomicLong();
+
+  /**
+   * Asks the node of target {@code onto} to rebuild member {@code member} of an ec:K+M group
+   * from {@code sources} itself and store it as chunk {@code index} with the round's tag
+   * (tagGeneration, sequence), fenced as writer {@code generation} (REBUILD_MEMBER,
+   * docs/across-nodes.md §5): the K sources go from their nodes to that node, not through this
+   * client. Returns the bytes it stored, or -1 when its node cannot (it predates the opcode, or
+   * this client's certificate may not ask it): the caller rebuilds the member itself, and this
+   * client does not ask that target again.
+   *
+   * @throws FencedException when the target has seen a newer generation of the file
+   * @throws ClientException for any other failure (a source of another round: CONFLICT)
+   */
+  long rebuildOnNode(String onto, long fileId, long generation, long sequence,
+      long tagGeneration, int index, int k, int m, int member, long length, long groupLength,
+      List<RebuildSource> sources) throws IOException {
+    if (!REBUILD_ON_NODES || noNodeRebuild.contains(onto)) {
+      return -1;
+    }
+    List<io.parityfs.node.protocol.RebuildSource> wire = new ArrayList<>(sources.size());
+    for (RebuildSource s : sources) {
+      if (s.target() == null) {
+        wire.add(io.parityfs.node.protocol.RebuildSource.zeros(s.member(), s.index()));
+        continue;
+      }
+      TargetLocator.Location at = locator.locate(s.target());
+      wire.add(new io.parityfs.node.protocol.RebuildSource(s.member(), at.wireId(),
+          at.node().getHostString(), at.node().getPort(), s.index(), tagGeneration, sequence,
+          s.length()));
+    }
+    ChunkId chunk = new ChunkId(fileId, index);
+    try {
+      ChunkStat stat = onTarget(onto, at -> nodes.rebuildMember(at.node(),
+          new io.parityfs.node.protocol.RebuildMemberRequest(0, at.wireId(), chunk, generation,
+              tagGeneration, sequence, k, m, member, length, groupLength, wire)), (at, e) -> {
+                if (e.status() == Status.STALE_GENERATION) {
+                  return new FencedException(chunk, at.targetId(), "rebuilding chunk " + index
+                      + " of file " + fileId + " on target " + at.targetId() + ": generation "
+                      + generation + " was fenced (" + e.getMessage() + ")", e);
+                }
+                return ClientException.of(e, chunk, at.targetId(), "rebuilding chunk " + index
+                    + " of file " + fileId + " on target " + at.targetId() + " (" + at.node()
+                    + "): " + e.getMessage());
+              });
+      rebuiltOnNodes.incrementAndGet();
+      return stat.length();
+    } catch (ClientException e) {
+      if (e.getCause() instanceof NodeException ne && (ne.status() == Status.UNKNOWN_OPCODE
+          || ne.status() == Status.PERMISSION_DENIED)) {
+        noNodeRebuild.add(onto);
+        LOG.info("target {}: its node does not rebuild members itself ({}): this client"
+            + " rebuilds them", onto, ne.status());
+        return -1;
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Deletes chunk {@code index} of the file as writer {@code generation} (fenced as a write),
    * every copy of it.
    */

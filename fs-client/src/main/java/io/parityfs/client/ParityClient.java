@@ -265,6 +265,14 @@ public final class ParityClient implements Closeable {
     return new Reprotector(this, bytesPerSecond);
   }
 
+  /**
+   * {@link #reprotector(long)} rebuilding at most {@code groupsInFlight} groups of a file at
+   * once (the default is 16).
+   */
+  public Reprotector reprotector(long bytesPerSecond, int groupsInFlight) {
+    return new Reprotector(this, bytesPerSecond, groupsInFlight);
+  }
+
   /** Opens a file for reading (READ permission), at its current committed length. */
   public PfsInputStream open(String path) throws IOException {
     return open(path, config.readAheadBytes());

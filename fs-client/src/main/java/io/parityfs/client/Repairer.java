@@ -453,6 +453,53 @@ public final class Repairer {
   }
 
   /**
+   * Has the node of {@code onto} rebuild group {@code g}'s member {@code member} itself from K
+   * members of round {@code tag} ([generation, sequence]) that {@code stats} found, read from
+   * their nodes by it (REBUILD_MEMBER, docs/across-nodes.md §5): data chunks past the end of the
+   * file first (known zeros, read from nowhere), then data members, then parity, on targets
+   * that answer. Returns the bytes stored, or -1 when this client must rebuild it: fewer than K
+   * such members, a node that cannot, or a rebuild there that failed (logged).
+   */
+  private long onNode(FileStatus f, ChunkMap map, long g, int member, String onto,
+      List<Long> tag, Map<Integer, ChunkStat> stats) throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    long chunkSize = layout.chunkSize();
+    int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
+    long groupLength = Math.min(chunkSize, f.length() - g * k * chunkSize);
+    long length = member < k
+        ? Math.min(chunkSize, f.length() - (g * k + member) * chunkSize) : groupLength;
+    List<ChunkIo.RebuildSource> sources = new ArrayList<>(k);
+    for (int j = present; j < k && sources.size() < k; j++) {
+      if (j != member) {
+        sources.add(new ChunkIo.RebuildSource(j, null, map.memberIndex(g, j), 0));
+      }
+    }
+    for (Map.Entry<Integer, ChunkStat> e : stats.entrySet()) {
+      String t = layout.targets().get(map.memberPosition(g, e.getKey()));
+      if (sources.size() < k && e.getValue().length() <= groupLength && e.getValue().length() > 0
+          && chunks.healthy(t)) {
+        sources.add(new ChunkIo.RebuildSource(e.getKey(), t, map.memberIndex(g, e.getKey()),
+            e.getValue().length()));
+      }
+    }
+    if (sources.size() < k || groupLength <= 0) {
+      return -1;
+    }
+    try {
+      return chunks.rebuildOnNode(onto, f.id(), f.generation(), tag.get(1), tag.get(0),
+          map.memberIndex(g, member), k, m, member, length, groupLength, sources);
+    } catch (FencedException e) {
+      throw e;
+    } catch (ClientException e) {
+      LOG.info("{}: group {}'s member {} not rebuilt by the node of {} ({}): rebuilt here",
+          f.path(), g, member, onto, e.getMessage());
+      return -1;
+    }
+  }
+
+  /**
    * Copies group {@code g}'s member on live target {@code from} to {@code onto} as it is, with
    * its tag (a drain, {@link Reprotector#drain}): the group keeps its round and its members,
    * whichever other targets are down meanwhile. Returns the bytes copied, 0 when no member of
@@ -538,6 +585,7 @@ public final class Repairer {
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
     int member = -1;
     Map<List<Long>, Integer> tags = new HashMap<>();
+    Map<Integer, ChunkStat> stats = new java.util.TreeMap<>(); // by member: data first
     for (int j = 0; j < k + m; j++) {
       String t = layout.targets().get(map.memberPosition(g, j));
       if (map.memberPosition(g, j) == position) {
@@ -545,6 +593,8 @@ public final class Repairer {
       } else if ((j < present || j >= k) && !f.repairs().stale(t, g)) {
         Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, j));
         s.ifPresent(st -> tags.merge(List.of(st.generation(), st.sequence()), 1, Integer::sum));
+        int number = j;
+        s.ifPresent(st -> stats.put(number, st));
       }
     }
     if (member < 0 || member >= present && member < k) {
@@ -571,7 +621,12 @@ public final class Repairer {
     if (one != null && one.get(0) <= f.generation() && GroupReads.count(one.get(1)) == present) {
       // the other members are one round (of this writer generation or an earlier one): the
       // member joins it with the round's exact tag, fenced as the file's generation (audit N1),
-      // a data chunk decoded from K of them, a parity chunk encoded again from the data
+      // a data chunk decoded from K of them, a parity chunk encoded again from the data; by
+      // the node of `onto` itself where it can (the K members go there, not through here)
+      long built = onNode(f, map, g, member, onto, one, stats);
+      if (built >= 0) {
+        return built;
+      }
       ByteBuffer bytes = member < k ? readChunk(f, g * k + member)
           : chunks.groupCodec(layout.across()).encode(readData(f, g * k, present, k))[member - k];
       int n = bytes.remaining();

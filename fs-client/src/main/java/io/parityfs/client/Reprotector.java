@@ -29,12 +29,18 @@ import java.util.concurrent.CompletionException;
  * (from several threads); its throttle covers them all.
  */
 public final class Reprotector {
-  /** Groups of one file rebuilt at once. */
-  static final int WINDOW = 4;
+  /**
+   * Groups of one file rebuilt at once, by default. Each is one REBUILD_MEMBER on the
+   * replacement's node (which runs a few at once and queues the rest) reading K members from
+   * the other targets, so the window keeps every surviving target and the replacement busy;
+   * at 8 MiB chunks and K = 4 it holds about 16 × 40 MiB on the nodes at most.
+   */
+  static final int DEFAULT_IN_FLIGHT = 16;
   private final ParityClient client;
   private final Repairer rebuilder;
   private final TargetPlacement placement;
   private final long bytesPerSecond;
+  private final int inFlight;
   private final long started = System.nanoTime();
   private long written;
 
@@ -42,9 +48,21 @@ public final class Reprotector {
    * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
    */
   Reprotector(ParityClient client, long bytesPerSecond) {
+    this(client, bytesPerSecond, DEFAULT_IN_FLIGHT);
+  }
+
+  /**
+   * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
+   * @param inFlight the most groups of one file rebuilt at once (&gt;= 1)
+   */
+  Reprotector(ParityClient client, long bytesPerSecond, int inFlight) {
     if (bytesPerSecond < 0) {
       throw new IllegalArgumentException("bytesPerSecond (" + bytesPerSecond + ") must be >= 0");
     }
+    if (inFlight < 1) {
+      throw new IllegalArgumentException("inFlight (" + inFlight + ") must be >= 1");
+    }
+    this.inFlight = inFlight;
     this.client = client;
     this.rebuilder = new Repairer(client);
     this.placement = new TargetPlacement(client.registry(), client.config().placement());
@@ -154,11 +172,14 @@ public final class Reprotector {
       // drain copies from the live one what its record does not name
       FileStatus reading = copy ? f : f.withRepairs(f.repairs().with(units == 0 ? Repairs.NONE
           : new Repairs(List.of(new Repairs.Range(from, 0, units - 1)))));
-      // WINDOW groups rebuilt at once: their member reads and decodes overlap
+      // inFlight groups rebuilt at once, the most endangered first: their member reads,
+      // decodes and writes overlap on every surviving target and the replacement
+      long[] order = copy ? null : endangeredFirst(reading, map, units);
       java.util.ArrayDeque<CompletableFuture<Long>> inFlight = new java.util.ArrayDeque<>();
-      for (long g = 0; g < units || !inFlight.isEmpty(); ) {
-        if (g < units && inFlight.size() < WINDOW) {
-          long group = g++;
+      for (long i = 0; i < units || !inFlight.isEmpty(); ) {
+        if (i < units && inFlight.size() < this.inFlight) {
+          long group = order == null ? i : order[(int) i];
+          i++;
           if (f.holes().contains(group)) {
             continue; // never stored: no member to move
           }
@@ -215,6 +236,36 @@ public final class Reprotector {
       }
     }
     return new Outcome(f.path(), moved, members, bytes, null);
+  }
+
+  /**
+   * The groups of {@code f} in the order to rebuild them: those with the fewest usable members
+   * first (the most members in its repair record, which holds the lost target's too), then by
+   * number; null (in order) when every group has as many.
+   */
+  static long[] endangeredFirst(FileStatus f, ChunkMap map, long units) {
+    if (units > Integer.MAX_VALUE - 8) {
+      return null;
+    }
+    Layout l = f.layout();
+    boolean ec = l.across().isErasureCoded();
+    int width = ec ? map.members() : map.copies();
+    int[] gone = new int[(int) units];
+    boolean differ = false;
+    for (long g = 0; g < units; g++) {
+      for (int j = 0; j < width; j++) {
+        String t = l.targets().get(ec ? map.memberPosition(g, j) : map.copyPosition(g, j));
+        gone[(int) g] += f.repairs().stale(t, g) ? 1 : 0;
+      }
+      differ |= gone[(int) g] != gone[0];
+    }
+    if (!differ) {
+      return null;
+    }
+    return java.util.stream.LongStream.range(0, units).boxed()
+        .sorted(java.util.Comparator.<Long>comparingInt(g -> -gone[(int) (long) g])
+            .thenComparing(g -> g))
+        .mapToLong(Long::longValue).toArray();
   }
 
   /** A target for {@code from}'s position of {@code layout} ({@link TargetPlacement#replacement}). */

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * The keeper (docs/across-nodes.md §5) on four RAID-6 nodes, ec:2+1 files pinned to the first
  * three: of two keepers one leads; a file written while a node was down is caught up once the
  * node returns, with nobody running repair; a node declared bad while down has its files
- * rebuilt onto the fourth node, after which they read with another node down too; back, its
+ * rebuilt onto the fourth node (by that node, from the members it reads from the others), after
+ * which they read with another node down too; back, its
  * old members are wiped. Content is
  * keyed by path and generation.
  */
@@ -104,6 +105,9 @@ class AcrossKeeperTest extends OwnClusterTest {
         });
         AcrossKeeper.Status leader = k1.status().leading() ? k1.status() : k2.status();
         assertTrue(leader.rounds() > 0 && leader.lastError() == null, leader.toString());
+        // the members were rebuilt by the fourth node itself (REBUILD_MEMBER), not the keeper
+        assertTrue(client.chunks().rebuiltOnNodes.get() + other.chunks().rebuiltOnNodes.get()
+            > 0, "rebuilt on the nodes");
         int another = cluster.nodeOf(client, three.get(0));
         cluster.stopNode(another);
         try (ParityClient fresh = cluster.client(Caller.of("root"))) {

@@ -95,6 +95,7 @@ class ReprotectTest extends OwnClusterTest {
       assertEquals(0, r.reprotect(path, gone).moved(), "a second pass moves nothing");
     }
     assertTrue(members > 0);
+    assertTrue(client.chunks().rebuiltOnNodes.get() > 0, "ec members rebuilt by the new node");
 
     // another node lost: every file still reads, from the rebuilt members
     String second = client.namespace().getStatus("/ec-2-1/f0").layout().targets().get(0);
@@ -108,5 +109,27 @@ class ReprotectTest extends OwnClusterTest {
     } finally {
       cluster.restartNode(other);
     }
+  }
+
+  /**
+   * Within a file, the groups with the fewest usable members are rebuilt first: a group whose
+   * other member is also in the repair record comes before the rest, which stay in order.
+   */
+  @Test
+  void theMostEndangeredGroupsComeFirst() throws Exception {
+    List<String> three = client.registry().targets().stream().map(t -> t.id()).limit(3)
+        .toList();
+    client.namespace().mkdirs("/order", CreateOptions.directory().withLayout(
+        new Layout(CHUNK, 3, three, "raid6:4+2").withAcross(Across.ec(2, 1))));
+    try (PfsOutputStream out = client.create("/order/f", CreateOptions.file())) {
+      out.write(new byte[4 * 2 * CHUNK]); // four groups
+    }
+    FileStatus f = client.namespace().getStatus("/order/f");
+    io.parityfs.meta.ChunkMap map = io.parityfs.meta.ChunkMap.of(f.layout());
+    io.parityfs.meta.Repairs lost = new io.parityfs.meta.Repairs(List.of(
+        new io.parityfs.meta.Repairs.Range(three.get(0), 0, 3)));
+    assertNull(Reprotector.endangeredFirst(f.withRepairs(lost), map, 4), "all alike: in order");
+    FileStatus worse = f.withRepairs(lost.with(io.parityfs.meta.Repairs.of(three.get(1), 2)));
+    assertArrayEquals(new long[] {2, 0, 1, 3}, Reprotector.endangeredFirst(worse, map, 4));
   }
 }

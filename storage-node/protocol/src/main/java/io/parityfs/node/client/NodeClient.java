@@ -20,6 +20,8 @@ import io.parityfs.node.protocol.ListResponse;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.PingRequest;
 import io.parityfs.node.protocol.ReadRequest;
+import io.parityfs.node.protocol.RebuildMemberRequest;
+import io.parityfs.node.protocol.RebuildMemberResponse;
 import io.parityfs.node.protocol.Request;
 import io.parityfs.node.protocol.Response;
 import io.parityfs.node.protocol.StatRequest;
@@ -384,6 +386,26 @@ public final class NodeClient implements Closeable {
   public ListResponse list(InetSocketAddress node, TargetId target, long fileId, long cursor,
       int limit) throws IOException {
     return join(listAsync(node, target, fileId, cursor, limit));
+  }
+
+  /**
+   * Asks {@code node} to rebuild a member of a chunk group across nodes from its peers and store
+   * it ({@link RebuildMemberRequest}; {@code request}'s id is replaced by the connection's).
+   * Returns the stat of the version stored. A node that predates the opcode answers
+   * UNKNOWN_OPCODE; a peer whose certificate is a client's, PERMISSION_DENIED.
+   */
+  public CompletableFuture<ChunkStat> rebuildMemberAsync(InetSocketAddress node,
+      RebuildMemberRequest request) {
+    Objects.requireNonNull(request, "request");
+    return call(node, id -> new RebuildMemberRequest(id, request.target(), request.chunk(),
+        request.generation(), request.tagGeneration(), request.sequence(), request.k(),
+        request.m(), request.member(), request.length(), request.groupLength(),
+        request.sources()), true, r -> expect(r, RebuildMemberResponse.class).stat());
+  }
+
+  public ChunkStat rebuildMember(InetSocketAddress node, RebuildMemberRequest request)
+      throws IOException {
+    return join(rebuildMemberAsync(node, request));
   }
 
   public void sync(InetSocketAddress node, TargetId target) throws IOException {

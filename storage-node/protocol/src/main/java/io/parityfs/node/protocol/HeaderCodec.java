@@ -101,8 +101,12 @@ final class HeaderCodec {
     } else if (m instanceof ArrayTaskRequest t) {
       writeTarget(out, t.target());
       out.writeShort(t.slot());
+    } else if (m instanceof RebuildMemberRequest r) {
+      writeRebuild(out, r);
     } else if (m instanceof WriteResponse w) {
       writeStat(out, w.stat());
+    } else if (m instanceof RebuildMemberResponse r) {
+      writeStat(out, r.stat());
     } else if (m instanceof StatResponse s) {
       writeStat(out, s.stat());
     } else if (m instanceof DeleteResponse d) {
@@ -151,6 +155,32 @@ final class HeaderCodec {
       throw new IllegalArgumentException("text (" + bytes.length + " bytes) must be <= " + max);
     }
     return alloc.ioBuffer(bytes.length).writeBytes(bytes);
+  }
+
+  private static void writeRebuild(ByteBuf out, RebuildMemberRequest r) {
+    writeTarget(out, r.target());
+    writeChunk(out, r.chunk());
+    out.writeLong(r.generation());
+    out.writeLong(r.tagGeneration());
+    out.writeLong(r.sequence());
+    out.writeByte(r.k());
+    out.writeByte(r.m());
+    out.writeByte(r.member());
+    out.writeByte(r.sources().size());
+    out.writeLong(r.length());
+    out.writeLong(r.groupLength());
+    for (RebuildSource s : r.sources()) {
+      out.writeByte(s.member());
+      writeTarget(out, s.target());
+      out.writeInt(s.chunkIndex());
+      out.writeLong(s.generation());
+      out.writeLong(s.sequence());
+      out.writeLong(s.length());
+      out.writeShort(s.port());
+      byte[] host = s.host().getBytes(StandardCharsets.UTF_8);
+      out.writeByte(host.length);
+      out.writeBytes(host);
+    }
   }
 
   private static void writeTarget(ByteBuf out, TargetId t) {
@@ -369,6 +399,8 @@ final class HeaderCodec {
         }
         return new ReplaceDriveRequest(id, target, slot, strictUtf8(op, h), flags);
       }
+      case REBUILD_MEMBER:
+        return readRebuild(id, h);
       case START_REBUILD:
       case STOP_REBUILD:
       case START_SCRUB:
@@ -396,6 +428,8 @@ final class HeaderCodec {
         return new AckResponse(id, op);
       case WRITE:
         return new WriteResponse(id, readStat(op, h));
+      case REBUILD_MEMBER:
+        return new RebuildMemberResponse(id, readStat(op, h));
       case STAT:
         return new StatResponse(id, readStat(op, h));
       case DELETE: {
@@ -428,6 +462,56 @@ final class HeaderCodec {
       default:
         throw invalid(op + " is not answered by a frame of its own opcode");
     }
+  }
+
+  private static RebuildMemberRequest readRebuild(long id, ByteBuf h)
+      throws MalformedFrameException {
+    Opcode op = Opcode.REBUILD_MEMBER;
+    if (h.readableBytes() < RebuildMemberRequest.FIXED_WIRE_SIZE) {
+      throw invalid(op + ": header of " + h.readableBytes() + " bytes, need >= "
+          + RebuildMemberRequest.FIXED_WIRE_SIZE);
+    }
+    TargetId target = readTarget(h, false);
+    ChunkId chunk = readChunk(h);
+    long generation = h.readLong();
+    long tagGeneration = h.readLong();
+    long sequence = h.readLong();
+    int k = h.readUnsignedByte();
+    int m = h.readUnsignedByte();
+    int member = h.readUnsignedByte();
+    int count = h.readUnsignedByte();
+    long length = h.readLong();
+    long groupLength = h.readLong();
+    List<RebuildSource> sources = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      if (h.readableBytes() < RebuildSource.FIXED_WIRE_SIZE) {
+        throw invalid(op + ": source " + i + " of " + count + " cut short ("
+            + h.readableBytes() + " bytes left)");
+      }
+      int sourceMember = h.readUnsignedByte();
+      TargetId sourceTarget = new TargetId(new UUID(h.readLong(), h.readLong()));
+      long index = h.readUnsignedInt();
+      if (!ChunkId.validChunkIndex(index)) {
+        throw invalid(op + ": source chunk index " + index + " outside [0, 2^24)");
+      }
+      long sourceGeneration = h.readLong();
+      long sourceSequence = h.readLong();
+      long sourceLength = h.readLong();
+      int port = h.readUnsignedShort();
+      int hostLength = h.readUnsignedByte();
+      if (hostLength > h.readableBytes()) {
+        throw invalid(op + ": source " + i + "'s host of " + hostLength + " bytes, "
+            + h.readableBytes() + " left");
+      }
+      String host = strictUtf8(op, h.readSlice(hostLength));
+      sources.add(new RebuildSource(sourceMember, sourceTarget, host, port, (int) index,
+          sourceGeneration, sourceSequence, sourceLength));
+    }
+    if (h.isReadable()) {
+      throw invalid(op + ": " + h.readableBytes() + " bytes after the " + count + " sources");
+    }
+    return new RebuildMemberRequest(id, target, chunk, generation, tagGeneration, sequence, k, m,
+        member, length, groupLength, sources);
   }
 
   private static MalformedFrameException invalid(String message) {

@@ -19,6 +19,12 @@ public enum Opcode {
   STAT(0x13, true),
   LIST(0x14, true),
   SYNC(0x15, true),
+  /**
+   * A peer operation (docs/across-nodes.md §5): the node rebuilds one member of a chunk group
+   * across nodes from K others it reads from their nodes itself, and stores it. Repeating it
+   * stores the same bytes under the same tag.
+   */
+  REBUILD_MEMBER(0x20, true),
 
   NODE_INFO(0x40, true),
   ARRAY_STATUS(0x41, true),

@@ -17,7 +17,10 @@ import java.util.Optional;
 public enum TlsRole {
   /** Reads and writes chunks; the read-only admin opcodes (NODE_INFO, ARRAY_STATUS, PROGRESS). */
   CLIENT,
-  /** A storage node, or what acts for the cluster (the cluster manager, the keeper). */
+  /**
+   * A storage node, or what acts for the cluster (the cluster manager, the keeper): also the
+   * peer operations (REBUILD_MEMBER).
+   */
   NODE,
   /** Everything, the drive operations (FAIL_DRIVE, REPLACE_DRIVE, rebuild, scrub) included. */
   ADMIN;
@@ -50,6 +53,7 @@ public enum TlsRole {
   public static TlsRole needed(Opcode op) {
     return switch (op) {
       case FAIL_DRIVE, REPLACE_DRIVE, START_REBUILD, STOP_REBUILD, START_SCRUB, STOP_SCRUB -> ADMIN;
+      case REBUILD_MEMBER -> NODE; // the node reads its peers with its own certificate
       default -> CLIENT;
     };
   }

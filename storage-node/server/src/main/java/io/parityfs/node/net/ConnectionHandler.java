@@ -34,6 +34,7 @@ import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.PingRequest;
 import io.parityfs.node.protocol.ProgressRequest;
 import io.parityfs.node.protocol.ReadRequest;
+import io.parityfs.node.protocol.RebuildMemberRequest;
 import io.parityfs.node.protocol.ReplaceDriveRequest;
 import io.parityfs.node.protocol.Request;
 import io.parityfs.node.protocol.Response;
@@ -275,6 +276,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } else if (r instanceof ReadRequest rr) {
       TargetView t = target(rr.target());
       scheduleRead(new ReadStream(rr, p, t.chunks(), this, ctx.alloc(), config.readFrameSize()));
+    } else if (r instanceof RebuildMemberRequest rb) {
+      // its own pool: a rebuild waits for its peers' reads (MemberRebuilder)
+      server.rebuilder().submit(rb, target(rb.target()), a -> finishFromWorker(p, a, null));
     } else {
       List<TargetView> targets = targets(r);
       server.worker(() -> {

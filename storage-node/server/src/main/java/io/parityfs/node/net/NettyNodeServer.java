@@ -108,6 +108,7 @@ public final class NettyNodeServer implements NodeServer {
   final AtomicInteger idleCloses = new AtomicInteger();
   private volatile NodeServices services;
   private volatile AdminOps admin;
+  private volatile MemberRebuilder rebuilder;
   private EventLoopGroup boss;
   private EventLoopGroup workers;
   private ThreadPoolExecutor pool;
@@ -162,6 +163,7 @@ public final class NettyNodeServer implements NodeServer {
         TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads("pfs-node-worker"));
     background = Executors.newCachedThreadPool(threads("pfs-node-task"));
     admin = new AdminOps(services, background);
+    rebuilder = new MemberRebuilder(this, services, config.tls());
     channels = new DefaultChannelGroup("pfs-node", GlobalEventExecutor.INSTANCE);
     Class<? extends ServerChannel> channelClass =
         epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -383,6 +385,9 @@ public final class NettyNodeServer implements NodeServer {
   }
 
   private void shutdownThreads() {
+    if (rebuilder != null) {
+      rebuilder.close();
+    }
     if (pool != null) {
       pool.shutdown();
       try {
@@ -428,6 +433,17 @@ public final class NettyNodeServer implements NodeServer {
 
   AdminOps admin() {
     return admin;
+  }
+
+  /** What runs REBUILD_MEMBER requests (null before start). */
+  MemberRebuilder rebuilder() {
+    return rebuilder;
+  }
+
+  /** Members this node rebuilt for re-protection (REBUILD_MEMBER) since it started. */
+  public long membersRebuilt() {
+    MemberRebuilder r = rebuilder;
+    return r == null ? 0 : r.rebuilt();
   }
 
   void worker(Runnable task) {

@@ -16,7 +16,10 @@ import io.parityfs.node.client.NodeException;
 import io.parityfs.node.config.NodeServerConfig;
 import io.parityfs.node.protocol.ArrayTaskRequest;
 import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.RebuildMemberRequest;
+import io.parityfs.node.protocol.RebuildSource;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.WriteMode;
 import io.parityfs.node.tls.CertificateAuthority;
@@ -165,6 +168,50 @@ class NodeTlsTest {
           node.address, Opcode.START_REBUILD, node.target, ArrayTaskRequest.ALL_SLOTS));
       assertEquals(Status.ILLEGAL_STATE, byAdmin.status(), byAdmin.getMessage());
       assertArrayEquals(content("alice", 0).array(), read(ops, id));
+    }
+  }
+
+  /**
+   * REBUILD_MEMBER is a peer operation: a client certificate is refused it (and nothing is
+   * written); a node certificate (the keeper's) is served, and the node reads the sources from
+   * its peer over TLS with its own node certificate.
+   */
+  @Test
+  void onlyANodeCertificateAsksANodeToRebuildAMember() throws Exception {
+    Path peerCerts = dir.resolve("peer-pki");
+    ca.issue(TlsRole.NODE, "node2", Duration.ofDays(1), List.of("127.0.0.1", "localhost"),
+        peerCerts);
+    try (TestNode peer = new TestNode(dir.resolve("peer"), zk.getConnectString(),
+        NodeServerConfig.builder().tls(TlsConfig.inDirectory(peerCerts, "node2")).build(), "4K",
+        "1M");
+        NodeClient alice = client(TlsConfig.inDirectory(certs, "alice"));
+        NodeClient keeper = client(TlsConfig.inDirectory(certs, "node1"))) {
+      long file = 77;
+      ByteBuffer data = content("alice", 7);
+      int length = data.remaining();
+      alice.writeChunk(peer.address, peer.target, new ChunkId(file, 0), 0, WriteMode.REPLACE, 0,
+          1, 5, 1, data.duplicate());
+      // ec:2+1, data 1 past the end of the file: parity 2 from data 0 (on the peer) and zeros
+      RebuildMemberRequest parity = new RebuildMemberRequest(0, node.target,
+          new ChunkId(file, 2), 1, 1, 5, 2, 1, 2, length, length, List.of(
+              new RebuildSource(0, peer.target, "127.0.0.1", peer.address.getPort(), 0, 1, 5,
+                  length), RebuildSource.zeros(1, 1)));
+      NodeException denied = assertThrows(NodeException.class,
+          () -> alice.rebuildMember(node.address, parity));
+      assertEquals(Status.PERMISSION_DENIED, denied.status(), denied.getMessage());
+      assertThrows(NodeException.class, () -> alice.stat(node.address, node.target,
+          new ChunkId(file, 2)), "nothing was written");
+
+      ChunkStat stored = keeper.rebuildMember(node.address, parity);
+      assertEquals(List.of((long) length, 1L, 5L), List.of(stored.length(), stored.generation(),
+          stored.sequence()));
+      // and back: data 0 from that parity (on the node itself) and the zeros
+      ChunkStat back = keeper.rebuildMember(node.address, new RebuildMemberRequest(0,
+          node.target, new ChunkId(file, 3), 1, 1, 5, 2, 1, 0, length, length, List.of(
+              new RebuildSource(2, node.target, "127.0.0.1", node.address.getPort(), 2, 1, 5,
+                  length), RebuildSource.zeros(1, 1))));
+      assertEquals(length, back.length());
+      assertArrayEquals(data.array(), read(alice, new ChunkId(file, 3)));
     }
   }
 

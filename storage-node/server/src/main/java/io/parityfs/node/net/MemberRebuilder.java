@@ -1,0 +1,282 @@
+package io.parityfs.node.net;
+
+import io.parityfs.node.NodeServices;
+import io.parityfs.node.TargetView;
+import io.parityfs.node.chunk.ChunkInfo;
+import io.parityfs.node.chunk.ChunkStore;
+import io.parityfs.node.chunk.ChunkStoreException;
+import io.parityfs.node.chunk.ChunkWriter;
+import io.parityfs.node.client.NodeClient;
+import io.parityfs.node.client.NodeClientConfig;
+import io.parityfs.node.client.NodeException;
+import io.parityfs.node.protocol.ChunkId;
+import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.ErrorResponse;
+import io.parityfs.node.protocol.Opcode;
+import io.parityfs.node.protocol.RebuildMemberRequest;
+import io.parityfs.node.protocol.RebuildMemberResponse;
+import io.parityfs.node.protocol.RebuildSource;
+import io.parityfs.node.protocol.Response;
+import io.parityfs.node.protocol.Status;
+import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.tls.TlsConfig;
+import io.parityfs.raid.codec.CodecGeometry;
+import io.parityfs.raid.codec.ParityCodec;
+import io.parityfs.raid.codec.select.CodecBackend;
+import io.parityfs.raid.codec.select.ParityCodecFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * REBUILD_MEMBER on the destination node (docs/across-nodes.md §5): reads the K sources a
+ * {@link RebuildMemberRequest} names from their nodes (as a client, with this node's own
+ * certificate; a source on one of this node's own targets from its chunk store), checks that
+ * each is the version of the round named (its tag and length), restores the member with this
+ * node's Reed-Solomon codec (each source zero-padded to the group's length, as the client's
+ * group codec pads them, so the bytes are the same), and stores it on the target with the
+ * round's tag, fenced as the request's writer generation. A source of another round, or one that
+ * cannot be read, fails the request and nothing is written.
+ *
+ * <p>Rebuilds run on their own pool ({@link #THREADS} threads; more wait their turn), not on the
+ * worker pool: a rebuild waits for its peers' reads, and two nodes rebuilding from each other
+ * must never wait for a worker the other's reads need. The sources of one rebuild are read in
+ * parallel. Thread-safe; the peer client and the codec are made on first use.
+ */
+final class MemberRebuilder implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(MemberRebuilder.class.getName());
+  /**
+   * Rebuilds of this node running at once (system property {@code
+   * parityfs.node.rebuildThreads}, default 4): each holds K+1 buffers of the group's length.
+   */
+  static final int THREADS = Math.max(1, Integer.getInteger("parityfs.node.rebuildThreads", 4));
+  /** How long a rebuild waits for a WRITE stream of the same chunk to end. */
+  private static final Duration CLAIM_WAIT = Duration.ofSeconds(10);
+
+  private final NettyNodeServer server;
+  private final NodeServices services;
+  private final TlsConfig tls;
+  private final ThreadPoolExecutor pool;
+  private final ExecutorService reads;
+  private final AtomicLong rebuilt = new AtomicLong();
+  private final AtomicLong rebuiltBytes = new AtomicLong();
+  private volatile NodeClient peers;
+  private volatile ParityCodecFactory codecs;
+
+  MemberRebuilder(NettyNodeServer server, NodeServices services, TlsConfig tls) {
+    this.server = server;
+    this.services = services;
+    this.tls = tls;
+    this.pool = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), daemons("pfs-node-rebuild"));
+    this.pool.allowCoreThreadTimeOut(true);
+    this.reads = Executors.newCachedThreadPool(daemons("pfs-node-rebuild-read"));
+  }
+
+  /** Members this node rebuilt and stored since it started; for tests and metrics. */
+  long rebuilt() {
+    return rebuilt.get();
+  }
+
+  /** Bytes of the members this node rebuilt and stored. */
+  long rebuiltBytes() {
+    return rebuiltBytes.get();
+  }
+
+  /** Runs {@code r} on the rebuild pool and hands its answer to {@code answer}. */
+  void submit(RebuildMemberRequest r, TargetView target, Consumer<Response> answer) {
+    pool.execute(() -> {
+      Response out;
+      try {
+        out = new RebuildMemberResponse(r.requestId(), rebuild(r, target));
+      } catch (Exception e) {
+        out = new ErrorResponse(r.requestId(), Opcode.REBUILD_MEMBER, WireStatus.of(e),
+            WireStatus.message(e));
+      }
+      answer.accept(out);
+    });
+  }
+
+  private ChunkStat rebuild(RebuildMemberRequest r, TargetView target) throws Exception {
+    ChunkStore chunks = target.chunks();
+    if (r.groupLength() > chunks.maxChunkSize()) {
+      throw new ChunkStoreException(Status.INVALID_ARGUMENT, "REBUILD_MEMBER of chunk "
+          + r.chunk() + ": a group of " + r.groupLength() + " bytes is longer than this"
+          + " target's chunks (" + chunks.maxChunkSize() + ")");
+    }
+    int n = r.k() + r.m();
+    int group = (int) r.groupLength();
+    ByteBuffer[] shards = new ByteBuffer[n];
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    for (RebuildSource s : r.sources()) {
+      ByteBuffer into = ByteBuffer.allocate(group); // zeros past the source's own bytes
+      shards[s.member()] = into;
+      if (!s.isZeros()) {
+        pending.add(CompletableFuture.runAsync(() -> {
+          try {
+            read(r, s, into.duplicate().limit((int) s.length()));
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        }, reads));
+      }
+    }
+    try {
+      CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+    } catch (CompletionException e) {
+      pending.forEach(p -> p.cancel(false));
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+    shards[r.member()] = ByteBuffer.allocate(group);
+    codec(r.k(), r.m()).reconstruct(shards, new int[] {r.member()});
+    ByteBuffer member = shards[r.member()].limit((int) r.length());
+    ChunkInfo info = store(r, target, member);
+    rebuilt.incrementAndGet();
+    rebuiltBytes.addAndGet(r.length());
+    return ConnectionHandler.stat(info);
+  }
+
+  /** Reads source {@code s} into {@code into} (exactly its length), checking its round. */
+  private void read(RebuildMemberRequest r, RebuildSource s, ByteBuffer into) throws IOException {
+    ChunkId id = new ChunkId(r.chunk().fileId(), s.chunkIndex());
+    String what = "source member " + s.member() + " (chunk " + s.chunkIndex() + " on target "
+        + s.target() + ")";
+    long generation;
+    long sequence;
+    long length;
+    var local = services.target(s.target().uuid().toString());
+    if (local.isPresent()) {
+      ChunkStore store = local.get().chunks();
+      ChunkInfo info = store.stat(id).orElseThrow(() -> new ChunkStoreException(
+          Status.OBJECT_LOST, "REBUILD_MEMBER of chunk " + r.chunk() + ": " + what
+              + " does not exist; nothing was written"));
+      generation = info.tagGeneration();
+      sequence = info.tagSequence();
+      length = info.length();
+      if (sameRound(s, generation, sequence, length)) {
+        while (into.hasRemaining()) {
+          if (store.read(id, info.version(), into.position(), into) <= 0) {
+            break;
+          }
+        }
+      }
+    } else {
+      ChunkStat stat;
+      try {
+        stat = peers().readChunkWithStat(InetSocketAddress.createUnresolved(s.host(), s.port()),
+            s.target(), id, 0, into);
+      } catch (NodeException e) {
+        throw new ChunkStoreException(Status.OBJECT_LOST, "REBUILD_MEMBER of chunk "
+            + r.chunk() + ": " + what + " on " + s.host() + ":" + s.port() + " could not be"
+            + " read (" + e.status() + ": " + e.getMessage() + "); nothing was written", e);
+      }
+      generation = stat == null ? 0 : stat.generation();
+      sequence = stat == null ? 0 : stat.sequence();
+      length = stat == null ? -1 : stat.length();
+    }
+    if (!sameRound(s, generation, sequence, length)) {
+      throw new ChunkStoreException(Status.CONFLICT, "REBUILD_MEMBER of chunk " + r.chunk()
+          + ": " + what + " carries tag (" + generation + ", " + sequence + ") and " + length
+          + " bytes, not the round's (" + s.generation() + ", " + s.sequence() + ") and "
+          + s.length() + " bytes: rounds are never mixed; nothing was written");
+    }
+    if (into.hasRemaining()) {
+      throw new ChunkStoreException(Status.OBJECT_LOST, "REBUILD_MEMBER of chunk " + r.chunk()
+          + ": " + what + " gave " + into.position() + " of its " + s.length() + " bytes;"
+          + " nothing was written");
+    }
+  }
+
+  private static boolean sameRound(RebuildSource s, long generation, long sequence,
+      long length) {
+    return generation == s.generation() && sequence == s.sequence() && length == s.length();
+  }
+
+  /** Stores the member (a REPLACE write with the round's tag), one writer of the chunk at once. */
+  private ChunkInfo store(RebuildMemberRequest r, TargetView target, ByteBuffer member)
+      throws Exception {
+    String claim = target.id() + "/" + r.chunk().objectId();
+    long deadline = System.nanoTime() + CLAIM_WAIT.toNanos();
+    while (!server.claimChunk(claim)) {
+      if (System.nanoTime() > deadline) {
+        throw new ChunkStoreException(Status.CONFLICT, "chunk " + r.chunk() + " is being"
+            + " written by another stream (waited " + CLAIM_WAIT.toMillis() + " ms)");
+      }
+      Thread.sleep(5);
+    }
+    ChunkWriter writer = null;
+    try {
+      writer = target.chunks().openWrite(r.chunk(), 0, WriteMode.REPLACE, r.generation(),
+          r.sequence(), r.tagGeneration());
+      writer.write(member);
+      return writer.commit();
+    } finally {
+      if (writer != null) {
+        writer.abort(); // harmless after the commit
+      }
+      server.releaseChunk(claim);
+    }
+  }
+
+  private NodeClient peers() {
+    NodeClient c = peers;
+    if (c == null) {
+      synchronized (this) {
+        if (peers == null) {
+          peers = NodeClient.create(NodeClientConfig.builder().tls(tls).build());
+        }
+        c = peers;
+      }
+    }
+    return c;
+  }
+
+  private ParityCodec codec(int k, int m) {
+    synchronized (this) {
+      if (codecs == null) {
+        codecs = ParityCodecFactory.builder().backend(CodecBackend.AUTO).build();
+      }
+    }
+    return codecs.codec(CodecGeometry.reedSolomon(k, m));
+  }
+
+  @Override
+  public void close() {
+    pool.shutdownNow();
+    reads.shutdownNow();
+    synchronized (this) {
+      if (peers != null) {
+        peers.close();
+      }
+      if (codecs != null) {
+        codecs.close();
+      }
+    }
+    if (rebuilt.get() > 0) {
+      LOG.log(System.Logger.Level.INFO, "rebuilt {0} member(s), {1} bytes, for re-protection",
+          rebuilt.get(), rebuiltBytes.get());
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemons(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
