@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
 final class ChunkIo implements ChunkService, AutoCloseable {
   /** Tests: run before every group member write, with its target and chunk index. */
   static volatile java.util.function.ObjIntConsumer<String> MEMBER_WRITE_HOOK;
+  /** Tests: targets treated as unreachable ({@link #cutOff}). */
+  private volatile java.util.Set<String> cutOff = java.util.Set.of();
 
   private static final Logger LOG = LoggerFactory.getLogger(ChunkIo.class);
 
@@ -443,7 +445,16 @@ final class ChunkIo implements ChunkService, AutoCloseable {
 
   /** Whether {@code target} is worth trying first ({@link Suspects#healthy}). */
   boolean healthy(String target) {
-    return suspects.healthy(target, locator);
+    return !cutOff.contains(target) && suspects.healthy(target, locator);
+  }
+
+  /**
+   * Tests: the targets this client treats as unreachable from now on (every transfer to them
+   * fails UNAVAILABLE at once), as if their nodes were down, so a model test can read with any
+   * M nodes "down" without stopping them.
+   */
+  void cutOff(java.util.Set<String> targets) {
+    cutOff = java.util.Set.copyOf(targets);
   }
 
   /** {@code f}'s value; its failure's IOException cause thrown as such. */
@@ -511,6 +522,9 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * writers leave suspect targets out).
    */
   void noteFailure(String target, ClientException e) {
+    if (cutOff.contains(target)) {
+      return; // a test's node loss: not a suspect once the test puts it back
+    }
     if (e.status() == ClientStatus.UNAVAILABLE || e.status() == ClientStatus.TARGET_NOT_FOUND) {
       suspects.failed(target);
     }
@@ -602,6 +616,10 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   private <T> T onTarget(String targetId, Transfer<T> transfer, Failure failure)
       throws IOException {
     TargetLocator.Location at = locator.locate(targetId);
+    if (cutOff.contains(targetId)) {
+      throw failure.of(at, new NodeException(Status.UNAVAILABLE, "target " + targetId
+          + " is cut off from this client (a test's node loss)"));
+    }
     try {
       return transfer.at(at);
     } catch (NodeException e) {

@@ -1,5 +1,7 @@
 package io.parityfs.client;
 
+import io.parityfs.client.across.GroupCodec;
+
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -310,6 +312,81 @@ public final class Repairer {
     LOG.info("{}: group {} sealed at the length (cut inside its round {} by lease recovery)",
         f.path(), g, round);
     return n;
+  }
+
+  /**
+   * Group {@code g}'s member {@code member} as round {@code tag} holds it, from the round's
+   * other members read whole with that tag: a data chunk decoded over the round's longest
+   * member, its zero padding past the bytes the length covers trimmed; a parity chunk encoded
+   * from the round's data chunks as the round holds them. A member that joins a round must be
+   * the round's own (audit P1): one cut at the file's length, where the round holds more
+   * (lease recovery ended the file inside the round's last chunk), would no longer decode
+   * with the round's other members: the round's parity covers the bytes past the length.
+   */
+  private ByteBuffer asInRound(FileStatus f, ChunkMap map, long g, int member, List<Long> tag,
+      int present) throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    int c = GroupReads.count(tag.get(1));
+    ByteBuffer[] members = new ByteBuffer[k + m];
+    int longest = 0;
+    int found = 0;
+    for (int j = 0; j < k + m; j++) {
+      if (j < k && j >= c) {
+        members[j] = ByteBuffer.allocate(0); // past the round's end: zeros to the code
+        continue;
+      }
+      String t = layout.targets().get(map.memberPosition(g, j));
+      if (j == member || f.repairs().stale(t, g)) {
+        continue;
+      }
+      ByteBuffer whole = readWhole(f, t, map.memberIndex(g, j), tag);
+      if (whole != null) {
+        members[j] = whole;
+        longest = Math.max(longest, whole.remaining());
+        found++;
+      }
+    }
+    if (found + (k - c) < k) {
+      throw new ClientException(ClientStatus.ILLEGAL_STATE, f.path(), f.path() + ": group " + g
+          + "'s round " + tag + " has fewer than " + k + " members to read (they changed while"
+          + " it was caught up): its member " + member + " is not stored again");
+    }
+    GroupCodec codec = chunks.groupCodec(layout.across());
+    if (member < k) {
+      ByteBuffer out = codec.reconstruct(members, member, longest);
+      long need = Math.max(0, Math.min(layout.chunkSize(),
+          f.length() - (g * k + member) * layout.chunkSize()));
+      int end = out.limit();
+      while (end > need && out.get(end - 1) == 0) {
+        end--; // padding: the code takes a shorter member as zeros there
+      }
+      return out.limit(end);
+    }
+    ByteBuffer[] data = new ByteBuffer[k];
+    for (int j = 0; j < c; j++) {
+      data[j] = members[j] != null ? members[j] : codec.reconstruct(members, j, longest);
+    }
+    return codec.encode(data)[member - k];
+  }
+
+  /** The whole of chunk {@code index} on {@code target} if it carries {@code tag}, else null. */
+  private ByteBuffer readWhole(FileStatus f, String target, int index, List<Long> tag)
+      throws IOException {
+    Optional<ChunkStat> s = chunks.statMember(target, f.id(), index);
+    if (s.isEmpty() || !tag.equals(List.of(s.get().generation(), s.get().sequence()))) {
+      return null;
+    }
+    ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(s.get().length()));
+    while (bytes.hasRemaining()) {
+      int before = bytes.position();
+      Optional<ChunkStat> read = chunks.readMember(target, f.id(), index, before, bytes);
+      if (read.isEmpty() || bytes.position() == before || !sameTag(read.get(), s.get())) {
+        return null; // changed meanwhile
+      }
+    }
+    return bytes.flip();
   }
 
   /** The round of a seal from copies: above every round a writer's counter reaches. */
@@ -623,12 +700,17 @@ public final class Repairer {
       // member joins it with the round's exact tag, fenced as the file's generation (audit N1),
       // a data chunk decoded from K of them, a parity chunk encoded again from the data; by
       // the node of `onto` itself where it can (the K members go there, not through here)
-      long built = onNode(f, map, g, member, onto, one, stats);
+      long chunkSize = layout.chunkSize();
+      boolean lastPartial = member == present - 1
+          && f.length() - (g * k + member) * chunkSize < chunkSize;
+      // the last data chunk within a partial length may hold more in its round than the
+      // length covers (lease recovery ended the file inside it): only the round's own bytes
+      // join it, which the node path does not see
+      long built = lastPartial ? -1 : onNode(f, map, g, member, onto, one, stats);
       if (built >= 0) {
         return built;
       }
-      ByteBuffer bytes = member < k ? readChunk(f, g * k + member)
-          : chunks.groupCodec(layout.across()).encode(readData(f, g * k, present, k))[member - k];
+      ByteBuffer bytes = asInRound(f, map, g, member, one, present);
       int n = bytes.remaining();
       chunks.writeMember(onto, f.id(), f.generation(), one.get(1), one.get(0),
           map.memberIndex(g, member), bytes);

@@ -430,6 +430,55 @@ class ErasureCodedTest extends StripedClusterTest {
     }
   }
 
+  /**
+   * A round that holds more than the recovered length (audit P1): 300 bytes of chunk 1
+   * hflushed, then the group's round lands chunk 0 and the parity but not chunk 1 (its write
+   * fails), and the writer dies. Lease recovery ends the file inside chunk 1 (its own target
+   * holds the 300 hflushed bytes), and the round's parity covers the whole chunk 1. Catch-up
+   * of chunk 1 joins the round with the round's own bytes, not the 300 the length covers: with
+   * chunk 0's node down, chunk 0 decodes from them and reads right (cut at 300 bytes, it read
+   * wrong past its 300th byte).
+   */
+  @Test
+  void catchUpJoinsARoundWithTheRoundsOwnBytes() throws Exception {
+    String path = "/e/longer-round";
+    byte[] data;
+    FileStatus f;
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      f = w.file();
+      data = content(2 * CHUNK, f, 91);
+      w.write(data, 0, CHUNK + 300);
+      w.hflush();
+      String d1 = memberTarget(f, 0, 1);
+      ChunkIo.MEMBER_WRITE_HOOK = (t, i) -> {
+        if (t.equals(d1) && i == 1) {
+          throw new IllegalStateException("chunk 1's write does not land (test)");
+        }
+      };
+      w.write(data, CHUNK + 300, CHUNK - 300); // fills the group: its round, chunk 1 fails
+      awaitRound(f, 0, 2, f.generation());
+      awaitRound(f, 0, 0, f.generation());
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+    } // the writer's session ends: its lease is dead
+    assertTrue(client.recoverLease(path));
+    FileStatus r = client.namespace().getStatus(path);
+    assertEquals(CHUNK + 300, r.length(), "ended inside chunk 1, at the hflushed bytes");
+    GroupCheck.Report found = new GroupCheck(client).check(r);
+    assertEquals(GroupCheck.State.UNDER_PROTECTED, found.worst(), found.toString());
+    Repairer.HandOff h = client.handOff(r, found);
+    assertEquals(1, h.outcome().repaired(), h.toString());
+    assertEquals(GroupCheck.State.PROTECTED, new GroupCheck(client).check(
+        client.namespace().getStatus(path)).worst());
+    byte[] want = Arrays.copyOf(data, CHUNK + 300);
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(want, readWhole(path), "target " + victim + " down");
+      restart();
+    }
+  }
+
   @Test
   void appendResumesTheOpenGroup() throws Exception {
     String path = "/e/appended";
