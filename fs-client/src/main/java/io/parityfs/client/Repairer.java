@@ -173,16 +173,13 @@ public final class Repairer {
    */
   private void trim(FileStatus f, ChunkMap map, String target) throws IOException {
     long data = map.dataChunks(f.length());
-    int k = f.layout().across().isErasureCoded() ? f.layout().across().data() : 1;
-    int m = f.layout().across().isErasureCoded() ? f.layout().across().parity() : 0;
-    long groups = (data + k - 1) / k;
+    long groups = map.groups(f.length());
     long cursor = 0;
     List<Integer> past = new ArrayList<>();
     do {
       io.parityfs.meta.chunks.ChunkPage page = chunks.list(target, f.id(), cursor, 1000);
       for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
-        long group = map.isParity(c.index())
-            ? (c.index() - ChunkMap.PARITY_BASE) / m : c.index() / k;
+        long group = map.groupOf(c.index());
         // past the end, or in a hole (a writer that died stored it uncommitted)
         boolean beyond = group >= groups || c.index() >= data && !map.isParity(c.index())
             || f.holes().contains(group);
@@ -580,24 +577,11 @@ public final class Repairer {
    */
   long copy(FileStatus f, ChunkMap map, long g, String from, String onto) {
     Layout layout = f.layout();
-    int position = layout.targets().indexOf(from);
-    int index = -1;
-    if (layout.across().isErasureCoded()) {
-      int k = layout.across().data();
-      int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-      for (int j = 0; j < k + layout.across().parity(); j++) {
-        if (map.memberPosition(g, j) == position && (j < present || j >= k)) {
-          index = map.memberIndex(g, j);
-        }
-      }
-    } else {
-      for (int c = 0; c < map.copies(); c++) {
-        index = map.copyPosition(g, c) == position ? (int) g : index;
-      }
-    }
-    if (index < 0) {
+    List<ChunkMap.Placed> there = map.membersAt(g, layout.targets().indexOf(from), f.length());
+    if (there.isEmpty()) {
       return 0;
     }
+    int index = there.get(0).index(); // a group has one member on a target
     if (f.repairs().stale(from, g)) {
       return -1;
     }
@@ -639,13 +623,9 @@ public final class Repairer {
    */
   long rebuild(FileStatus f, ChunkMap map, long g, String at, String onto) throws IOException {
     Layout layout = f.layout();
-    int position = layout.targets().indexOf(at);
+    List<ChunkMap.Placed> here = map.membersAt(g, layout.targets().indexOf(at), f.length());
     if (!layout.across().isErasureCoded()) {
-      boolean has = false;
-      for (int c = 0; c < map.copies(); c++) {
-        has |= map.copyPosition(g, c) == position;
-      }
-      if (!has) {
+      if (here.isEmpty()) {
         return 0;
       }
       ByteBuffer data = readChunk(f, g);
@@ -655,22 +635,21 @@ public final class Repairer {
     int k = layout.across().data();
     int m = layout.across().parity();
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-    int member = -1;
+    // no member there, or a data chunk past the end of the file: -1, none to store
+    int member = here.isEmpty() ? -1 : map.memberOf(here.get(0).index());
     Map<RoundTag, Integer> tags = new HashMap<>(); // untagged: the null key
     Map<Integer, ChunkStat> stats = new java.util.TreeMap<>(); // by member: data first
     for (int j = 0; j < k + m; j++) {
       String t = layout.targets().get(map.memberPosition(g, j));
-      if (map.memberPosition(g, j) == position) {
-        member = j;
-      } else if ((j < present || j >= k) && !f.repairs().stale(t, g)) {
+      if (j != member && (j < present || j >= k) && !f.repairs().stale(t, g)) {
         Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, j));
         s.ifPresent(st -> tags.merge(st.tag(), 1, Integer::sum));
         int number = j;
         s.ifPresent(st -> stats.put(number, st));
       }
     }
-    if (member < 0 || member >= present && member < k) {
-      return 0; // no member there, or a data chunk past the end of the file: none to store
+    if (member < 0) {
+      return 0;
     }
     RoundTag one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
     if (one != null && one.isCopy()) {
