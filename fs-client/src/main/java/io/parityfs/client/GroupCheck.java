@@ -4,6 +4,7 @@ import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.RoundTag;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -119,10 +120,10 @@ public final class GroupCheck {
     int k = f.layout().across().data();
     int m = f.layout().across().parity();
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-    Map<List<Long>, Integer> usable = new HashMap<>();
+    Map<RoundTag, Integer> usable = new HashMap<>();
     List<String> notUsable = new ArrayList<>();
     boolean unreachable = false;
-    Map<String, List<Long>> seen = new HashMap<>(); // answering, unrecorded member -> its tag
+    Map<String, RoundTag> seen = new HashMap<>(); // answering, unrecorded member -> its tag
     ChunkStat[] stats = new ChunkStat[k + m];
     for (int j = 0; j < k + m; j++) {
       String t = f.layout().targets().get(map.memberPosition(g, j));
@@ -130,26 +131,25 @@ public final class GroupCheck {
       stats[j] = s.stat();
       unreachable |= s.unreachable();
       if (!s.noted() && (j < present || j >= k)) {
-        seen.put(t, s.stat() != null && s.stat().tagged()
-            ? List.of(s.stat().generation(), s.stat().sequence()) : List.of());
+        seen.put(t, s.stat() != null ? s.stat().tag() : null); // null: missing or untagged
       }
       if (s.stat() != null && s.stat().tagged()) {
-        usable.merge(List.of(s.stat().generation(), s.stat().sequence()), 1, Integer::sum);
+        usable.merge(s.stat().tag(), 1, Integer::sum);
       } else if (!s.noted() && (s.stat() != null || j < present || j >= k)) {
         notUsable.add("member " + j + " on " + t + (s.stat() != null ? ": untagged"
             : ": missing"));
       }
     }
     // the newest round that covers the length and can be decoded
-    List<Long> best = null;
-    for (Map.Entry<List<Long>, Integer> e : usable.entrySet()) {
-      int c = GroupReads.count(e.getKey().get(1));
+    RoundTag best = null;
+    for (Map.Entry<RoundTag, Integer> e : usable.entrySet()) {
+      int c = e.getKey().count();
       if (c >= present && e.getValue() >= c && (best == null
-          || e.getKey().get(1) > best.get(1))) {
+          || e.getKey().sequence() > best.sequence())) {
         best = e.getKey();
       }
     }
-    String detail = "rounds " + usable + " ([generation, sequence]=members), " + present
+    String detail = "rounds " + usable + " ((generation, round/count)=members), " + present
         + " data chunks in the length" + (notUsable.isEmpty() ? "" : "; " + notUsable);
     Finding tail = tail(f, map, g, present, best, stats, detail);
     if (tail != null) {
@@ -159,13 +159,13 @@ public final class GroupCheck {
       return new Finding(g, unreachable ? State.UNAVAILABLE : State.UNRECOVERABLE, detail,
           List.of());
     }
-    int c = GroupReads.count(best.get(1));
+    int c = best.count();
     if (c > present) {
       return new Finding(g, State.TORN, detail, List.of());
     }
     List<String> unrecorded = new ArrayList<>();
-    for (Map.Entry<String, List<Long>> e : seen.entrySet()) {
-      if (!e.getValue().equals(best)) {
+    for (Map.Entry<String, RoundTag> e : seen.entrySet()) {
+      if (!best.equals(e.getValue())) {
         unrecorded.add(e.getKey()); // missing, or of another round
       }
     }
@@ -181,12 +181,12 @@ public final class GroupCheck {
    * chunk has none (the rounds decide then). Its unrecorded target is the first parity
    * target: catch-up of that member seals the group ({@code Repairer}).
    */
-  private Finding tail(FileStatus f, ChunkMap map, long g, int present, List<Long> best,
+  private Finding tail(FileStatus f, ChunkMap map, long g, int present, RoundTag best,
       ChunkStat[] stats, String detail) throws IOException {
     int k = f.layout().across().data();
     int m = f.layout().across().parity();
     int[] copies = new int[present];
-    List<Long> newest = null;
+    RoundTag newest = null;
     long chunkSize = f.layout().chunkSize();
     for (int j = 0; j < k + m; j++) {
       if (j >= present && j < k) {
@@ -199,18 +199,17 @@ public final class GroupCheck {
       for (int i = j < k ? j : 0; i < (j < k ? j + 1 : present); i++) {
         ChunkStat s = j < k ? stats[j]
             : chunks.statMember(t, f.id(), map.memberIndex(g, i)).orElse(null);
-        if (s == null || !s.tagged() || GroupReads.count(s.sequence()) != 0) {
+        if (s == null || s.tag() == null || !s.tag().isCopy()) {
           continue;
         }
-        List<Long> tag = List.of(s.generation(), s.sequence());
-        if (newest == null || newer(tag, newest)) {
-          newest = tag;
+        if (s.tag().newerThan(newest)) {
+          newest = s.tag();
         }
         long need = Math.min(chunkSize, f.length() - (g * k + i) * chunkSize);
         copies[i] += s.length() >= need ? 1 : 0;
       }
     }
-    if (newest == null || best != null && !newer(newest, best)) {
+    if (newest == null || !newest.newerThan(best)) {
       return null;
     }
     int least = java.util.Arrays.stream(copies).min().orElse(0);
@@ -220,11 +219,6 @@ public final class GroupCheck {
     String first = f.layout().targets().get(map.memberPosition(g, k));
     return new Finding(g, least >= m + 1 ? State.TAIL : State.UNDER_PROTECTED, "in copies ("
         + least + " of each data chunk, newest tag " + newest + "); " + detail, List.of(first));
-  }
-
-  private static boolean newer(List<Long> a, List<Long> b) {
-    return !a.get(0).equals(b.get(0)) ? a.get(0) > b.get(0)
-        : a.get(1) >>> GroupReads.COUNT_BITS > b.get(1) >>> GroupReads.COUNT_BITS;
   }
 
   private Finding mirror(FileStatus f, ChunkMap map, long g) throws IOException {

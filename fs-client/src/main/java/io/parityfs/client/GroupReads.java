@@ -5,6 +5,7 @@ import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Repairs;
 import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.RoundTag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -23,10 +24,9 @@ import java.util.concurrent.CompletionException;
  * still writing it) leaves no mix of versions in what a reader decodes.
  *
  * <p><b>The tag of an ec member.</b> Every member a writer stores for a group in one round (a
- * full group, or a partial one at hflush or close) carries one tag: the writer generation and
- * the sequence {@code round << 5 | c}, where c (1..K) is how many of the group's data chunks the
- * round holds. The data chunks c..K−1 are past the end of the file in that round: zeros to the
- * code, never read. So a reader knows from any one member which data chunks its round holds,
+ * full group, or a partial one at hflush or close) carries one {@link RoundTag}: the writer
+ * generation, the round, and c (1..K), how many of the group's data chunks the round holds. The
+ * data chunks c..K−1 are past the end of the file in that round: zeros to the code, never read. So a reader knows from any one member which data chunks its round holds,
  * without asking the nodes for chunks that may be being created while it reads.
  *
  * <p>Members on targets the registry sees offline or that failed a transfer recently ({@link
@@ -34,42 +34,15 @@ import java.util.concurrent.CompletionException;
  * read; not thread-safe.
  */
 final class GroupReads {
-  /** Bits of an ec member's sequence that hold the count of data chunks in its round. */
-  static final int COUNT_BITS = 5;
-
   private final ChunkIo io;
 
   GroupReads(ChunkIo io) {
     this.io = io;
   }
 
-  /** The sequence of a round {@code round} holding {@code count} data chunks of a group. */
-  static long sequence(long round, int count) {
-    if (count < 1 || count > Across.MAX_DATA) {
-      throw new IllegalArgumentException("count (" + count + ") must be in 1.." + Across.MAX_DATA);
-    }
-    return round << COUNT_BITS | count;
-  }
-
-  /**
-   * The sequence of a copy stored as part of round {@code round}: count 0, which no decode
-   * takes (a copy is a data chunk's bytes under its own chunk id on one of its group's parity
-   * targets, written at hflush of a partial group; docs/across-nodes.md §3).
-   */
-  static long copySequence(long round) {
-    return round << COUNT_BITS;
-  }
-
-  /** The count of data chunks of the round that stored a member with {@code sequence}. */
-  static int count(long sequence) {
-    return (int) (sequence & ((1 << COUNT_BITS) - 1));
-  }
-
-  /** A group tag: the writer generation and the sequence of one round. */
-  private record Tag(long generation, long sequence) {}
-
   /** One member read: its bytes from the offset asked and the tag of its version. */
-  private record Member(int j, ByteBuffer bytes, Tag tag, String failure, boolean unreachable) {}
+  private record Member(int j, ByteBuffer bytes, RoundTag tag, String failure,
+      boolean unreachable) {}
 
   /**
    * Decodes the bytes of data chunk {@code index} from {@code offset} into {@code dst} (up to
@@ -77,7 +50,7 @@ final class GroupReads {
    * of K other members is read, the first K that are not known down in parallel, more only
    * where those do not give K of one tag, or where a member read carries a newer tag than the
    * round found (the newest round that decodes wins, audit R2). Meanwhile the chunk's copies on
-   * the group's parity targets are read ({@link #copySequence}: what an hflush stores of a
+   * the group's parity targets are read ({@link RoundTag#copy}: what an hflush stores of a
    * partial group, docs/across-nodes.md §3): the newest of the round and the copies is what
    * the reader gets (audit R3), so a round torn after an hflush leaves the acknowledged bytes
    * readable from the copies.
@@ -123,8 +96,8 @@ final class GroupReads {
     }
     candidates.addAll(lastResort);
     Member[] got = new Member[n];
-    Map<Tag, Integer> counts = new LinkedHashMap<>();
-    Tag round = null;
+    Map<RoundTag, Integer> counts = new LinkedHashMap<>();
+    RoundTag round = null;
     int next = 0;
     while (next < candidates.size()) {
       int batch = Math.max(1, k - (int) java.util.Arrays.stream(got).filter(
@@ -135,7 +108,7 @@ final class GroupReads {
         reads.add(CompletableFuture.supplyAsync(
             () -> readOne(layout, map, fileId, group, j, offset, len), io.fanOut()));
       }
-      Tag newestSeen = null;
+      RoundTag newestSeen = null;
       for (CompletableFuture<Member> f : reads) {
         Member r = ChunkIo.join(f);
         got[r.j()] = r;
@@ -144,7 +117,7 @@ final class GroupReads {
           unread.add("member " + r.j() + " (" + r.failure() + ")");
           continue;
         }
-        int c = count(r.tag().sequence());
+        int c = r.tag().count();
         if (r.j() < k && r.j() >= c || c == 0 || c > k || wanted >= c) {
           continue; // a round that does not hold this member or the wanted one: not usable
         }
@@ -152,24 +125,23 @@ final class GroupReads {
       }
       round = newestComplete(counts, k);
       for (Member r : got) {
-        if (r != null && r.tag() != null && count(r.tag().sequence()) > 0
-            && (newestSeen == null || newer(r.tag(), newestSeen))) {
+        if (r != null && r.tag() != null && !r.tag().isCopy() && r.tag().newerThan(newestSeen)) {
           newestSeen = r.tag();
         }
       }
-      if (round != null && !newer(newestSeen, round)) {
+      if (round != null && (newestSeen == null || !newestSeen.newerThan(round))) {
         break; // no member read so far belongs to a newer round that might still decode
       }
     }
     Member copy = newestCopy(copies);
-    if (copy != null && (round == null || newer(copy.tag(), round))) {
+    if (copy != null && copy.tag().newerThan(round)) {
       copy.bytes().limit(Math.min(copy.bytes().limit(), len));
       int got0 = copy.bytes().remaining();
       dst.put(copy.bytes());
       return got0;
     }
     if (round != null) {
-      return decode(across, got, round, count(round.sequence()), wanted, len, dst);
+      return decode(across, got, round, wanted, len, dst);
     }
     // members on nodes that are down may hold what is missing: UNAVAILABLE, not lost
     throw new NoRoundException(unreachable ? ClientStatus.UNAVAILABLE : ClientStatus.DATA_LOST,
@@ -181,11 +153,11 @@ final class GroupReads {
   }
 
   /** The newest tag with enough members to decode, or null. */
-  private static Tag newestComplete(Map<Tag, Integer> counts, int k) {
-    Tag best = null;
-    for (Map.Entry<Tag, Integer> e : counts.entrySet()) {
-      int c = count(e.getKey().sequence());
-      if (e.getValue() + (k - c) >= k && (best == null || newer(e.getKey(), best))) {
+  private static RoundTag newestComplete(Map<RoundTag, Integer> counts, int k) {
+    RoundTag best = null;
+    for (Map.Entry<RoundTag, Integer> e : counts.entrySet()) {
+      int c = e.getKey().count();
+      if (e.getValue() + (k - c) >= k && e.getKey().newerThan(best)) {
         best = e.getKey();
       }
     }
@@ -198,24 +170,11 @@ final class GroupReads {
     Member best = null;
     for (CompletableFuture<Member> f : copies) {
       Member c = ChunkIo.join(f);
-      if (c.tag() != null && count(c.tag().sequence()) == 0
-          && (best == null || newer(c.tag(), best.tag()))) {
+      if (c.tag() != null && c.tag().isCopy() && (best == null || c.tag().newerThan(best.tag()))) {
         best = c;
       }
     }
     return best;
-  }
-
-  /** Whether tag {@code a} is of a later round than {@code b} (false when {@code a} is null). */
-  private static boolean newer(Tag a, Tag b) {
-    if (a == null) {
-      return false;
-    }
-    if (b == null) {
-      return true;
-    }
-    return a.generation() != b.generation() ? a.generation() > b.generation()
-        : a.sequence() >>> COUNT_BITS > b.sequence() >>> COUNT_BITS;
   }
 
   /** Member {@code j}'s bytes from {@code offset}, or why it could not be read. */
@@ -238,8 +197,10 @@ final class GroupReads {
         return new Member(j, null, null, "missing on target " + target, false);
       }
       buf.flip();
-      return new Member(j, buf, new Tag(stat.get().generation(), stat.get().sequence()), null,
-          false);
+      // the raw pair, not ChunkStat.tag(): an untagged version (an ec file stores none) reads
+      // as a copy of round 0, older than every tag, rather than as a member not read
+      return new Member(j, buf, RoundTag.of(stat.get().generation(), stat.get().sequence()),
+          null, false);
     } catch (ClientException e) {
       if (ChunkIo.servedElsewhere(e)) {
         io.noteFailure(target, e);
@@ -262,9 +223,10 @@ final class GroupReads {
    * The wanted member's bytes from the members of tag {@code t}, every one the same range: the
    * data chunks past the round's end are zeros, a member shorter than the range is zero-padded.
    */
-  private int decode(Across across, Member[] got, Tag t, int c, int wanted, int len,
+  private int decode(Across across, Member[] got, RoundTag t, int wanted, int len,
       ByteBuffer dst) {
     int k = across.data();
+    int c = t.count();
     ByteBuffer[] members = new ByteBuffer[across.width()];
     int longest = 0;
     for (int j = 0; j < members.length; j++) {
@@ -286,13 +248,12 @@ final class GroupReads {
     return n;
   }
 
-  private static String describe(Map<Tag, Integer> counts) {
+  private static String describe(Map<RoundTag, Integer> counts) {
     if (counts.isEmpty()) {
       return "none";
     }
     List<String> out = new ArrayList<>();
-    counts.forEach((t, c) -> out.add("(" + t.generation() + ", " + (t.sequence() >>> COUNT_BITS)
-        + "/" + count(t.sequence()) + "): " + c));
+    counts.forEach((t, c) -> out.add(t + ": " + c));
     return String.join(", ", out);
   }
 }

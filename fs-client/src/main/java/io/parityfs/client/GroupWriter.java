@@ -4,6 +4,7 @@ import io.parityfs.client.across.GroupCodec;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
+import io.parityfs.node.protocol.RoundTag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ import java.util.function.Consumer;
  * docs/across-nodes.md §3). The data chunks of the open group stay in the stream's buffers until
  * the group is full or the stream is flushed; then one <em>round</em> stores every data chunk
  * the group holds and its M parity chunks, computed by the client's codec, in parallel, all with
- * one group tag ({@link GroupReads#sequence}). A flush of a partial group stores its present
+ * one group tag ({@link RoundTag}). A flush of a partial group stores its present
  * chunks (the partial last one included) and parity; when the group grows, the next round
  * stores them all again under a new tag, so that every member a reader combines comes from one
  * round.
@@ -130,7 +131,7 @@ final class GroupWriter {
    * An hflush of the open group (docs/across-nodes.md §3, audit C1): each data chunk changed
    * since the last hflush (normally the partial one, and those that filled since) is stored on
    * its own target and, as a <em>copy</em> under its own chunk id, on each of the group's M
-   * parity targets, all with one copy tag ({@link GroupReads#copySequence}). No parity member
+   * parity targets, all with one copy tag ({@link RoundTag#copy}). No parity member
    * is touched, so the group's last round, and the copies before, stay whole whatever happens
    * to this one. Each chunk needs one copy plus the write margin stored (the tolerance of a
    * round). Null when nothing changed since the last hflush.
@@ -181,7 +182,7 @@ final class GroupWriter {
    * targets and, when {@code own}, on each chunk's own target too.
    */
   private CompletableFuture<Void> copies(long g, ByteBuffer[] data, int from, boolean own) {
-    long sequence = GroupReads.copySequence(chunks.nextSequence());
+    long sequence = RoundTag.copy(file.generation(), chunks.nextSequence()).sequence();
     List<CompletableFuture<Void>> chunkWrites = new ArrayList<>();
     int count = from;
     for (int j = from; j < k && data[j] != null; j++) {
@@ -305,7 +306,7 @@ final class GroupWriter {
             + " (a hole)");
       }
     }
-    long sequence = GroupReads.sequence(chunks.nextSequence(), present);
+    long sequence = new RoundTag(file.generation(), chunks.nextSequence(), present).sequence();
     // the members of this round: the present data chunks and the parity; those whose targets
     // are known down are left out from the start when the others are enough
     List<Integer> members = new ArrayList<>(present + m);

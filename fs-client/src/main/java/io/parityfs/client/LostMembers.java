@@ -88,12 +88,11 @@ final class LostMembers {
     ChunkMap map = ChunkMap.of(f.layout());
     List<Repairs.Range> ranges = new ArrayList<>();
     List<String> keys = new ArrayList<>();
-    int m = Math.max(1, f.layout().across().parity());
     for (Map.Entry<String, List<Integer>> e : lost.entrySet()) {
       String target = e.getKey();
       for (int index : e.getValue()) {
         String key = key(target, f.id() * ChunkMap.CHUNK_INDEXES + index);
-        long group = map.isParity(index) ? (index - ChunkMap.PARITY_BASE) / m : map.group(index);
+        long group = map.groupOf(index);
         if (!f.layout().targets().contains(target) || group >= map.groups(f.length())
             || f.holes().contains(group)) {
           handled.add(key); // not a member of the file as it is: past its end, or moved

@@ -121,6 +121,11 @@ final class MirrorReads {
     return best;
   }
 
+  /**
+   * Whether copy {@code a} is a later write than {@code b}: by generation, then by the whole
+   * sequence. Not {@link io.parityfs.node.protocol.RoundTag#newerThan}: a mirror chunk's
+   * sequence is a plain counter, one a write, so its low bits order writes as well.
+   */
   private static boolean newerThan(ChunkStat a, ChunkStat b) {
     return a.generation() != b.generation() ? a.generation() > b.generation()
         : a.sequence() > b.sequence();

@@ -238,12 +238,10 @@ public final class Rebalancer {
     Layout l = f.layout();
     ChunkMap map = ChunkMap.of(l);
     Map<String, Long> out = new HashMap<>();
-    int m = Math.max(1, l.across().parity());
-    long k = l.across().isErasureCoded() ? l.across().data() : 1;
     for (ChunkMap.Placed p : map.stored(f.length(), f.holes())) {
       // a parity chunk is as long as its group's first data chunk
-      long chunk = p.index() >= ChunkMap.PARITY_BASE
-          ? (p.index() - ChunkMap.PARITY_BASE) / m * k : p.index();
+      long chunk = map.isParity(p.index())
+          ? map.groupOf(p.index()) * map.groupSize() : p.index();
       long n = Math.min(l.chunkSize(), f.length() - chunk * l.chunkSize());
       out.merge(l.targets().get(p.position()), n, Long::sum);
     }

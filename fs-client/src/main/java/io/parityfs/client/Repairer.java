@@ -8,12 +8,14 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.Repairs;
 import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.RoundTag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -171,16 +173,13 @@ public final class Repairer {
    */
   private void trim(FileStatus f, ChunkMap map, String target) throws IOException {
     long data = map.dataChunks(f.length());
-    int k = f.layout().across().isErasureCoded() ? f.layout().across().data() : 1;
-    int m = f.layout().across().isErasureCoded() ? f.layout().across().parity() : 0;
-    long groups = (data + k - 1) / k;
+    long groups = map.groups(f.length());
     long cursor = 0;
     List<Integer> past = new ArrayList<>();
     do {
       io.parityfs.meta.chunks.ChunkPage page = chunks.list(target, f.id(), cursor, 1000);
       for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
-        long group = map.isParity(c.index())
-            ? (c.index() - ChunkMap.PARITY_BASE) / m : c.index() / k;
+        long group = map.groupOf(c.index());
         // past the end, or in a hole (a writer that died stored it uncommitted)
         boolean beyond = group >= groups || c.index() >= data && !map.isParity(c.index())
             || f.holes().contains(group);
@@ -266,7 +265,7 @@ public final class Repairer {
     int k = layout.across().data();
     int m = layout.across().parity();
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-    List<Long> round = null;
+    RoundTag round = null;
     int members = 0;
     for (int j = 0; j < k + m; j++) {
       String t = layout.targets().get(map.memberPosition(g, j));
@@ -283,19 +282,18 @@ public final class Repairer {
       if (j < present || !s.get().tagged()) {
         return -1; // a usable data member within the length: writing S would take it from B
       }
-      List<Long> tag = List.of(s.get().generation(), s.get().sequence());
+      RoundTag tag = s.get().tag();
       if (round != null && !round.equals(tag)) {
         return -1; // members of several rounds
       }
       round = tag;
       members++;
     }
-    if (round == null || GroupReads.count(round.get(1)) <= present
-        || members < GroupReads.count(round.get(1))) {
+    if (round == null || round.count() <= present || members < round.count()) {
       return -1; // no cut round B that decodes
     }
     ByteBuffer[] data = readData(f, g * k, present, k); // decoded from B
-    long sequence = GroupReads.sequence(chunks.nextSequence(), present);
+    long sequence = new RoundTag(f.generation(), chunks.nextSequence(), present).sequence();
     long n = 0;
     for (int j = 0; j < present; j++) {
       n += data[j].remaining();
@@ -323,12 +321,12 @@ public final class Repairer {
    * (lease recovery ended the file inside the round's last chunk), would no longer decode
    * with the round's other members: the round's parity covers the bytes past the length.
    */
-  private ByteBuffer asInRound(FileStatus f, ChunkMap map, long g, int member, List<Long> tag,
+  private ByteBuffer asInRound(FileStatus f, ChunkMap map, long g, int member, RoundTag tag,
       int present) throws IOException {
     Layout layout = f.layout();
     int k = layout.across().data();
     int m = layout.across().parity();
-    int c = GroupReads.count(tag.get(1));
+    int c = tag.count();
     ByteBuffer[] members = new ByteBuffer[k + m];
     int longest = 0;
     int found = 0;
@@ -372,17 +370,17 @@ public final class Repairer {
   }
 
   /** The whole of chunk {@code index} on {@code target} if it carries {@code tag}, else null. */
-  private ByteBuffer readWhole(FileStatus f, String target, int index, List<Long> tag)
+  private ByteBuffer readWhole(FileStatus f, String target, int index, RoundTag tag)
       throws IOException {
     Optional<ChunkStat> s = chunks.statMember(target, f.id(), index);
-    if (s.isEmpty() || !tag.equals(List.of(s.get().generation(), s.get().sequence()))) {
+    if (s.isEmpty() || !tag.equals(s.get().tag())) {
       return null;
     }
     ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(s.get().length()));
     while (bytes.hasRemaining()) {
       int before = bytes.position();
       Optional<ChunkStat> read = chunks.readMember(target, f.id(), index, before, bytes);
-      if (read.isEmpty() || bytes.position() == before || !sameTag(read.get(), s.get())) {
+      if (read.isEmpty() || bytes.position() == before || !sameVersion(read.get(), s.get())) {
         return null; // changed meanwhile
       }
     }
@@ -392,22 +390,17 @@ public final class Repairer {
   /** The round of a seal from copies: above every round a writer's counter reaches. */
   static final long SEAL_ROUND = (1L << 40) - 1;
 
-  private static boolean newer(List<Long> a, List<Long> b) {
-    return !a.get(0).equals(b.get(0)) ? a.get(0) > b.get(0)
-        : a.get(1) >>> GroupReads.COUNT_BITS > b.get(1) >>> GroupReads.COUNT_BITS;
-  }
-
   /**
-   * The newest copy tag ([generation, sequence], count 0) among group {@code g}'s data members
-   * within the length and its data chunks' copies on its parity targets, leaving out {@code at}
-   * and targets in the record or down; null when there is none.
+   * The newest copy tag (count 0) among group {@code g}'s data members within the length and
+   * its data chunks' copies on its parity targets, leaving out {@code at} and targets in the
+   * record or down; null when there is none.
    */
-  private List<Long> newestCopy(FileStatus f, ChunkMap map, long g, int present, String at)
+  private RoundTag newestCopy(FileStatus f, ChunkMap map, long g, int present, String at)
       throws IOException {
     Layout layout = f.layout();
     int k = layout.across().data();
     int m = layout.across().parity();
-    List<Long> best = null;
+    RoundTag best = null;
     for (int j = 0; j < k + m; j++) {
       String t = layout.targets().get(map.memberPosition(g, j));
       if (t.equals(at) || f.repairs().stale(t, g) || j >= present && j < k) {
@@ -415,9 +408,9 @@ public final class Repairer {
       }
       for (int i = j < k ? j : 0; i < (j < k ? j + 1 : present); i++) {
         Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, i));
-        if (s.isPresent() && s.get().tagged() && GroupReads.count(s.get().sequence()) == 0) {
-          List<Long> tag = List.of(s.get().generation(), s.get().sequence());
-          best = best == null || newer(tag, best) ? tag : best;
+        RoundTag tag = s.map(ChunkStat::tag).orElse(null);
+        if (tag != null && tag.isCopy()) {
+          best = tag.newerThan(best) ? tag : best;
         }
       }
     }
@@ -452,7 +445,7 @@ public final class Repairer {
     }
     ByteBuffer[] data = readData(f, g * k, present, k);
     ByteBuffer[] parity = chunks.groupCodec(layout.across()).encode(data);
-    long sequence = GroupReads.sequence(SEAL_ROUND, present);
+    long sequence = new RoundTag(f.generation(), SEAL_ROUND, present).sequence();
     long n = 0;
     for (int j : write) {
       ByteBuffer bytes = j < k ? data[j].duplicate() : parity[j - k].duplicate();
@@ -531,14 +524,13 @@ public final class Repairer {
 
   /**
    * Has the node of {@code onto} rebuild group {@code g}'s member {@code member} itself from K
-   * members of round {@code tag} ([generation, sequence]) that {@code stats} found, read from
-   * their nodes by it (REBUILD_MEMBER, docs/across-nodes.md §5): data chunks past the end of the
-   * file first (known zeros, read from nowhere), then data members, then parity, on targets
-   * that answer. Returns the bytes stored, or -1 when this client must rebuild it: fewer than K
+   * members of round {@code tag} that {@code stats} found, read from their nodes by it
+   * (REBUILD_MEMBER, docs/across-nodes.md §5): data chunks past the end of the file first (known
+   * zeros, read from nowhere), then data members, then parity, on targets that answer. Returns the bytes stored, or -1 when this client must rebuild it: fewer than K
    * such members, a node that cannot, or a rebuild there that failed (logged).
    */
   private long onNode(FileStatus f, ChunkMap map, long g, int member, String onto,
-      List<Long> tag, Map<Integer, ChunkStat> stats) throws IOException {
+      RoundTag tag, Map<Integer, ChunkStat> stats) throws IOException {
     Layout layout = f.layout();
     int k = layout.across().data();
     int m = layout.across().parity();
@@ -565,7 +557,7 @@ public final class Repairer {
       return -1;
     }
     try {
-      return chunks.rebuildOnNode(onto, f.id(), f.generation(), tag.get(1), tag.get(0),
+      return chunks.rebuildOnNode(onto, f.id(), f.generation(), tag.sequence(), tag.generation(),
           map.memberIndex(g, member), k, m, member, length, groupLength, sources);
     } catch (FencedException e) {
       throw e;
@@ -585,24 +577,11 @@ public final class Repairer {
    */
   long copy(FileStatus f, ChunkMap map, long g, String from, String onto) {
     Layout layout = f.layout();
-    int position = layout.targets().indexOf(from);
-    int index = -1;
-    if (layout.across().isErasureCoded()) {
-      int k = layout.across().data();
-      int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-      for (int j = 0; j < k + layout.across().parity(); j++) {
-        if (map.memberPosition(g, j) == position && (j < present || j >= k)) {
-          index = map.memberIndex(g, j);
-        }
-      }
-    } else {
-      for (int c = 0; c < map.copies(); c++) {
-        index = map.copyPosition(g, c) == position ? (int) g : index;
-      }
-    }
-    if (index < 0) {
+    List<ChunkMap.Placed> there = map.membersAt(g, layout.targets().indexOf(from), f.length());
+    if (there.isEmpty()) {
       return 0;
     }
+    int index = there.get(0).index(); // a group has one member on a target
     if (f.repairs().stale(from, g)) {
       return -1;
     }
@@ -617,7 +596,7 @@ public final class Repairer {
         int before = bytes.position();
         read = chunks.readMember(from, f.id(), index, before, bytes);
         if (read.isEmpty() || bytes.position() == before
-            || !sameTag(read.get(), size.get())) {
+            || !sameVersion(read.get(), size.get())) {
           return -1;
         }
       }
@@ -631,9 +610,9 @@ public final class Repairer {
     }
   }
 
-  private static boolean sameTag(ChunkStat a, ChunkStat b) {
-    return a.generation() == b.generation() && a.sequence() == b.sequence()
-        && a.length() == b.length();
+  /** Whether two stats of one chunk are of the same version: one tag, one length. */
+  private static boolean sameVersion(ChunkStat a, ChunkStat b) {
+    return Objects.equals(a.tag(), b.tag()) && a.length() == b.length();
   }
 
   /**
@@ -644,13 +623,9 @@ public final class Repairer {
    */
   long rebuild(FileStatus f, ChunkMap map, long g, String at, String onto) throws IOException {
     Layout layout = f.layout();
-    int position = layout.targets().indexOf(at);
+    List<ChunkMap.Placed> here = map.membersAt(g, layout.targets().indexOf(at), f.length());
     if (!layout.across().isErasureCoded()) {
-      boolean has = false;
-      for (int c = 0; c < map.copies(); c++) {
-        has |= map.copyPosition(g, c) == position;
-      }
-      if (!has) {
+      if (here.isEmpty()) {
         return 0;
       }
       ByteBuffer data = readChunk(f, g);
@@ -660,29 +635,28 @@ public final class Repairer {
     int k = layout.across().data();
     int m = layout.across().parity();
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-    int member = -1;
-    Map<List<Long>, Integer> tags = new HashMap<>();
+    // no member there, or a data chunk past the end of the file: -1, none to store
+    int member = here.isEmpty() ? -1 : map.memberOf(here.get(0).index());
+    Map<RoundTag, Integer> tags = new HashMap<>(); // untagged: the null key
     Map<Integer, ChunkStat> stats = new java.util.TreeMap<>(); // by member: data first
     for (int j = 0; j < k + m; j++) {
       String t = layout.targets().get(map.memberPosition(g, j));
-      if (map.memberPosition(g, j) == position) {
-        member = j;
-      } else if ((j < present || j >= k) && !f.repairs().stale(t, g)) {
+      if (j != member && (j < present || j >= k) && !f.repairs().stale(t, g)) {
         Optional<ChunkStat> s = chunks.statMember(t, f.id(), map.memberIndex(g, j));
-        s.ifPresent(st -> tags.merge(List.of(st.generation(), st.sequence()), 1, Integer::sum));
+        s.ifPresent(st -> tags.merge(st.tag(), 1, Integer::sum));
         int number = j;
         s.ifPresent(st -> stats.put(number, st));
       }
     }
-    if (member < 0 || member >= present && member < k) {
-      return 0; // no member there, or a data chunk past the end of the file: none to store
+    if (member < 0) {
+      return 0;
     }
-    List<Long> one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
-    if (one != null && GroupReads.count(one.get(1)) == 0) {
+    RoundTag one = tags.size() == 1 ? tags.keySet().iterator().next() : null;
+    if (one != null && one.isCopy()) {
       one = null; // copies only: no round
     }
-    List<Long> copy = newestCopy(f, map, g, present, at);
-    if (copy != null && (one == null || newer(copy, one))) {
+    RoundTag copy = newestCopy(f, map, g, present, at);
+    if (copy != null && copy.newerThan(one)) {
       // the group's newest content is in copies (an hflush, or an append, that no round
       // sealed): it is sealed from them, never joined to an older round
       long sealed = at.equals(onto) ? sealFromCopies(f, map, g, present, at) : -1;
@@ -695,7 +669,7 @@ public final class Repairer {
           : ", or it is being moved: it is sealed first") + "): its member on " + at
           + " is not stored again");
     }
-    if (one != null && one.get(0) <= f.generation() && GroupReads.count(one.get(1)) == present) {
+    if (one != null && one.generation() <= f.generation() && one.count() == present) {
       // the other members are one round (of this writer generation or an earlier one): the
       // member joins it with the round's exact tag, fenced as the file's generation (audit N1),
       // a data chunk decoded from K of them, a parity chunk encoded again from the data; by
@@ -712,7 +686,7 @@ public final class Repairer {
       }
       ByteBuffer bytes = asInRound(f, map, g, member, one, present);
       int n = bytes.remaining();
-      chunks.writeMember(onto, f.id(), f.generation(), one.get(1), one.get(0),
+      chunks.writeMember(onto, f.id(), f.generation(), one.sequence(), one.generation(),
           map.memberIndex(g, member), bytes);
       return n;
     }
@@ -727,8 +701,8 @@ public final class Repairer {
     // them, the only one that may protect committed bytes (audit H3, H4): nothing is written,
     // the member stays in the record, and the group is reported
     throw new ClientException(ClientStatus.ILLEGAL_STATE, f.path(), f.path() + ": group " + g
-        + " is torn (its other members carry the tags " + tags.keySet() + ", [generation,"
-        + " sequence]; " + present + " data chunks expected): its member on " + at + " is not"
+        + " is torn (its other members carry the tags " + tags.keySet() + ", (generation,"
+        + " round/count), null: untagged; " + present + " data chunks expected): its member on " + at + " is not"
         + " stored again, so that no member of its newest complete round is replaced");
   }
 }

@@ -308,18 +308,13 @@ public final class Reprotector {
    * not committed wrote there, or the members a copy left on the target it moved off.
    */
   private void forget(FileStatus f, ChunkMap map, int position, String to, long units) {
-    boolean ec = f.layout().across().isErasureCoded();
     for (long g = 0; g < units; g++) {
       if (f.holes().contains(g)) {
         continue;
       }
-      for (int j = 0; j < (ec ? map.members() : map.copies()); j++) {
-        if ((ec ? map.memberPosition(g, j) : map.copyPosition(g, j)) != position) {
-          continue;
-        }
+      for (ChunkMap.Placed p : map.membersAt(g, position)) { // data past the end too
         try {
-          client.chunks().delete(to, f.id(), ec ? map.memberIndex(g, j) : (int) g,
-              f.generation());
+          client.chunks().delete(to, f.id(), p.index(), f.generation());
         } catch (IOException | RuntimeException e) {
           return; // an orphan is left on the replacement; the file is whole without it
         }

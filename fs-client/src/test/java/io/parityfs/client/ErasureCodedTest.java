@@ -12,6 +12,7 @@ import io.parityfs.meta.Layout;
 import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.RoundTag;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.node.protocol.WriteMode;
 import java.io.IOException;
@@ -78,7 +79,7 @@ class ErasureCodedTest extends StripedClusterTest {
         }
         assertEquals(first.sequence(), s.sequence(), "group " + g + " is one round");
         assertEquals(f.generation(), s.generation());
-        assertEquals(members, GroupReads.count(s.sequence()), "data chunks in the round");
+        assertEquals(members, s.tag().count(), "data chunks in the round");
       }
       assertEquals(g == 3 ? 2 : 3, nodes.size(), "group " + g + " on distinct nodes");
     }
@@ -112,7 +113,7 @@ class ErasureCodedTest extends StripedClusterTest {
       out.hflush();
       f = client.namespace().getStatus(path);
       first = memberStat(f, 0, 0).sequence();
-      assertEquals(0, GroupReads.count(first), "chunk 0 stored as a copy");
+      assertTrue(memberStat(f, 0, 0).tag().isCopy(), "chunk 0 stored as a copy");
       assertEquals(first, copyStat(f, 0, 0).sequence(), "and copied to the parity target");
       assertEquals(first, copyStat(f, 0, 1).sequence(), "chunk 1 too, with the same tag");
       assertTrue(missing(() -> memberStat(f, 0, 2)), "no parity at hflush");
@@ -126,7 +127,7 @@ class ErasureCodedTest extends StripedClusterTest {
       assertTrue(copyStat(f, 0, 1).sequence() > first, "chunk 1 changed: copied again");
     }
     ChunkStat sealed = memberStat(f, 0, 0);
-    assertEquals(2, GroupReads.count(sealed.sequence()), "close sealed the group");
+    assertEquals(2, sealed.tag().count(), "close sealed the group");
     assertEquals(sealed.sequence(), memberStat(f, 0, 1).sequence());
     assertEquals(sealed.sequence(), memberStat(f, 0, 2).sequence());
     assertTrue(missing(() -> copyStat(f, 0, 0)), "copies deleted after the seal");
@@ -213,10 +214,10 @@ class ErasureCodedTest extends StripedClusterTest {
       out.hflush();
       String parity = memberTarget(f, 0, 2);
       TargetInfo t = client.registry().target(parity).orElseThrow();
-      long round = memberStat(f, 0, 0).sequence() >>> GroupReads.COUNT_BITS;
+      long round = memberStat(f, 0, 0).tag().round();
       client.nodes().writeChunk(t.socketAddress(), TargetId.of(parity), new ChunkId(f.id(),
           io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(0, 2)), 0, WriteMode.REPLACE, 0,
-          f.generation(), GroupReads.sequence(round + 1, 2), ByteBuffer.wrap(content(CHUNK, f,
+          f.generation(), new RoundTag(f.generation(), round + 1, 2).sequence(), ByteBuffer.wrap(content(CHUNK, f,
               32)));
       stopNodeOf(memberTarget(f, 0, 0));
       assertReads(path, data, "the acknowledged bytes, from their copy");
@@ -315,7 +316,7 @@ class ErasureCodedTest extends StripedClusterTest {
     PfsOutputStream out = client.append(path);
     try {
       FileStatus f = out.file();
-      assertEquals(0, GroupReads.count(copyStat(f, 0, 0).sequence()), "copied before");
+      assertTrue(copyStat(f, 0, 0).tag().isCopy(), "copied before");
       assertEquals(f.generation(), copyStat(f, 0, 0).generation());
       hold(f, 0, 1, release);
       out.write(content(2 * CHUNK - 300, f, 52)); // fills the group: its round, chunk 1 held
@@ -353,8 +354,8 @@ class ErasureCodedTest extends StripedClusterTest {
       ByteBuffer[] round = {ByteBuffer.wrap(data, 0, CHUNK), ByteBuffer.wrap(chunk1), null};
       ByteBuffer parity = client.chunks().groupCodec(f.layout().across())
           .encode(Arrays.copyOf(round, 2))[0];
-      long sequence = GroupReads.sequence((memberStat(f, 0, 0).sequence()
-          >>> GroupReads.COUNT_BITS) + 1000, 2);
+      long sequence = new RoundTag(f.generation(), memberStat(f, 0, 0).tag().round() + 1000, 2)
+          .sequence();
       writeDirect(f, 0, 2, sequence, parity);
       PfsInputStream.ROUND_WAIT_HOOK = waited::countDown;
       stopNodeOf(memberTarget(f, 0, 0));
@@ -420,7 +421,7 @@ class ErasureCodedTest extends StripedClusterTest {
     FileStatus sealed = client.namespace().getStatus(path);
     assertTrue(sealed.repairs().isEmpty(), sealed.repairs().toString());
     assertEquals(GroupCheck.State.PROTECTED, new GroupCheck(client).check(sealed).worst());
-    assertEquals(2, GroupReads.count(memberStat(f, 0, 2).sequence()), "one round of 2 chunks");
+    assertEquals(2, memberStat(f, 0, 2).tag().count(), "one round of 2 chunks");
     assertTrue(missing(() -> copyStat(sealed, 0, 0)), "copies deleted after the seal");
     assertTrue(missing(() -> copyStat(sealed, 0, 1)), "copies deleted after the seal");
     for (int victim = 0; victim < 3; victim++) {
@@ -526,7 +527,7 @@ class ErasureCodedTest extends StripedClusterTest {
     byte[] newer = content(CHUNK, f, 5);
     client.nodes().writeChunk(t1.socketAddress(), TargetId.of(target1), new ChunkId(f.id(), 1),
         0, WriteMode.REPLACE, 0, f.generation(),
-        GroupReads.sequence((committed.sequence() >>> GroupReads.COUNT_BITS) + 1, 2),
+        new RoundTag(f.generation(), committed.tag().round() + 1, 2).sequence(),
         ByteBuffer.wrap(newer));
 
     stopNodeOf(target1);
@@ -566,7 +567,7 @@ class ErasureCodedTest extends StripedClusterTest {
     TargetInfo t1 = client.registry().target(target1).orElseThrow();
     client.nodes().writeChunk(t1.socketAddress(), TargetId.of(target1), new ChunkId(f.id(), 1),
         0, WriteMode.REPLACE, 0, f.generation(),
-        GroupReads.sequence((committed.sequence() >>> GroupReads.COUNT_BITS) + 1, 2),
+        new RoundTag(f.generation(), committed.tag().round() + 1, 2).sequence(),
         ByteBuffer.wrap(content(CHUNK, f, 7)));
     FileStatus now = client.namespace().getStatus(path);
     now = client.namespace().damaged(path, f.id(), now.version(), now.generation(),
@@ -676,7 +677,7 @@ class ErasureCodedTest extends StripedClusterTest {
       w.truncate(CHUNK); // group 0's second chunk goes after the round of [chunk 0]
       FileStatus f = w.file();
       assertTrue(missing(() -> memberStat(f, 0, 1)), "chunk 1 deleted after the commit");
-      assertEquals(1, GroupReads.count(memberStat(f, 0, 2).sequence()), "a round of chunk 0");
+      assertEquals(1, memberStat(f, 0, 2).tag().count(), "a round of chunk 0");
     } finally {
       w.close();
     }
@@ -689,7 +690,7 @@ class ErasureCodedTest extends StripedClusterTest {
         java.time.Duration.ofSeconds(30), () -> {
           try {
             ChunkStat s = memberStat(f, g, j);
-            return s.generation() == gen && GroupReads.count(s.sequence()) > 0;
+            return s.generation() == gen && s.tagged() && !s.tag().isCopy();
           } catch (IOException e) {
             return false;
           }

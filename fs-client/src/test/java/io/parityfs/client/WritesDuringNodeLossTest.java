@@ -16,6 +16,7 @@ import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.node.client.NodeException;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ChunkStat;
+import io.parityfs.node.protocol.RoundTag;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.TargetId;
 import io.parityfs.testkit.Eventually;
@@ -23,7 +24,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -213,15 +213,15 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     assertEquals(0, done.waiting(), done.toString());
     assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
     ChunkMap map = ChunkMap.of(f.layout());
-    List<Long> tag = null;
+    RoundTag tag = null;
     for (int j = 0; j < 3; j++) {
       String t = f.layout().targets().get(map.memberPosition(0, j));
       TargetInfo info = client.registry().target(t).orElseThrow();
       io.parityfs.node.protocol.ChunkStat st = client.nodes().stat(info.socketAddress(),
           TargetId.of(t), new ChunkId(f.id(), map.memberIndex(0, j)));
       assertEquals(0, st.generation(), "member " + j + " of group 0 in its round: " + st);
-      tag = tag == null ? List.of(st.generation(), st.sequence()) : tag;
-      assertEquals(tag, List.of(st.generation(), st.sequence()), "one round, member " + j);
+      tag = tag == null ? st.tag() : tag;
+      assertEquals(tag, st.tag(), "one round, member " + j);
     }
     assertArrayEquals(Arrays.copyOfRange(base, CHUNK, 2 * CHUNK), onTarget(f, stale, 1));
     stopNodeOf(f.layout().targets().get(map.memberPosition(0, 0)));
@@ -354,7 +354,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
         ChunkStat p = memberStat(f, g, 2);
         return a.tagged() && p.tagged() && a.generation() == f.generation()
             && p.generation() == f.generation() && a.sequence() == p.sequence()
-            && GroupReads.count(a.sequence()) == count;
+            && a.tag().count() == count;
       } catch (IOException e) {
         return false;
       }
@@ -397,7 +397,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     byte[] more = content(CHUNK / 2, a, 13); // keyed by the appender's generation
     ChunkStat recut = memberStat(a, 1, 2);
     assertEquals(a.generation(), recut.generation(), "group 1's parity stored again: " + recut);
-    assertEquals(1, GroupReads.count(recut.sequence()), "one data chunk in the cut round");
+    assertEquals(1, recut.tag().count(), "one data chunk in the cut round");
     NodeException gone = assertThrows(NodeException.class, () -> memberStat(a, 1, 1));
     assertEquals(Status.NOT_FOUND, gone.status(), "chunk 3 deleted: " + gone.getMessage());
     out.write(more);

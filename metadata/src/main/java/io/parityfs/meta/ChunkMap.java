@@ -106,6 +106,59 @@ public final class ChunkMap {
     return m > 0 && index >= PARITY_BASE;
   }
 
+  /**
+   * The group of chunk {@code index} as its target stores it: {@link #group} of a data chunk,
+   * g of (ec:K+M) parity chunk {@code PARITY_BASE + gM + p}.
+   */
+  public long groupOf(int index) {
+    return isParity(index) ? (index - PARITY_BASE) / m : index / k;
+  }
+
+  /**
+   * The member number of chunk {@code index} in its group ({@link #groupOf}): j for data chunk
+   * gK + j, K + p for parity chunk p; 0 for a layout that is not ec.
+   */
+  public int memberOf(int index) {
+    return isParity(index) ? k + (index - PARITY_BASE) % m : index % k;
+  }
+
+  /**
+   * The chunks of group {@code group} that the layout places at {@code position}, by member
+   * number (ec:K+M, data chunks past a file's end included) or copy number (mirror:N: copies of
+   * chunk {@code group}; otherwise the chunk itself). Empty when none is placed there.
+   */
+  public List<Placed> membersAt(long group, int position) {
+    List<Placed> out = new ArrayList<>(1);
+    if (m > 0) {
+      for (int j = 0; j < k + m; j++) {
+        if (memberPosition(group, j) == position) {
+          out.add(new Placed(position, memberIndex(group, j)));
+        }
+      }
+    } else {
+      for (int c = 0; c < copies(); c++) {
+        if (copyPosition(group, c) == position) {
+          out.add(new Placed(position, (int) group));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@link #membersAt(long, int)}, but only what a file of {@code length} bytes stores there:
+   * none past its last group, and no data chunk past its end (ec:K+M parity always).
+   */
+  public List<Placed> membersAt(long group, int position, long length) {
+    if (group >= groups(length)) {
+      return List.of();
+    }
+    long data = dataChunks(length);
+    List<Placed> out = membersAt(group, position);
+    out.removeIf(p -> !isParity(p.index()) && p.index() >= data);
+    return out;
+  }
+
   /** Data chunks a file of {@code length} bytes has. */
   public long dataChunks(long length) {
     return (length + layout.chunkSize() - 1) / layout.chunkSize();

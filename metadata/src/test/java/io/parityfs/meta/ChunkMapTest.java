@@ -83,6 +83,61 @@ class ChunkMapTest {
   }
 
   @Test
+  void everyStoredChunkKnowsItsGroupAndMember() {
+    for (Across a : List.of(Across.NONE, Across.mirror(3), Across.ec(4, 2), Across.ec(2, 1),
+        Across.ec(3, 3))) {
+      ChunkMap map = map(7, a);
+      for (long g = 0; g < 100; g++) {
+        for (int j = 0; j < map.members(); j++) {
+          int index = map.memberIndex(g, j);
+          assertEquals(g, map.groupOf(index), a + " group " + g + " member " + j);
+          assertEquals(j, map.memberOf(index), a + " group " + g + " member " + j);
+        }
+      }
+    }
+    // without parity an index in the upper half is a data chunk: its own group
+    assertEquals(ChunkMap.PARITY_BASE + 5L, map(7, Across.mirror(2)).groupOf(
+        ChunkMap.PARITY_BASE + 5));
+  }
+
+  @Test
+  void theMembersOfAGroupAtAPosition() {
+    long chunk = 1 << 20;
+    // ec:2+1 over 3, five data chunks: group 2 holds chunk 4 at 1, (chunk 5) at 2, parity at 0
+    ChunkMap ec = map(3, Across.ec(2, 1));
+    assertEquals(List.of(new ChunkMap.Placed(1, 4)), ec.membersAt(2, 1, 5 * chunk));
+    assertEquals(List.of(), ec.membersAt(2, 2, 5 * chunk), "chunk 5 is past the end");
+    assertEquals(List.of(new ChunkMap.Placed(2, 5)), ec.membersAt(2, 2), "placed all the same");
+    assertEquals(List.of(new ChunkMap.Placed(0, ChunkMap.PARITY_BASE + 2)),
+        ec.membersAt(2, 0, 5 * chunk));
+    assertEquals(List.of(), ec.membersAt(3, 0, 5 * chunk), "past the last group");
+    // ec:2+1 over 4: group 0 spans positions 0..2, nothing at 3
+    assertEquals(List.of(), map(4, Across.ec(2, 1)).membersAt(0, 3, 8 * chunk));
+    // mirror:2 over 3: copy 1 of chunk 2 is at position 0
+    ChunkMap mirror = map(3, Across.mirror(2));
+    assertEquals(List.of(new ChunkMap.Placed(0, 2)), mirror.membersAt(2, 0, 3 * chunk));
+    assertEquals(List.of(new ChunkMap.Placed(2, 2)), mirror.membersAt(2, 2, 3 * chunk));
+    assertEquals(List.of(), mirror.membersAt(2, 1, 3 * chunk));
+    assertEquals(List.of(), mirror.membersAt(2, 0, 2 * chunk), "chunk 2 is past the end");
+    assertEquals(List.of(new ChunkMap.Placed(1, 1)), map(3, Across.NONE).membersAt(1, 1));
+    // every chunk a file stores is at its position in exactly one group
+    for (Across a : List.of(Across.NONE, Across.mirror(3), Across.ec(4, 2), Across.ec(2, 1))) {
+      ChunkMap map = map(7, a);
+      long length = 37 * chunk + 5;
+      Set<ChunkMap.Placed> found = new HashSet<>();
+      for (long g = 0; g < map.groups(length) + 2; g++) {
+        for (int p = 0; p < 7; p++) {
+          for (ChunkMap.Placed c : map.membersAt(g, p, length)) {
+            assertEquals(g, map.groupOf(c.index()), a + " " + c);
+            assertTrue(found.add(c), a + " " + c + " once");
+          }
+        }
+      }
+      assertEquals(new HashSet<>(map.stored(length)), found, a.toString());
+    }
+  }
+
+  @Test
   void whatAFileOfALengthHolds() {
     long chunk = 1 << 20;
     assertEquals(List.of(new ChunkMap.Placed(0, 0), new ChunkMap.Placed(1, 1),

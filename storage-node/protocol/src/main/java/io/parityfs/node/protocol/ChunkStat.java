@@ -40,6 +40,16 @@ public record ChunkStat(long length, long version, long createdMillis, long modi
     return sequence != 0;
   }
 
+  /**
+   * The stored version's group tag, decoded from {@link #generation} and {@link #sequence}; null
+   * when the version has none ({@link #tagged()} false), so that no untagged version passes for
+   * a copy of round 0. For a mirror chunk the sequence is a plain counter: compare {@link
+   * #sequence} there.
+   */
+  public RoundTag tag() {
+    return tagged() ? RoundTag.of(generation, sequence) : null;
+  }
+
   /** Its size on the wire: {@link #TAGGED_WIRE_SIZE} when tagged, {@link #WIRE_SIZE} otherwise. */
   public int wireSize() {
     return tagged() ? TAGGED_WIRE_SIZE : WIRE_SIZE;
