@@ -474,13 +474,17 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     return fanOut;
   }
 
-
   /**
    * Reads chunk {@code index} on {@code target} from {@code offset} into {@code dst} (up to its
    * remaining bytes; fewer at the end of the chunk) and returns the stat of the version read (its group tag); empty when the target answers that it has no such chunk.
    * Other failures are {@link ClientException}s, as {@link #read}'s.
    */
   Optional<ChunkStat> readMember(String target, long fileId, int index, long offset,
+      ByteBuffer dst) throws IOException {
+    return readAgainIfReplaced(dst, () -> readMemberOnce(target, fileId, index, offset, dst));
+  }
+
+  private Optional<ChunkStat> readMemberOnce(String target, long fileId, int index, long offset,
       ByteBuffer dst) throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     try {
@@ -542,6 +546,38 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   int readCopy(String target, long fileId, int index, long offset, ByteBuffer dst)
+      throws IOException {
+    return readAgainIfReplaced(dst, () -> readCopyOnce(target, fileId, index, offset, dst));
+  }
+
+  /** Reads of a version replaced while they were served: at most this many tries. */
+  private static final int REPLACED_TRIES = 3;
+
+  /** A read of {@code dst}'s bytes, one request. */
+  private interface Read<T> {
+    T read() throws IOException;
+  }
+
+  /**
+   * Runs {@code read}, again from {@code dst}'s position when it failed CONFLICT: the version
+   * it was reading was replaced under it (a writer's REPLACE committed, and its files went).
+   * Each try is one request, so it reads one version whole: the newer one.
+   */
+  private static <T> T readAgainIfReplaced(ByteBuffer dst, Read<T> read) throws IOException {
+    int start = dst.position();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return read.read();
+      } catch (ClientException e) {
+        if (e.status() != ClientStatus.CONFLICT || attempt == REPLACED_TRIES) {
+          throw e;
+        }
+        dst.position(start);
+      }
+    }
+  }
+
+  private int readCopyOnce(String target, long fileId, int index, long offset, ByteBuffer dst)
       throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     return onTarget(target, at -> nodes.readChunk(at.node(), at.wireId(),

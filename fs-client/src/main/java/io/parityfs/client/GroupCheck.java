@@ -53,9 +53,14 @@ public final class GroupCheck {
    * missing or of another round while their target answers and the repair record does not name
    * it (what catch-up would store again once the record names it: {@code fsck --repair}).
    */
-  public record Finding(long group, State state, String detail, List<String> unrecorded) {
+  public record Finding(long group, State state, String detail, List<String> unrecorded,
+      boolean inCopies) {
     public Finding {
       unrecorded = List.copyOf(unrecorded);
+    }
+
+    Finding(long group, State state, String detail, List<String> unrecorded) {
+      this(group, state, detail, unrecorded, false);
     }
   }
 
@@ -145,7 +150,7 @@ public final class GroupCheck {
     for (Map.Entry<RoundTag, Integer> e : usable.entrySet()) {
       int c = e.getKey().count();
       if (c >= present && e.getValue() >= c && (best == null
-          || e.getKey().sequence() > best.sequence())) {
+          || e.getKey().newerThan(best))) {
         best = e.getKey();
       }
     }
@@ -178,8 +183,8 @@ public final class GroupCheck {
    * best}, or no round): TAIL when each data chunk within the length has M+1 copies holding
    * the bytes the length covers of it (its own member and its copies on the parity targets),
    * UNDER_PROTECTED when it has fewer but one; null when the group is not in copies, or a
-   * chunk has none (the rounds decide then). Its unrecorded target is the first parity
-   * target: catch-up of that member seals the group ({@code Repairer}).
+   * chunk has none (the rounds decide then). Marked {@code inCopies}: a hand-off seals it
+   * ({@code Repairer#handOff}).
    */
   private Finding tail(FileStatus f, ChunkMap map, long g, int present, RoundTag best,
       ChunkStat[] stats, String detail) throws IOException {
@@ -216,9 +221,10 @@ public final class GroupCheck {
     if (least == 0) {
       return null;
     }
-    String first = f.layout().targets().get(map.memberPosition(g, k));
+    // sealed from its copies, never handed over through the record: a record entry would
+    // take a parity target's copies from readers too, which may be all the group has
     return new Finding(g, least >= m + 1 ? State.TAIL : State.UNDER_PROTECTED, "in copies ("
-        + least + " of each data chunk, newest tag " + newest + "); " + detail, List.of(first));
+        + least + " of each data chunk, newest tag " + newest + "); " + detail, List.of(), true);
   }
 
   private Finding mirror(FileStatus f, ChunkMap map, long g) throws IOException {

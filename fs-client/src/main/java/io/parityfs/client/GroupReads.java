@@ -207,8 +207,10 @@ final class GroupReads {
         return new Member(j, null, null, e.getMessage(),
             e.status() == ClientStatus.UNAVAILABLE || e.status() == ClientStatus.TARGET_NOT_FOUND);
       }
-      if (j < 0) {
-        return new Member(j, null, null, e.getMessage(), false); // a copy: only a fallback
+      if (j < 0 || e.status() == ClientStatus.CONFLICT) {
+        // a copy is only a fallback; a member whose version was replaced while it was read
+        // belongs to a round in flight: neither is used, the others may still decode
+        return new Member(j, null, null, e.getMessage(), false);
       }
       throw new CompletionException(e);
     } catch (IOException e) {

@@ -652,6 +652,20 @@ public final class PfsFileWriter implements Closeable {
     checkOpen();
   }
 
+  /**
+   * Tests: waits until every store started so far has ended, failed or not, without storing
+   * or committing anything more (a writer about to be killed at a known point).
+   */
+  synchronized void awaitInFlight() {
+    for (CompletableFuture<Void> f : new ArrayList<>(storing.values())) {
+      try {
+        f.join();
+      } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        // recorded as the writer's failure
+      }
+    }
+  }
+
   private void awaitStoring(int index) throws IOException {
     CompletableFuture<Void> f = storing.remove(storeKey(index));
     if (f == null) {

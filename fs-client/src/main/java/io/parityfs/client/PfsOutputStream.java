@@ -406,6 +406,20 @@ public final class PfsOutputStream extends OutputStream {
     });
   }
 
+  /**
+   * Tests: waits until every upload and round started so far has ended, failed or not, without
+   * committing anything (a writer about to be killed at a known point).
+   */
+  void awaitInFlight() {
+    for (CompletableFuture<Void> f : new ArrayList<>(inflight)) {
+      try {
+        f.join();
+      } catch (CompletionException | CancellationException e) {
+        // recorded as the stream's failure
+      }
+    }
+  }
+
   private void awaitUploads() throws IOException {
     for (CompletableFuture<Void> f : inflight) {
       try {

@@ -148,18 +148,53 @@ public final class Repairer {
    * over, or the file is open for writing (its writer seals its groups).
    */
   public HandOff handOff(FileStatus f, GroupCheck.Report r) throws IOException {
+    if (f.isOpenForWrite()) {
+      return null;
+    }
     List<Repairs.Range> ranges = new ArrayList<>();
+    List<Long> seal = new ArrayList<>();
     for (GroupCheck.Finding g : r.findings()) {
+      if (g.inCopies()) {
+        seal.add(g.group());
+      }
       for (String t : g.unrecorded()) {
         ranges.add(new Repairs.Range(t, g.group(), g.group()));
       }
     }
-    if (ranges.isEmpty() || f.isOpenForWrite()) {
+    if (ranges.isEmpty() && seal.isEmpty()) {
       return null;
     }
-    client.namespace().damaged(f.path(), f.id(), f.version(), f.generation(),
-        new Repairs(ranges));
-    return new HandOff(ranges.size(), repair(f.path()));
+    long sealed = 0;
+    long bytes = 0;
+    List<Long> notSealed = new ArrayList<>();
+    if (!seal.isEmpty()) {
+      ChunkMap map = ChunkMap.of(f.layout());
+      int k = f.layout().across().data();
+      for (long g : seal) {
+        long n = sealFromCopies(f, map, g, (int) Math.min(k, map.dataChunks(f.length()) - g * k),
+            null);
+        if (n < 0) {
+          notSealed.add(g);
+        } else {
+          sealed++;
+          bytes += n;
+        }
+      }
+    }
+    Outcome o = new Outcome(f.path(), 0, 0, 0, null);
+    if (!ranges.isEmpty()) {
+      // members missing, or of another round than the one the group decodes from: recording
+      // them takes nothing from that round
+      LOG.info("{}: handed to catch-up: {}", f.path(), ranges);
+      FileStatus now = client.namespace().getStatus(f.path());
+      client.namespace().damaged(f.path(), f.id(), now.version(), now.generation(),
+          new Repairs(ranges));
+      o = repair(f.path());
+    }
+    String skipped = notSealed.isEmpty() ? o.skipped() : "groups " + notSealed + " in copies"
+        + " not sealed now (a target down)" + (o.skipped() == null ? "" : "; " + o.skipped());
+    return new HandOff(ranges.size() + seal.size(), new Outcome(o.path(),
+        o.repaired() + sealed, o.waiting() + notSealed.size(), o.bytes() + bytes, skipped));
   }
 
   /** What {@link #handOff} did: the members it added to the record, and the catch-up after. */

@@ -29,7 +29,9 @@ import org.junit.jupiter.api.Test;
  * "down" in turn (M = 1: cut off from the reading client, {@link ChunkIo#cutOff}), or with the
  * node that is really stopped down. The bytes a killed writer never had acknowledged may come
  * back or not (lease recovery decides); what it decides must be the writer's bytes, and from
- * the seal that follows on, the same with any node down.
+ * the seal that follows on, the same with any node down. A writer is killed once the uploads
+ * it started have landed, so that a seed replays exactly; deaths between the member writes
+ * of a round are {@link ErasureCodedTest}'s, each at a hook.
  *
  * <p>CI runs {@link #SEEDS} seeds of {@link #STEPS} steps. A failure prints its seed and the
  * steps so far; {@code -Dparityfs.model.seed=S} replays one seed, {@code
@@ -103,7 +105,7 @@ class AcrossModelTest extends StripedClusterTest {
       } catch (Throwable e) {
         throw new AssertionError("seed " + seed + " failed at step " + step + " (" + steps
             + "); replay with -Dparityfs.model.seed=" + seed + " -Dparityfs.model.steps="
-            + STEPS, e);
+            + STEPS + "; the file's members:\n" + dump(), e);
       } finally {
         if (writer != null) {
           writer.close();
@@ -236,6 +238,14 @@ class AcrossModelTest extends StripedClusterTest {
      */
     private void kill() throws Exception {
       boolean sequential = stream != null;
+      // the writer dies once what it started has landed: a known point, so a seed replays
+      // exactly (deaths between the member writes of a round are ErasureCodedTest's, each at
+      // a hook)
+      if (sequential) {
+        stream.awaitInFlight();
+      } else {
+        random.awaitInFlight();
+      }
       byte[] wrote = pending;
       writer.close();
       writer = null;
@@ -246,9 +256,6 @@ class AcrossModelTest extends StripedClusterTest {
       FileStatus f = checker.namespace().getStatus(path);
       assertTrue(f.length() >= committed.length, "recovered " + f.length() + " of the "
           + committed.length + " committed bytes");
-      if (Boolean.getBoolean("parityfs.model.debug")) {
-        dump(f);
-      }
       byte[] got = read(Set.of(), (int) f.length());
       for (int i = 0; i < got.length; i++) {
         byte before = i < committed.length ? committed[i] : 0;
@@ -269,25 +276,31 @@ class AcrossModelTest extends StripedClusterTest {
       committed = got;
     }
 
-    /** Debugging a seed: every member's and copy's stat of the file, on stderr. */
-    private void dump(FileStatus f) {
-      io.parityfs.meta.ChunkMap map = io.parityfs.meta.ChunkMap.of(f.layout());
-      System.err.println("DUMP " + f.path() + " length " + f.length() + " gen "
-          + f.generation() + " record " + f.repairs());
-      for (long g = 0; g < map.groups(f.length()) + 1; g++) {
-        for (int j = 0; j < 3; j++) {
-          String t = f.layout().targets().get(map.memberPosition(g, j));
-          for (int idx : j < 2 ? new int[] {map.memberIndex(g, j)}
-              : new int[] {map.memberIndex(g, 2), (int) g * 2, (int) g * 2 + 1}) {
-            try {
-              System.err.println("DUMP g" + g + " j" + j + " idx " + idx + " on " + t + ": "
-                  + checker.chunks().statMember(t, f.id(), idx));
-            } catch (IOException e) {
-              System.err.println("DUMP g" + g + " j" + j + " idx " + idx + ": " + e);
+    /** Every member's and copy's stat of the file, for a failure's message. */
+    private String dump() {
+      StringBuilder b = new StringBuilder();
+      try {
+        FileStatus f = checker.namespace().getStatus(path);
+        io.parityfs.meta.ChunkMap map = io.parityfs.meta.ChunkMap.of(f.layout());
+        b.append("  length ").append(f.length()).append(", generation ").append(f.generation())
+            .append(", record ").append(f.repairs()).append(", open ")
+            .append(f.isOpenForWrite()).append('\n');
+        for (long g = 0; g <= map.groups(f.length()); g++) {
+          for (int j = 0; j < 3; j++) {
+            String t = f.layout().targets().get(map.memberPosition(g, j));
+            int[] indexes = j < 2 ? new int[] {map.memberIndex(g, j)}
+                : new int[] {map.memberIndex(g, 2), (int) g * 2, (int) g * 2 + 1};
+            for (int index : indexes) {
+              b.append("  group ").append(g).append(" member ").append(j).append(" chunk ")
+                  .append(index).append(" on ").append(t).append(": ")
+                  .append(checker.chunks().statMember(t, f.id(), index)).append('\n');
             }
           }
         }
+      } catch (IOException | RuntimeException e) {
+        b.append("  (").append(e).append(")");
       }
+      return b.toString();
     }
 
     private boolean recordEmpty() throws IOException {

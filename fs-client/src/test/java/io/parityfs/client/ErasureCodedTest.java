@@ -390,7 +390,7 @@ class ErasureCodedTest extends StripedClusterTest {
 
   /**
    * A writer dies after an hflush: lease recovery closes the file with its last group in
-   * copies (no round stored it). fsck finds it TAIL; catch-up of one of its members seals it
+   * copies (no round stored it). fsck finds it TAIL; the hand-off (fsck --repair, the keeper) seals it
    * from the copies (one round, a deterministic tag), and deletes the copies; every byte reads
    * back with any one node down.
    */
@@ -414,9 +414,9 @@ class ErasureCodedTest extends StripedClusterTest {
       assertArrayEquals(data, readWhole(path), "in copies, target " + victim + " down");
       restart();
     }
-    f = client.namespace().damaged(path, f.id(), f.version(), f.generation(),
-        io.parityfs.meta.Repairs.of(r.findings().get(0).unrecorded().get(0), 0));
-    Repairer.Outcome o = client.repair(path);
+    assertTrue(r.findings().get(0).inCopies() && r.findings().get(0).unrecorded().isEmpty(),
+        "sealed, never handed over through the record: " + r);
+    Repairer.Outcome o = client.handOff(f, r).outcome(); // fsck --repair, the keeper's check
     assertEquals(1, o.repaired(), o.toString());
     FileStatus sealed = client.namespace().getStatus(path);
     assertTrue(sealed.repairs().isEmpty(), sealed.repairs().toString());
