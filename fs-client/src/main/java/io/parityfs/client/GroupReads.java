@@ -134,7 +134,11 @@ final class GroupReads {
       }
     }
     Member copy = newestCopy(copies);
-    if (copy != null && copy.tag().newerThan(round)) {
+    // the newer of the two, unless the copy ends before the range while the round may not: a
+    // writer's copies of content it has not committed yet (a truncate's kept bytes) are newer
+    // than the round that holds the committed bytes
+    if (copy != null && copy.tag().newerThan(round)
+        && (round == null || copy.bytes().remaining() >= len)) {
       copy.bytes().limit(Math.min(copy.bytes().limit(), len));
       int got0 = copy.bytes().remaining();
       dst.put(copy.bytes());

@@ -220,12 +220,16 @@ final class GroupWriter {
 
   /**
    * A random-access writer's store of group {@code g}, which holds committed bytes (audit C5;
-   * {@link PfsFileWriter}): copies of every chunk of its new content first (own targets and
-   * parity targets, one copy tag), then its round, which so replaces members only while copies
-   * hold every committed byte it does not change. The copies go at the next {@link #release}.
+   * {@link PfsFileWriter}): copies of every chunk of its new content on the group's parity
+   * targets first (one copy tag), then its round, which so replaces members only while copies
+   * hold every committed byte it does not change (a chunk's own member holds it too, old or new).
+   * The copies go at the next {@link #release}.
    */
   CompletableFuture<Void> storeProtected(long g, ByteBuffer[] data) {
-    CompletableFuture<Void> copied = copies(g, data, 0, true);
+    // on the parity targets only: they hold the round's parity under another chunk id, so
+    // these writes take no member from the round that protects the committed bytes now, and
+    // every chunk's new content is on M targets before the round replaces any member
+    CompletableFuture<Void> copied = copies(g, data, 0, false);
     if (!sealing.contains(g)) {
       sealing.add(g);
     }

@@ -229,10 +229,9 @@ public final class PfsFileWriter implements Closeable {
     int cut = chunkIndex(newLength);
     int inChunk = (int) (newLength - (long) cut * chunkSize);
     Holes before = holes;
-    if ((long) cut * chunkSize < oldStored && !before.contains(map.group(cut))) {
-      if (groups != null) {
-        truncateGroup(cut, inChunk);
-      } else if (inChunk > 0) {
+    boolean cutGroup = (long) cut * chunkSize < oldStored && !before.contains(map.group(cut));
+    if (cutGroup && groups == null) {
+      if (inChunk > 0) {
         ByteBuffer kept = ByteBuffer.allocate(inChunk);
         readStored(cut, 0, kept);
         kept.flip();
@@ -247,9 +246,15 @@ public final class PfsFileWriter implements Closeable {
     length = newLength;
     committed = newLength;
     storedSinceCommit.clear();
-    releaseCopies();
     long lastOld = oldStored == 0 ? -1 : chunkIndex(oldStored - 1);
     try {
+      if (cutGroup && groups != null) {
+        // ec: the new length is committed first, so that the bytes it drops are no longer
+        // committed when the cut round replaces the members of the round that held them (the
+        // kept bytes are in that round, then in copies, then in the cut round: audit H5)
+        truncateGroup(cut, inChunk);
+      }
+      releaseCopies();
       // an ec cut at a chunk's start keeps that chunk until the cut round is stored and the
       // length committed (audit H5): it goes here, with the others
       for (long i = groups != null && inChunk == 0 ? cut : cut + 1; i <= lastOld; i++) {

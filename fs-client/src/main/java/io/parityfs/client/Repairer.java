@@ -154,7 +154,7 @@ public final class Repairer {
     List<Repairs.Range> ranges = new ArrayList<>();
     List<Long> seal = new ArrayList<>();
     for (GroupCheck.Finding g : r.findings()) {
-      if (g.inCopies()) {
+      if (g.inCopies() || g.state() == GroupCheck.State.TORN) {
         seal.add(g.group());
       }
       for (String t : g.unrecorded()) {
@@ -170,9 +170,13 @@ public final class Repairer {
     if (!seal.isEmpty()) {
       ChunkMap map = ChunkMap.of(f.layout());
       int k = f.layout().across().data();
+      java.util.Set<Long> torn = new java.util.HashSet<>();
+      r.findings().stream().filter(x -> x.state() == GroupCheck.State.TORN)
+          .forEach(x -> torn.add(x.group()));
       for (long g : seal) {
-        long n = sealFromCopies(f, map, g, (int) Math.min(k, map.dataChunks(f.length()) - g * k),
-            null);
+        long n = torn.contains(g) ? sealAtLength(f, map, g)
+            : sealFromCopies(f, map, g, (int) Math.min(k, map.dataChunks(f.length()) - g * k),
+                null);
         if (n < 0) {
           notSealed.add(g);
         } else {
@@ -420,6 +424,51 @@ public final class Repairer {
       }
     }
     return bytes.flip();
+  }
+
+  /**
+   * Seals group {@code g} of closed file {@code f} at its length when only a round of more
+   * data chunks than the length covers decodes it (TORN: lease recovery ended the file inside
+   * that round): copies of its committed content first, on each data chunk's own target and the
+   * group's parity targets, then {@link #sealFromCopies}. The old round's members are replaced
+   * only while the copies hold the bytes. Returns the bytes of the seal, -1 when a target it
+   * needs is down (nothing lost: the copies or the old round still hold the bytes).
+   */
+  private long sealAtLength(FileStatus f, ChunkMap map, long g) throws IOException {
+    Layout layout = f.layout();
+    int k = layout.across().data();
+    int m = layout.across().parity();
+    int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
+    ByteBuffer[] data = readData(f, g * k, present, k);
+    RoundTag copy = RoundTag.copy(f.generation(), chunks.nextSequence());
+    // the parity targets first (another chunk id than the parity: nothing of the old round is
+    // replaced), the chunks' own targets only once every chunk has its copies there
+    List<int[]> writes = new ArrayList<>(); // {member position j of the chunk, target member}
+    for (int p = k; p < k + m; p++) {
+      for (int j = 0; j < present; j++) {
+        writes.add(new int[] {j, p});
+      }
+    }
+    for (int j = 0; j < present; j++) {
+      writes.add(new int[] {j, j});
+    }
+    for (int[] w : writes) {
+      int j = w[0];
+      String t = layout.targets().get(map.memberPosition(g, w[1]));
+      if (f.repairs().stale(t, g)) {
+        continue;
+      }
+      try {
+        chunks.writeMember(t, f.id(), f.generation(), copy.sequence(), map.memberIndex(g, j),
+            data[j].duplicate());
+      } catch (ClientException e) {
+        if (!StaleMembers.targetDown(e)) {
+          throw e;
+        }
+        return -1;
+      }
+    }
+    return sealFromCopies(f, map, g, present, null);
   }
 
   /** The round of a seal from copies: above every round a writer's counter reaches. */

@@ -260,6 +260,22 @@ public final class ChunkLengthProbe implements LengthProbe {
         if (len == 0) {
           return end;
         }
+      } else if (layout.across().isErasureCoded()) {
+        // an ec chunk with copies on its group's parity targets (an hflush that no round
+        // sealed): only what every copy holds, as a mirror chunk counts, so that the bytes past
+        // the acknowledged length a dead writer's last hflush left on one node are not
+        // committed as if they had the group's tolerance; never below what the committed length
+        // covers, which every acknowledged copy holds
+        long g = map.group(i);
+        int k = layout.across().data();
+        for (int p = k; p < k + layout.across().parity(); p++) {
+          String t = layout.targets().get(map.memberPosition(g, p));
+          Long copy = lens.get(t);
+          if (copy != null && !file.repairs().stale(t, g) && !stored.down().contains(t)) {
+            len = Math.min(len, copy);
+          }
+        }
+        len = Math.max(len, Math.max(0, Math.min(chunkSize, file.length() - i * chunkSize)));
       }
       end = i * chunkSize + Math.min(len, chunkSize);
       if (len < chunkSize) {
