@@ -147,7 +147,10 @@ class AcrossModelTest extends StripedClusterTest {
     private void apply(String op) throws Exception {
       switch (op) {
         case "stop" -> {
-          stopped = rnd.nextInt(3);
+          // by the target's place in the file's layout, not the node's in the cluster: the
+          // placement of a seed's file depends on the files before it, its sequence must not
+          stopped = nodeOf(checker.namespace().getStatus(path).layout().targets()
+              .get(rnd.nextInt(3)));
           cluster.stopNode(stopped);
         }
         case "start" -> startNode();

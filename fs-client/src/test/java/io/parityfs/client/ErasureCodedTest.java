@@ -432,6 +432,156 @@ class ErasureCodedTest extends StripedClusterTest {
   }
 
   /**
+   * Two keepers seal one group at once (issue 40 item 4): a dead writer's tail group is in
+   * copies; keeper A's seal stops after its first member write, keeper B seals the whole group
+   * and deletes the copies, then A goes on. Both write the same members under the same
+   * deterministic tag, so the group ends as one complete round, every byte read with each node
+   * down. Then a third keeper whose check predates an appender's round is fenced, never
+   * writing its stale seal over the appender's group.
+   */
+  @Test
+  void twoKeepersSealingOneGroupAtOnceLeaveOneRound() throws Exception {
+    String path = "/e/two-sealers";
+    byte[] data;
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      data = content(CHUNK + 300, w.file(), 95);
+      w.write(data);
+      w.hflush();
+    } // the writer's session ends: its lease is dead
+    assertTrue(client.recoverLease(path));
+    FileStatus f = client.namespace().getStatus(path);
+    GroupCheck.Report seen = new GroupCheck(client).check(f);
+    assertEquals(GroupCheck.State.TAIL, seen.worst(), seen.toString());
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicReference<Thread> a = new java.util.concurrent.atomic
+        .AtomicReference<>();
+    java.util.concurrent.atomic.AtomicInteger aWrites = new java.util.concurrent.atomic
+        .AtomicInteger();
+    ChunkIo.MEMBER_WRITE_HOOK = (t, i) -> {
+      if (Thread.currentThread() == a.get() && aWrites.incrementAndGet() == 2) {
+        held.countDown();
+        try {
+          release.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    try (ParityClient keeperA = cluster.client(io.parityfs.meta.Caller.of("root"));
+        ParityClient keeperB = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      CompletableFuture<Repairer.HandOff> sealA = CompletableFuture.supplyAsync(() -> {
+        a.set(Thread.currentThread());
+        try {
+          return keeperA.handOff(f, seen);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      });
+      assertTrue(held.await(30, TimeUnit.SECONDS), "keeper A wrote its first member");
+      FileStatus now = client.namespace().getStatus(path);
+      Repairer.HandOff b = keeperB.handOff(now, new GroupCheck(keeperB).check(now));
+      assertEquals(1, b.outcome().repaired(), b.toString());
+      release.countDown();
+      Repairer.HandOff done = sealA.get(60, TimeUnit.SECONDS);
+      assertEquals(1, done.outcome().repaired(), done.toString());
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+      release.countDown();
+    }
+    FileStatus sealed = client.namespace().getStatus(path);
+    GroupCheck.Report after = new GroupCheck(client).check(sealed);
+    assertEquals(GroupCheck.State.PROTECTED, after.worst(), after.toString());
+    assertTrue(missing(() -> copyStat(sealed, 0, 0)), "no copy left");
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(data, readWhole(path), "sealed twice, target " + victim + " down");
+      restart();
+    }
+
+    // a keeper that checked the file before an appender took it: its seal is refused
+    try (PfsOutputStream out = client.create(path + "-2", CreateOptions.file())) {
+      out.write(data, 0, 300);
+      out.hflush();
+    }
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.append(path + "-2");
+      w.write(data, 300, 200);
+      w.hflush();
+    }
+    assertTrue(client.recoverLease(path + "-2"));
+    FileStatus old = client.namespace().getStatus(path + "-2");
+    GroupCheck.Report stale = new GroupCheck(client).check(old);
+    assertEquals(GroupCheck.State.TAIL, stale.worst(), stale.toString());
+    byte[] appended = content(700, old, 96);
+    try (PfsOutputStream w = client.append(path + "-2")) {
+      w.write(appended);
+    }
+    try (ParityClient late = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      Repairer.HandOff h = null;
+      try {
+        h = late.handOff(old, stale);
+      } catch (IOException e) {
+        // fenced or refused: the appender's round stands
+      }
+      assertTrue(h == null || h.outcome().repaired() == 0, String.valueOf(h));
+    }
+    byte[] want = java.util.Arrays.copyOf(data, 500 + appended.length);
+    System.arraycopy(appended, 0, want, 500, appended.length);
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(want, readWhole(path + "-2"), "appended, target " + victim + " down");
+      restart();
+    }
+  }
+
+  /**
+   * A cut never undone (audit D4's class, found by the model test, seed 4018): 300 bytes
+   * hflushed, then the seal at close lands chunk 0's own member with 500 bytes but not the
+   * parity, and the writer dies. Lease recovery ends the file at 300 (the copy on the parity
+   * target holds 300). An appender takes the file, writes nothing and dies too, and the parity
+   * target's node stops: the second recovery cannot ask the copy, and counting the own member's
+   * 500 bytes gave the first writer's 200 cut bytes back. Bytes of a chunk past the committed
+   * length count only where every copy of them can be asked.
+   */
+  @Test
+  void aLaterLeaseRecoveryNeverCountsBytesAnEarlierOneCut() throws Exception {
+    String path = "/e/cut-twice";
+    byte[] acknowledged;
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      FileStatus f = w.file();
+      acknowledged = content(300, f, 91);
+      w.write(acknowledged);
+      w.hflush();
+      w.write(content(200, f, 92));
+      int parity = io.parityfs.meta.ChunkMap.of(f.layout()).memberIndex(0, 2);
+      ChunkIo.MEMBER_WRITE_HOOK = (t, i) -> {
+        if (i == parity) {
+          throw new IllegalStateException("the writer died before the parity (test)");
+        }
+      };
+      assertThrows(IOException.class, w::close, "the seal is torn");
+    } finally {
+      ChunkIo.MEMBER_WRITE_HOOK = null;
+    }
+    assertTrue(client.recoverLease(path));
+    FileStatus f = client.namespace().getStatus(path);
+    assertEquals(300, f.length(), "the copy holds 300");
+    assertEquals(500, memberStat(f, 0, 0).length(), "the own member holds the torn seal's 500");
+    try (ParityClient appender = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      appender.append(path); // takes the lease, writes nothing, dies
+    }
+    stopNodeOf(memberTarget(f, 0, 2));
+    assertTrue(client.recoverLease(path));
+    assertEquals(300, client.namespace().getStatus(path).length(), "the cut bytes stay cut");
+    assertArrayEquals(acknowledged, readWhole(path), "parity node down");
+    restart();
+    assertArrayEquals(acknowledged, readWhole(path), "every node up");
+  }
+
+  /**
    * A round that holds more than the recovered length (audit P1): 300 bytes of chunk 1
    * hflushed, then the group's round lands chunk 0 and the parity but not chunk 1 (its write
    * fails), and the writer dies. Lease recovery ends the file inside chunk 1 (its own target

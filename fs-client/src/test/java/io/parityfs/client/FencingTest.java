@@ -78,16 +78,6 @@ class FencingTest extends StripedClusterTest {
     }
   }
 
-  private static int nodeOf(String targetId) throws IOException {
-    String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
-    for (int i = 0; i < cluster.nodes().size(); i++) {
-      if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException("no node serves " + targetId);
-  }
-
   /**
    * D3, the zombie writer: A has hsynced 1.5 chunks and holds the upload of its full chunk 1
    * (its only transfer thread is blocked) when its session expires. The lease is recovered, B

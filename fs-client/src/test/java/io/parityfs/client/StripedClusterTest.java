@@ -52,12 +52,16 @@ abstract class StripedClusterTest {
 
   /** Stops the node serving {@code targetId} (one at a time). */
   void stopNodeOf(String targetId) throws IOException {
+    stopped = nodeOf(targetId);
+    cluster.stopNode(stopped);
+  }
+
+  /** The index in the cluster of the node serving {@code targetId}. */
+  static int nodeOf(String targetId) throws IOException {
     String nodeId = client.registry().target(targetId).orElseThrow().nodeId();
     for (int i = 0; i < cluster.nodes().size(); i++) {
       if (cluster.nodes().get(i).nodeId().equals(nodeId)) {
-        cluster.stopNode(i);
-        stopped = i;
-        return;
+        return i;
       }
     }
     throw new IllegalStateException("no node " + nodeId + " serves target " + targetId);

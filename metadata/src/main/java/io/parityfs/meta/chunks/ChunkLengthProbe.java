@@ -221,6 +221,13 @@ public final class ChunkLengthProbe implements LengthProbe {
    * asked for: their targets may hold an older version or none. A data chunk whose only member
    * is in the record (ec) is taken as holding what the committed length covers of it, which the
    * rest of its group decodes; the prefix ends there unless that is the whole chunk.
+   *
+   * <p>Past the committed length, a chunk counts only where every place that may hold a copy
+   * of it was asked (each mirror copy; an ec chunk's own target and its group's parity
+   * targets): else it counts as far as the committed length. A shorter copy that could not be
+   * asked may be the one an earlier recovery cut the file at, and the longer one answering now
+   * holds bytes that recovery cut (audit D4): the bytes past the committed length were never
+   * acknowledged, so not counting them loses nothing a writer was promised.
    */
   private static long prefix(FileStatus file, Listing stored) {
     Layout layout = file.layout();
@@ -241,11 +248,14 @@ public final class ChunkLengthProbe implements LengthProbe {
         continue;
       }
       Map<String, Long> lens = stored.lengths().getOrDefault(i, Map.of());
+      long committed = Math.max(0, Math.min(chunkSize, file.length() - i * chunkSize));
       long len = Long.MAX_VALUE;
       boolean asked = false;
+      boolean unasked = false; // a place that may hold a copy of the chunk was not asked
       for (int c = 0; c < map.copies(); c++) {
         String target = layout.targets().get(map.copyPosition(i, c));
         if (file.repairs().stale(target, map.group(i)) || stored.down().contains(target)) {
+          unasked = true;
           continue;
         }
         asked = true;
@@ -256,7 +266,7 @@ public final class ChunkLengthProbe implements LengthProbe {
         len = Math.min(len, l);
       }
       if (!asked) {
-        len = Math.max(0, Math.min(chunkSize, file.length() - i * chunkSize));
+        len = committed;
         if (len == 0) {
           return end;
         }
@@ -271,11 +281,18 @@ public final class ChunkLengthProbe implements LengthProbe {
         for (int p = k; p < k + layout.across().parity(); p++) {
           String t = layout.targets().get(map.memberPosition(g, p));
           Long copy = lens.get(t);
-          if (copy != null && !file.repairs().stale(t, g) && !stored.down().contains(t)) {
+          if (file.repairs().stale(t, g) || stored.down().contains(t)) {
+            unasked = true;
+          } else if (copy != null) {
             len = Math.min(len, copy);
           }
         }
-        len = Math.max(len, Math.max(0, Math.min(chunkSize, file.length() - i * chunkSize)));
+        if (unasked) {
+          len = committed;
+        }
+        len = Math.max(len, committed);
+      } else if (unasked) {
+        len = Math.min(len, committed);
       }
       end = i * chunkSize + Math.min(len, chunkSize);
       if (len < chunkSize) {

@@ -266,4 +266,36 @@ class ChunkLengthProbeTest {
     // without a policy, any target down fails it, as before
     assertThrows(IOException.class, () -> probe.fenceAll(file(LAYOUT, 2), 4096));
   }
+  /**
+   * Past the committed length a chunk counts only where every place that may hold a copy of it
+   * answers: an earlier recovery cut the file at a short copy, and with that copy's target down
+   * the longer one must not give the cut bytes back (the model test's seed 4018).
+   */
+  @Test
+  void bytesPastTheCommittedLengthCountOnlyWhenEveryCopyAnswers() throws IOException {
+    Layout mirrored = LAYOUT.withAcross(Across.mirror(2));
+    // chunk 1: 4096 bytes on b, 1000 on c; an earlier recovery committed 4096 + 1000
+    Targets t = new Targets().on("a", 0, 4096).on("b", 0, 4096).on("b", 1, 4096)
+        .on("c", 1, 1000);
+    ChunkLengthProbe probe = new ChunkLengthProbe(t, 1);
+    FileStatus cut = withRepairs(file(mirrored, 3), 4096 + 1000, Repairs.NONE);
+    assertEquals(4096 + 1000, probe.length(cut));
+    t.down = "c";
+    assertEquals(4096 + 1000, probe.length(cut), "c down: b's longer copy is not counted");
+    assertEquals(4096, probe.length(withRepairs(file(mirrored, 3), 4096, Repairs.NONE)),
+        "nor past a shorter committed length");
+
+    Layout coded = LAYOUT.withAcross(Across.ec(2, 1));
+    // group 0: chunk 0's own member on a holds a torn seal's 500 bytes, its copy on the parity
+    // target c the 300 committed
+    Targets e = new Targets().on("a", 0, 500).on("c", 0, 300);
+    ChunkLengthProbe coding = new ChunkLengthProbe(e, 1);
+    FileStatus f = withRepairs(file(coded, 3), 300, Repairs.NONE);
+    assertEquals(300, coding.length(f), "as far as the copy holds it");
+    e.down = "c";
+    assertEquals(300, coding.length(f), "the parity target down: as far as committed");
+    e.down = null;
+    assertEquals(300, coding.length(withRepairs(file(coded, 3), 300, Repairs.of("c", 0))),
+        "the parity target in the record: as far as committed");
+  }
 }
