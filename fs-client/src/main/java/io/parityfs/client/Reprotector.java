@@ -151,6 +151,14 @@ public final class Reprotector {
       return new Outcome(f.path(), 0, 0, 0, "open for writing by " + f.writer()
           + ": moved once it is closed");
     }
+    if (copy) {
+      FileStatus sealed = sealed(f);
+      if (sealed == null) {
+        return new Outcome(f.path(), 0, 0, 0, "a group in copies or torn could not be sealed"
+            + " now (a target down): moved once it is");
+      }
+      f = sealed;
+    }
     int moved = 0;
     long members = 0;
     long bytes = 0;
@@ -236,6 +244,31 @@ public final class Reprotector {
       }
     }
     return new Outcome(f.path(), moved, members, bytes, null);
+  }
+
+  /**
+   * {@code f} with its groups in copies and its torn groups sealed ({@link Repairer#handOff}),
+   * before a drain or a rebalance copies its members (docs/across-nodes.md, "Moves"): a copy on
+   * a parity target is not a member, so a group moved as it is would keep its committed bytes
+   * on its own member alone. Null when one is left unsealed (a target down). Re-protection does
+   * not come here: its lost target cannot take a seal, and it rebuilds members as they are.
+   */
+  private FileStatus sealed(FileStatus f) throws IOException {
+    if (!f.layout().across().isErasureCoded()) {
+      return f;
+    }
+    GroupCheck.Report r = new GroupCheck(client).check(f);
+    if (!unsealed(r)) {
+      return f;
+    }
+    rebuilder.handOff(f, r);
+    FileStatus now = client.namespace().getStatus(f.path());
+    return unsealed(new GroupCheck(client).check(now)) ? null : now;
+  }
+
+  private static boolean unsealed(GroupCheck.Report r) {
+    return r.findings().stream()
+        .anyMatch(g -> g.inCopies() || g.state() == GroupCheck.State.TORN);
   }
 
   /**

@@ -16,6 +16,7 @@ import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.registry.MoveProgress;
 import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;
+import io.parityfs.meta.targets.TargetInfo;
 import io.parityfs.testing.MiniCluster;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -98,8 +99,11 @@ class DrainTest extends OwnClusterTest {
     cluster.stopNode(other);
     MovePass.Summary first;
     List<String> pinnedDirs;
-    try {
-      MovePass pass = new MovePass(client, Set.of(draining), true, 0);
+    // the pass runs on a client of its own, as `parityfs node drain` does: its check of the
+    // files' groups with a node down makes that node a suspect, and the open file's writer
+    // would write around it once it is back
+    try (ParityClient mover = cluster.client(Caller.of("root"))) {
+      MovePass pass = new MovePass(mover, Set.of(draining), true, 0);
       List<FileStatus> found = pass.find(List.of("/"));
       assertEquals(files.size() + 1, found.size(), "the closed files and the open one");
       pinnedDirs = pass.pinned().stream().map(FileStatus::path).sorted().toList();
@@ -164,6 +168,61 @@ class DrainTest extends OwnClusterTest {
       }
     } finally {
       cluster.restartNode(drained);
+    }
+  }
+  /**
+   * A drain never leaves a group's committed bytes behind in copies: a dead writer's hflushed
+   * last group, its copy on the group's parity target and no round yet (lease recovery left it
+   * for the keeper's check), is sealed before that parity target's members move. A drain copies
+   * members, and a copy is not one: before, the parity target held no member to copy, no round
+   * could rebuild it, and the drain failed the file on every pass. Afterwards the group is one
+   * complete round on the new layout, and every byte reads with the own member's node down.
+   */
+  @Test
+  void aDrainSealsAGroupInCopiesBeforeMovingIt() throws Exception {
+    Retirements retirements = new Retirements(client.registry());
+    for (TargetInfo t : client.registry().targets()) {
+      retirements.reinstate(t.id()); // the other test leaves its drained target retired
+    }
+    List<String> three = client.registry().targets().stream().map(t -> t.id()).limit(3)
+        .toList();
+    client.namespace().mkdirs("/tail", CreateOptions.directory().withLayout(
+        new Layout(CHUNK, 3, three, "raid6:4+2").withAcross(Across.ec(2, 1))));
+    String path = "/tail/f";
+    byte[] data;
+    try (ParityClient writer = cluster.client(Caller.of("root"))) {
+      PfsOutputStream out = writer.create(path, CreateOptions.file());
+      data = content(path, out.file(), CHUNK + 300);
+      out.write(data);
+      out.hflush();
+    } // the writer's session ends: its lease is dead
+    assertTrue(client.recoverLease(path));
+    FileStatus f = client.namespace().getStatus(path);
+    GroupCheck.Report tail = new GroupCheck(client).check(f);
+    assertEquals(GroupCheck.State.TAIL, tail.worst(), tail.toString());
+    io.parityfs.meta.ChunkMap map = io.parityfs.meta.ChunkMap.of(f.layout());
+    String parity = f.layout().targets().get(map.memberPosition(0, 2));
+    String own = f.layout().targets().get(map.memberPosition(0, 0));
+    retirements.retire(parity, Standing.DRAINING, "test");
+    try {
+      MovePass pass = new MovePass(client, Set.of(parity), true, 0);
+      MovePass.Summary done = pass.run(pass.find(List.of("/tail")), null, () -> true);
+      assertEquals(1, done.moved(), done.toString());
+      FileStatus moved = client.namespace().getStatus(path);
+      assertFalse(moved.layout().targets().contains(parity), moved.layout().toString());
+      assertEquals(GroupCheck.State.PROTECTED, new GroupCheck(client).check(moved).worst(),
+          "sealed, then moved");
+      int ownNode = cluster.nodeOf(client, own);
+      cluster.stopNode(ownNode);
+      try (ParityClient fresh = cluster.client(Caller.of("root"))) {
+        assertArrayEquals(data, MiniCluster.read(fresh, path), "chunk 0's node stopped");
+      } finally {
+        cluster.restartNode(ownNode);
+        cluster.awaitTargets(4);
+      }
+    } finally {
+      retirements.reinstate(parity);
+      client.namespace().delete("/tail", true); // the other test drains from "/"
     }
   }
 }
