@@ -222,13 +222,13 @@ public final class ParityClient implements Closeable {
    * which a later lease recovery's stored prefix would otherwise bring back. For {@code ec},
    * the data chunks past the length in the group that holds the end stay through the fence
    * (its last round may need them); the group is then stored again cut at the length and they
-   * are deleted ({@link Repairer#restoreCut}). Returns the file as committed after that.
+   * are deleted ({@link CutGroup#restoreCut}). Returns the file as committed after that.
    */
   private FileStatus fence(FileStatus f) throws IOException {
     if (probe.fenceAll(f, f.length()).cutKept() == 0) {
       return f;
     }
-    return new Repairer(this).restoreCut(f);
+    return new CutGroup(this).restoreCut(f);
   }
 
   /**
