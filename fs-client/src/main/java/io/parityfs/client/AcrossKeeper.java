@@ -341,7 +341,7 @@ public final class AcrossKeeper implements Closeable {
       }
       boolean back = f.targets().stream().map(byId::get).anyMatch(t -> t != null
           && t.reachability() == Reachability.ONLINE && t.standing() != Standing.BAD
-          && client.chunks().healthy(t.id()));
+          && client.memberIo().healthy(t.id()));
       if (!back) {
         continue;
       }

@@ -90,10 +90,10 @@ public final class GroupCheck {
   /** Findings listed per file at most. */
   public static final int MAX_FINDINGS = 100;
 
-  private final ChunkIo chunks;
+  private final MemberIo chunks;
 
   public GroupCheck(ParityClient client) {
-    this.chunks = client.chunks();
+    this.chunks = client.memberIo();
   }
 
   /** Checks every group of {@code f} (none for a file without a policy across nodes). */

@@ -287,10 +287,10 @@ public final class MovePass {
     long deleted = 0;
     long cursor = 0;
     do {
-      io.parityfs.meta.chunks.ChunkPage page = client.chunks().list(target,
+      io.parityfs.meta.chunks.ChunkPage page = client.memberIo().list(target,
           io.parityfs.meta.chunks.ChunkService.ALL_FILES, cursor, 1000);
       for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
-        if (!users.contains(c.fileId()) && client.chunks().delete(target, c.fileId(),
+        if (!users.contains(c.fileId()) && client.memberIo().delete(target, c.fileId(),
             c.index())) {
           deleted++;
         }

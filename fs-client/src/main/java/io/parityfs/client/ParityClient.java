@@ -303,6 +303,14 @@ public final class ParityClient implements Closeable {
     return probe;
   }
 
+  /**
+   * This client's transfers of single members of groups across nodes, with their tags: what the
+   * keeper ({@code io.parityfs.keeper}) builds on. Shared with this client's streams.
+   */
+  public MemberIo memberIo() {
+    return chunks;
+  }
+
   ChunkIo chunks() {
     return chunks;
   }

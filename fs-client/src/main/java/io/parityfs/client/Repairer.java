@@ -47,11 +47,11 @@ public final class Repairer {
   static final int BATCH = 64;
 
   private final ParityClient client;
-  private final ChunkIo chunks;
+  private final MemberIo chunks;
 
   Repairer(ParityClient client) {
     this.client = client;
-    this.chunks = client.chunks();
+    this.chunks = client.memberIo();
   }
 
   /**
@@ -236,14 +236,14 @@ public final class Repairer {
   /**
    * Deletes group {@code g}'s data members {@code present..K-1} (past the end of the file) on
    * {@code layout}'s targets, at the file's generation, once a round has stored the group cut at
-   * the end: none of its members needs them any more. A target that is down goes in {@code
-   * stale} (catch-up's trim deletes there) or, without one, fails the delete.
+   * the end: none of its members needs them any more. A target that is down fails the delete
+   * (a new writer's restore of the cut group records it instead: {@code CutGroup}).
    */
-  private void deletePastEnd(FileStatus f, Layout layout, ChunkMap map, long g, int present,
-      StaleMembers stale) throws IOException {
+  private void deletePastEnd(FileStatus f, Layout layout, ChunkMap map, long g, int present)
+      throws IOException {
     for (int j = present; j < layout.across().data(); j++) {
-      chunks.deleteMember(layout.targets().get(map.memberPosition(g, j)), f.id(),
-          map.memberIndex(g, j), f.generation(), stale, g);
+      chunks.delete(layout.targets().get(map.memberPosition(g, j)), f.id(),
+          map.memberIndex(g, j), f.generation());
     }
   }
 
@@ -309,7 +309,7 @@ public final class Repairer {
       chunks.writeMember(layout.targets().get(map.memberPosition(g, k + p)), f.id(),
           f.generation(), sequence, map.memberIndex(g, k + p), parity[p]);
     }
-    deletePastEnd(f, layout, map, g, present, null);
+    deletePastEnd(f, layout, map, g, present);
     LOG.info("{}: group {} sealed at the length (cut inside its round {} by lease recovery)",
         f.path(), g, round);
     return n;
@@ -426,7 +426,7 @@ public final class Repairer {
         chunks.writeMember(t, f.id(), f.generation(), copy.sequence(), map.memberIndex(g, j),
             data[j].duplicate());
       } catch (ClientException e) {
-        if (!StaleMembers.targetDown(e)) {
+        if (!MemberIo.targetDown(e)) {
           throw e;
         }
         return -1;
@@ -502,7 +502,7 @@ public final class Repairer {
       try {
         chunks.writeMember(t, f.id(), f.generation(), sequence, map.memberIndex(g, j), bytes);
       } catch (ClientException e) {
-        if (!StaleMembers.targetDown(e)) {
+        if (!MemberIo.targetDown(e)) {
           throw e;
         }
         return -1; // the copies stay; the seal is written again, the same, on the next pass
@@ -517,7 +517,7 @@ public final class Repairer {
         chunks.delete(t, f.id(), map.memberIndex(g, j), f.generation());
       }
     }
-    deletePastEnd(f, layout, map, g, present, null);
+    deletePastEnd(f, layout, map, g, present);
     LOG.info("{}: group {} sealed from its copies ({} data chunks)", f.path(), g, present);
     return n;
   }
@@ -550,9 +550,21 @@ public final class Repairer {
     }
     ByteBuffer[] data = new ByteBuffer[k];
     for (int j = 0; j < present; j++) {
-      data[j] = ChunkIo.join(reads.get(j));
+      data[j] = join(reads.get(j));
     }
     return data;
+  }
+
+  /** {@code f}'s value; its failure's IOException cause thrown as such. */
+  private static <T> T join(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
   }
 
   /** Bytes of data chunk {@code index} as the file holds them, read avoiding stale members. */
@@ -587,17 +599,17 @@ public final class Repairer {
     long groupLength = Math.min(chunkSize, f.length() - g * k * chunkSize);
     long length = member < k
         ? Math.min(chunkSize, f.length() - (g * k + member) * chunkSize) : groupLength;
-    List<ChunkIo.RebuildSource> sources = new ArrayList<>(k);
+    List<MemberIo.RebuildSource> sources = new ArrayList<>(k);
     for (int j = present; j < k && sources.size() < k; j++) {
       if (j != member) {
-        sources.add(new ChunkIo.RebuildSource(j, null, map.memberIndex(g, j), 0));
+        sources.add(new MemberIo.RebuildSource(j, null, map.memberIndex(g, j), 0));
       }
     }
     for (Map.Entry<Integer, ChunkStat> e : stats.entrySet()) {
       String t = layout.targets().get(map.memberPosition(g, e.getKey()));
       if (sources.size() < k && e.getValue().length() <= groupLength && e.getValue().length() > 0
           && chunks.healthy(t)) {
-        sources.add(new ChunkIo.RebuildSource(e.getKey(), t, map.memberIndex(g, e.getKey()),
+        sources.add(new MemberIo.RebuildSource(e.getKey(), t, map.memberIndex(g, e.getKey()),
             e.getValue().length()));
       }
     }

@@ -192,7 +192,7 @@ public final class Reprotector {
             } catch (IOException e) {
               throw new CompletionException(e);
             }
-          }, client.chunks().fanOut()));
+          }, client.memberIo().fanOut()));
           continue;
         }
         long n;
@@ -271,7 +271,7 @@ public final class Reprotector {
   /** A target for {@code from}'s position of {@code layout} ({@link TargetPlacement#replacement}). */
   private String replacement(Layout layout, String from, String path) throws NamespaceException {
     String to = placement.replacement(layout, layout.targets().indexOf(from), path);
-    if (!client.chunks().healthy(to)) {
+    if (!client.memberIo().healthy(to)) {
       throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
           + to + ", drawn as the replacement, does not answer");
     }
@@ -296,7 +296,7 @@ public final class Reprotector {
           + to + " may not take " + from + "'s position (in the layout, not placeable, full,"
           + " or on a failure domain its neighbours use)");
     }
-    if (!client.chunks().healthy(to)) {
+    if (!client.memberIo().healthy(to)) {
       throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
           + to + " does not answer");
     }
@@ -314,7 +314,7 @@ public final class Reprotector {
       }
       for (ChunkMap.Placed p : map.membersAt(g, position)) { // data past the end too
         try {
-          client.chunks().delete(to, f.id(), p.index(), f.generation());
+          client.memberIo().delete(to, f.id(), p.index(), f.generation());
         } catch (IOException | RuntimeException e) {
           return; // an orphan is left on the replacement; the file is whole without it
         }
