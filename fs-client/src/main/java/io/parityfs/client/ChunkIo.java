@@ -331,7 +331,7 @@ final class ChunkIo implements MemberIo, AutoCloseable {
   /**
    * {@link #delete(long, long, Layout, int)}; for a file with protection across nodes, a copy
    * on a target that is down is added to {@code stale} (its chunk or group) instead of failing,
-   * so catch-up deletes it once the target is back ({@code Repairer}'s trim).
+   * so catch-up deletes it once the target is back ({@code io.parityfs.keeper.Repairer}'s trim).
    */
   void delete(long fileId, long generation, Layout layout, int index, StaleMembers stale)
       throws IOException {

@@ -1,5 +1,7 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.MemberIo;
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;

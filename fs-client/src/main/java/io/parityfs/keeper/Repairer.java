@@ -1,5 +1,10 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ClientException;
+import io.parityfs.client.ClientStatus;
+import io.parityfs.client.FencedException;
+import io.parityfs.client.MemberIo;
+import io.parityfs.client.ParityClient;
 import io.parityfs.client.across.GroupCodec;
 
 import io.parityfs.meta.ChunkMap;
@@ -49,7 +54,7 @@ public final class Repairer {
   private final ParityClient client;
   private final MemberIo chunks;
 
-  Repairer(ParityClient client) {
+  public Repairer(ParityClient client) {
     this.client = client;
     this.chunks = client.memberIo();
   }

@@ -1,5 +1,6 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -47,7 +48,7 @@ public final class Reprotector {
   /**
    * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
    */
-  Reprotector(ParityClient client, long bytesPerSecond) {
+  public Reprotector(ParityClient client, long bytesPerSecond) {
     this(client, bytesPerSecond, DEFAULT_IN_FLIGHT);
   }
 
@@ -55,7 +56,7 @@ public final class Reprotector {
    * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
    * @param inFlight the most groups of one file rebuilt at once (&gt;= 1)
    */
-  Reprotector(ParityClient client, long bytesPerSecond, int inFlight) {
+  public Reprotector(ParityClient client, long bytesPerSecond, int inFlight) {
     if (bytesPerSecond < 0) {
       throw new IllegalArgumentException("bytesPerSecond (" + bytesPerSecond + ") must be >= 0");
     }
@@ -217,7 +218,7 @@ public final class Reprotector {
         moved++;
         if (copy) {
           // the live target's old members: no layout names them now (readers that still
-          // held the old layout follow the switch, PfsInputStream#moved)
+          // held the old layout follow the switch, io.parityfs.client.PfsInputStream#moved)
           forget(f, map, f.layout().targets().indexOf(to), from, units);
         }
       } catch (NamespaceException e) {
@@ -243,7 +244,7 @@ public final class Reprotector {
    * first (the most members in its repair record, which holds the lost target's too), then by
    * number; null (in order) when every group has as many.
    */
-  static long[] endangeredFirst(FileStatus f, ChunkMap map, long units) {
+  public static long[] endangeredFirst(FileStatus f, ChunkMap map, long units) {
     if (units > Integer.MAX_VALUE - 8) {
       return null;
     }
