@@ -98,6 +98,11 @@ public final class GroupCheck {
     this.chunks = client.memberIo();
   }
 
+  /** A check over {@code members} (tests: a fake {@link MemberIo}, no cluster). */
+  GroupCheck(MemberIo members) {
+    this.chunks = members;
+  }
+
   /** Checks every group of {@code f} (none for a file without a policy across nodes). */
   public Report check(FileStatus f) throws IOException {
     Layout layout = f.layout();
