@@ -1,7 +1,8 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.FileWalk;
-import io.parityfs.client.GroupCheck;
+import io.parityfs.keeper.FileWalk;
+import io.parityfs.keeper.GroupCheck;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import java.util.ArrayList;
@@ -131,11 +132,11 @@ final class FsckCommand extends CliCommand {
    */
   private boolean heal(Session s, FileStatus f, GroupCheck.Report r)
       throws java.io.IOException, CliException {
-    io.parityfs.client.Repairer.HandOff h = s.client().handOff(f, r);
+    Repairer.HandOff h = new Repairer(s.client()).handOff(f, r);
     if (h == null) {
       return false;
     }
-    io.parityfs.client.Repairer.Outcome o = h.outcome();
+    Repairer.Outcome o = h.outcome();
     repairedMembers += o.repaired();
     if (!s.json()) {
       s.out().println(Printable.of(f.path()) + ": " + h.members() + " members handed to"

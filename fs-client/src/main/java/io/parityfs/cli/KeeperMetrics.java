@@ -1,6 +1,6 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.AcrossKeeper;
+import io.parityfs.keeper.AcrossKeeper;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;

@@ -1,7 +1,7 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.AcrossKeeper;
-import io.parityfs.client.MovePass;
+import io.parityfs.keeper.AcrossKeeper;
+import io.parityfs.keeper.MovePass;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.NamespaceException;
 import io.parityfs.meta.registry.MoveProgress;

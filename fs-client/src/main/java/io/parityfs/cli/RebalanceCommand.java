@@ -1,6 +1,6 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.Rebalancer;
+import io.parityfs.keeper.Rebalancer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

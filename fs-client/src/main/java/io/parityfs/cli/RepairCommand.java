@@ -1,7 +1,7 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.FileWalk;
-import io.parityfs.client.Repairer;
+import io.parityfs.keeper.FileWalk;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import java.io.IOException;
@@ -74,7 +74,7 @@ final class RepairCommand extends CliCommand {
   }
 
   private void one(Session s, String path) throws CliException, IOException {
-    Repairer.Outcome o = s.client().repair(path);
+    Repairer.Outcome o = new Repairer(s.client()).repair(path);
     repaired += o.repaired();
     waiting += o.waiting();
     bytes += o.bytes();

@@ -1,6 +1,6 @@
 package io.parityfs.cli;
 
-import io.parityfs.client.Reprotector;
+import io.parityfs.keeper.Reprotector;
 import io.parityfs.meta.targets.Reachability;
 import io.parityfs.meta.targets.Retirements;
 import io.parityfs.meta.targets.Standing;

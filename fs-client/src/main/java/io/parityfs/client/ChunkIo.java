@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * writer a {@link FencedException}), naming the chunk and the target; the node's
  * {@link NodeException} is the cause.
  */
-final class ChunkIo implements ChunkService, AutoCloseable {
+final class ChunkIo implements MemberIo, AutoCloseable {
   /** Tests: run before every group member write, with its target and chunk index. */
   static volatile java.util.function.ObjIntConsumer<String> MEMBER_WRITE_HOOK;
   /** Tests: targets treated as unreachable ({@link #cutOff}). */
@@ -102,7 +102,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /** The next group sequence of this client's writes (docs/across-nodes.md §3). */
-  long nextSequence() {
+  @Override
+  public long nextSequence() {
     return sequences.incrementAndGet();
   }
 
@@ -110,7 +111,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * The parity code of an ec:K+M layout, on the codec the factory chooses ({@code auto}: the
    * GPU when this client has one and it is faster, else the CPU), made on first use.
    */
-  GroupCodec groupCodec(Across across) {
+  @Override
+  public GroupCodec groupCodec(Across across) {
     return groupCodecs.computeIfAbsent(across, a -> {
       synchronized (groupCodecs) {
         if (codecs == null) {
@@ -220,17 +222,13 @@ final class ChunkIo implements ChunkService, AutoCloseable {
     return out;
   }
 
-  void writeMember(String target, long fileId, long generation, long sequence, int index,
-      ByteBuffer data) throws IOException {
-    writeMember(target, fileId, generation, sequence, generation, index, data);
-  }
-
   /**
    * {@link #writeMember(String, long, long, long, int, ByteBuffer)} with the tag (tagGeneration,
    * sequence), fenced as writer {@code generation}: a repairer joining a round an earlier writer
    * stored, with its exact tag (audit N1).
    */
-  void writeMember(String target, long fileId, long generation, long sequence,
+  @Override
+  public void writeMember(String target, long fileId, long generation, long sequence,
       long tagGeneration, int index, ByteBuffer data) throws IOException {
     java.util.function.ObjIntConsumer<String> hook = MEMBER_WRITE_HOOK;
     if (hook != null) {
@@ -251,14 +249,6 @@ final class ChunkIo implements ChunkService, AutoCloseable {
               + e.getMessage());
         });
   }
-
-  /**
-   * One of the K members a node rebuilds a member from ({@link #rebuildOnNode}): member number
-   * {@code member} of the group, chunk {@code index} on {@code target} with the round's tag and
-   * {@code length} bytes; {@code target} null with length 0 for a data chunk past the end of
-   * the file (known zeros).
-   */
-  record RebuildSource(int member, String target, int index, long length) {}
 
   /**
    * Whether members are rebuilt by their destination nodes where they can (system property
@@ -284,7 +274,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * @throws FencedException when the target has seen a newer generation of the file
    * @throws ClientException for any other failure (a source of another round: CONFLICT)
    */
-  long rebuildOnNode(String onto, long fileId, long generation, long sequence,
+  @Override
+  public long rebuildOnNode(String onto, long fileId, long generation, long sequence,
       long tagGeneration, int index, int k, int m, int member, long length, long groupLength,
       List<RebuildSource> sources) throws IOException {
     if (!REBUILD_ON_NODES || noNodeRebuild.contains(onto)) {
@@ -340,7 +331,7 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   /**
    * {@link #delete(long, long, Layout, int)}; for a file with protection across nodes, a copy
    * on a target that is down is added to {@code stale} (its chunk or group) instead of failing,
-   * so catch-up deletes it once the target is back ({@code Repairer}'s trim).
+   * so catch-up deletes it once the target is back ({@code io.parityfs.keeper.Repairer}'s trim).
    */
   void delete(long fileId, long generation, Layout layout, int index, StaleMembers stale)
       throws IOException {
@@ -376,8 +367,9 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    *
    * @return the bytes read: fewer only at the end of the chunk
    */
-  int read(long fileId, Layout layout, Repairs stale, int index, long offset, ByteBuffer dst)
-      throws IOException {
+  @Override
+  public int read(long fileId, Layout layout, Repairs stale, int index, long offset,
+      ByteBuffer dst) throws IOException {
     List<String> copies = copyTargets(layout, index);
     if (layout.across().isErasureCoded()) {
       return readCoded(fileId, layout, stale, index, offset, dst, copies.get(0));
@@ -444,7 +436,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /** Whether {@code target} is worth trying first ({@link Suspects#healthy}). */
-  boolean healthy(String target) {
+  @Override
+  public boolean healthy(String target) {
     return !cutOff.contains(target) && suspects.healthy(target, locator);
   }
 
@@ -470,7 +463,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
   }
 
   /** The pool for transfers a caller fans out and waits for (see {@link #fanOut}). */
-  ExecutorService fanOut() {
+  @Override
+  public ExecutorService fanOut() {
     return fanOut;
   }
 
@@ -479,7 +473,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * remaining bytes; fewer at the end of the chunk) and returns the stat of the version read (its group tag); empty when the target answers that it has no such chunk.
    * Other failures are {@link ClientException}s, as {@link #read}'s.
    */
-  Optional<ChunkStat> readMember(String target, long fileId, int index, long offset,
+  @Override
+  public Optional<ChunkStat> readMember(String target, long fileId, int index, long offset,
       ByteBuffer dst) throws IOException {
     return readAgainIfReplaced(dst, () -> readMemberOnce(target, fileId, index, offset, dst));
   }
@@ -504,7 +499,8 @@ final class ChunkIo implements ChunkService, AutoCloseable {
    * The stat of chunk {@code index} on {@code target} (its version's length and group tag);
    * empty when the target has no such chunk or cannot be reached now.
    */
-  Optional<ChunkStat> statMember(String target, long fileId, int index) throws IOException {
+  @Override
+  public Optional<ChunkStat> statMember(String target, long fileId, int index) throws IOException {
     ChunkId chunk = new ChunkId(fileId, index);
     try {
       return Optional.of(onTarget(target, at -> nodes.stat(at.node(), at.wireId(), chunk),

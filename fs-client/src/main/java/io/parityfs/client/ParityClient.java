@@ -1,5 +1,7 @@
 package io.parityfs.client;
 
+import io.parityfs.keeper.GroupCheck;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;
@@ -222,13 +224,13 @@ public final class ParityClient implements Closeable {
    * which a later lease recovery's stored prefix would otherwise bring back. For {@code ec},
    * the data chunks past the length in the group that holds the end stay through the fence
    * (its last round may need them); the group is then stored again cut at the length and they
-   * are deleted ({@link Repairer#restoreCut}). Returns the file as committed after that.
+   * are deleted ({@link CutGroup#restoreCut}). Returns the file as committed after that.
    */
   private FileStatus fence(FileStatus f) throws IOException {
     if (probe.fenceAll(f, f.length()).cutKept() == 0) {
       return f;
     }
-    return new Repairer(this).restoreCut(f);
+    return new CutGroup(this).restoreCut(f);
   }
 
   /**
@@ -243,7 +245,8 @@ public final class ParityClient implements Closeable {
 
   /**
    * Catch-up of one closed file: stores again the members its repair record names whose
-   * targets are back, and takes them out of the record ({@link Repairer}).
+   * targets are back, and takes them out of the record ({@link Repairer}). A delegation kept
+   * for existing callers (tests); new code constructs the keeper's {@link Repairer} itself.
    */
   public Repairer.Outcome repair(String path) throws IOException {
     return new Repairer(this).repair(path);
@@ -251,26 +254,11 @@ public final class ParityClient implements Closeable {
 
   /**
    * Hands what a group check found in {@code f} to catch-up ({@link Repairer#handOff}); null
-   * when there was nothing to hand over or the file is open for writing.
+   * when there was nothing to hand over or the file is open for writing. A delegation kept for
+   * existing callers (tests), as {@link #repair}.
    */
   public Repairer.HandOff handOff(FileStatus f, GroupCheck.Report r) throws IOException {
     return new Repairer(this).handOff(f, r);
-  }
-
-  /**
-   * Re-protection: a {@link Reprotector} that moves closed files' members off lost targets
-   * onto replacements, writing at most {@code bytesPerSecond} over all files (0: unthrottled).
-   */
-  public Reprotector reprotector(long bytesPerSecond) {
-    return new Reprotector(this, bytesPerSecond);
-  }
-
-  /**
-   * {@link #reprotector(long)} rebuilding at most {@code groupsInFlight} groups of a file at
-   * once (the default is 16).
-   */
-  public Reprotector reprotector(long bytesPerSecond, int groupsInFlight) {
-    return new Reprotector(this, bytesPerSecond, groupsInFlight);
   }
 
   /** Opens a file for reading (READ permission), at its current committed length. */
@@ -301,6 +289,14 @@ public final class ParityClient implements Closeable {
   /** What lease recovery asks the targets: the bytes they hold for a file. */
   public LengthProbe lengthProbe() {
     return probe;
+  }
+
+  /**
+   * This client's transfers of single members of groups across nodes, with their tags: what the
+   * keeper ({@code io.parityfs.keeper}) builds on. Shared with this client's streams.
+   */
+  public MemberIo memberIo() {
+    return chunks;
   }
 
   ChunkIo chunks() {

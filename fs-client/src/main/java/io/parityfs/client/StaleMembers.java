@@ -133,12 +133,6 @@ final class StaleMembers {
    * it now), rather than fail the write: not a fenced writer, a full target, or a bad request.
    */
   static boolean targetDown(IOException e) {
-    if (e instanceof FencedException || !(e instanceof ClientException c)) {
-      return false;
-    }
-    return switch (c.status()) {
-      case UNAVAILABLE, IO_ERROR, TARGET_NOT_FOUND -> true;
-      default -> false;
-    };
+    return MemberIo.targetDown(e);
   }
 }

@@ -206,7 +206,7 @@ class CliNodeTest {
   @Test
   void theKeepersMetricsCountItsRounds() throws Exception {
     try (io.parityfs.client.ParityClient c = cluster.client(io.parityfs.meta.Caller.of("root"));
-        io.parityfs.client.AcrossKeeper keeper = new io.parityfs.client.AcrossKeeper(c,
+        io.parityfs.keeper.AcrossKeeper keeper = new io.parityfs.keeper.AcrossKeeper(c,
             java.time.Duration.ofMillis(100), 0).checkEvery(java.time.Duration.ofHours(1));
         KeeperMetrics metrics = KeeperMetrics.start("127.0.0.1", 0, keeper)) {
       keeper.start();
@@ -229,7 +229,7 @@ class CliNodeTest {
       assertTrue(r.body().lines().anyMatch(l -> l.startsWith(
           "parityfs_keeper_groups{state=\"protected\"} ")), r.body());
       assertTrue(r.body().contains("parityfs_keeper_groups{state=\"torn\"} 0.0"), r.body());
-      assertEquals(keeper.status().groups().get(io.parityfs.client.GroupCheck.State.PROTECTED),
+      assertEquals(keeper.status().groups().get(io.parityfs.keeper.GroupCheck.State.PROTECTED),
           keeper.status().groups().values().stream().mapToLong(Long::longValue).sum(),
           keeper.status().groups().toString());
     }

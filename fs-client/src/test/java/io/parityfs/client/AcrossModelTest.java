@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.keeper.GroupCheck;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;

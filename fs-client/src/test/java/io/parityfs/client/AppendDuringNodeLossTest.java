@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.keeper.GroupCheck;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.FileStatus;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.keeper.Reprotector;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -76,7 +77,7 @@ class ReprotectTest extends OwnClusterTest {
       }
     }
 
-    Reprotector r = client.reprotector(0);
+    Reprotector r = new Reprotector(client, 0);
     Set<String> gone = Set.of(lostTarget);
     long members = 0;
     for (String path : files.keySet()) {

@@ -9,11 +9,11 @@ import io.parityfs.cli.Sizes;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
-import io.parityfs.client.Repairer;
 import io.parityfs.client.workload.BenchResult;
 import io.parityfs.client.workload.CheckpointWorkload;
 import io.parityfs.client.workload.PhaseResult;
 import io.parityfs.client.workload.Progress;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -286,7 +286,7 @@ public final class DemoCommand implements Callable<Integer> {
           (System.nanoTime() - t0) / 1e9, missed);
       return;
     }
-    Repairer.Outcome o = client.repair(path);
+    Repairer.Outcome o = new Repairer(client).repair(path);
     if (o.waiting() > 0 || o.repaired() == 0) {
       throw new IOException("catch-up of " + path + " stored " + o.repaired() + " of " + missed
           + " members, " + o.waiting() + " still waiting for " + node);

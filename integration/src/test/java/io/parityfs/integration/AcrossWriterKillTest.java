@@ -3,7 +3,7 @@ package io.parityfs.integration;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.parityfs.client.GroupCheck;
+import io.parityfs.keeper.GroupCheck;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;

@@ -2,7 +2,7 @@ package io.parityfs.integration;
 
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
-import io.parityfs.client.Repairer;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.CreateOptions;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.parityfs.client.bench;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
-import io.parityfs.client.Reprotector;
+import io.parityfs.keeper.Reprotector;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -213,7 +213,7 @@ public final class AcrossBenchmark {
     java.util.Set<String> lost = new java.util.HashSet<>();
     client.registry().targets().stream().filter(t -> t.nodeId().equals(lostNode))
         .forEach(t -> lost.add(t.id()));
-    Reprotector r = client.reprotector(0);
+    Reprotector r = new Reprotector(client, 0);
     java.util.concurrent.atomic.AtomicLong rebuilt = new java.util.concurrent.atomic.AtomicLong();
     Phase phase = new Phase("ec reprotect (node 0 lost)");
     all(pool, w -> {

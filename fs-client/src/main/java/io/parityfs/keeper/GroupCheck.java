@@ -1,5 +1,7 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.MemberIo;
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -90,10 +92,15 @@ public final class GroupCheck {
   /** Findings listed per file at most. */
   public static final int MAX_FINDINGS = 100;
 
-  private final ChunkIo chunks;
+  private final MemberIo chunks;
 
   public GroupCheck(ParityClient client) {
-    this.chunks = client.chunks();
+    this.chunks = client.memberIo();
+  }
+
+  /** A check over {@code members} (tests: a fake {@link MemberIo}, no cluster). */
+  GroupCheck(MemberIo members) {
+    this.chunks = members;
   }
 
   /** Checks every group of {@code f} (none for a file without a policy across nodes). */

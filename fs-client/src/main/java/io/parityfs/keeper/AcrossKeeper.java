@@ -1,5 +1,6 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
@@ -285,7 +286,7 @@ public final class AcrossKeeper implements Closeable {
         if (r.findings().stream().anyMatch(x -> !x.unrecorded().isEmpty())) {
           // members missing behind the record's back, and groups left in copies (a recovered
           // writer's tail): handed to catch-up, as fsck --repair does, then counted again
-          Repairer.HandOff h = client.handOff(f, r);
+          Repairer.HandOff h = new Repairer(client).handOff(f, r);
           if (h != null) {
             LOG.info("keeper check: {}: {} members handed to catch-up, {} stored again{}",
                 f.path(), h.members(), h.outcome().repaired(), h.outcome().skipped() == null
@@ -341,7 +342,7 @@ public final class AcrossKeeper implements Closeable {
       }
       boolean back = f.targets().stream().map(byId::get).anyMatch(t -> t != null
           && t.reachability() == Reachability.ONLINE && t.standing() != Standing.BAD
-          && client.chunks().healthy(t.id()));
+          && client.memberIo().healthy(t.id()));
       if (!back) {
         continue;
       }

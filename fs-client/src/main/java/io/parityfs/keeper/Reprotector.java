@@ -1,5 +1,6 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -47,7 +48,7 @@ public final class Reprotector {
   /**
    * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
    */
-  Reprotector(ParityClient client, long bytesPerSecond) {
+  public Reprotector(ParityClient client, long bytesPerSecond) {
     this(client, bytesPerSecond, DEFAULT_IN_FLIGHT);
   }
 
@@ -55,7 +56,7 @@ public final class Reprotector {
    * @param bytesPerSecond the most this re-protection writes per second (0: unthrottled)
    * @param inFlight the most groups of one file rebuilt at once (&gt;= 1)
    */
-  Reprotector(ParityClient client, long bytesPerSecond, int inFlight) {
+  public Reprotector(ParityClient client, long bytesPerSecond, int inFlight) {
     if (bytesPerSecond < 0) {
       throw new IllegalArgumentException("bytesPerSecond (" + bytesPerSecond + ") must be >= 0");
     }
@@ -200,7 +201,7 @@ public final class Reprotector {
             } catch (IOException e) {
               throw new CompletionException(e);
             }
-          }, client.chunks().fanOut()));
+          }, client.memberIo().fanOut()));
           continue;
         }
         long n;
@@ -225,7 +226,7 @@ public final class Reprotector {
         moved++;
         if (copy) {
           // the live target's old members: no layout names them now (readers that still
-          // held the old layout follow the switch, PfsInputStream#moved)
+          // held the old layout follow the switch, io.parityfs.client.PfsInputStream#moved)
           forget(f, map, f.layout().targets().indexOf(to), from, units);
         }
       } catch (NamespaceException e) {
@@ -276,7 +277,7 @@ public final class Reprotector {
    * first (the most members in its repair record, which holds the lost target's too), then by
    * number; null (in order) when every group has as many.
    */
-  static long[] endangeredFirst(FileStatus f, ChunkMap map, long units) {
+  public static long[] endangeredFirst(FileStatus f, ChunkMap map, long units) {
     if (units > Integer.MAX_VALUE - 8) {
       return null;
     }
@@ -304,7 +305,7 @@ public final class Reprotector {
   /** A target for {@code from}'s position of {@code layout} ({@link TargetPlacement#replacement}). */
   private String replacement(Layout layout, String from, String path) throws NamespaceException {
     String to = placement.replacement(layout, layout.targets().indexOf(from), path);
-    if (!client.chunks().healthy(to)) {
+    if (!client.memberIo().healthy(to)) {
       throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
           + to + ", drawn as the replacement, does not answer");
     }
@@ -329,7 +330,7 @@ public final class Reprotector {
           + to + " may not take " + from + "'s position (in the layout, not placeable, full,"
           + " or on a failure domain its neighbours use)");
     }
-    if (!client.chunks().healthy(to)) {
+    if (!client.memberIo().healthy(to)) {
       throw new NamespaceException(io.parityfs.meta.NamespaceStatus.UNAVAILABLE, path, "target "
           + to + " does not answer");
     }
@@ -347,7 +348,7 @@ public final class Reprotector {
       }
       for (ChunkMap.Placed p : map.membersAt(g, position)) { // data past the end too
         try {
-          client.chunks().delete(to, f.id(), p.index(), f.generation());
+          client.memberIo().delete(to, f.id(), p.index(), f.generation());
         } catch (IOException | RuntimeException e) {
           return; // an orphan is left on the replacement; the file is whole without it
         }

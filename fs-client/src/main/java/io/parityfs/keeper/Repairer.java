@@ -1,5 +1,10 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ClientException;
+import io.parityfs.client.ClientStatus;
+import io.parityfs.client.FencedException;
+import io.parityfs.client.MemberIo;
+import io.parityfs.client.ParityClient;
 import io.parityfs.client.across.GroupCodec;
 
 import io.parityfs.meta.ChunkMap;
@@ -47,11 +52,11 @@ public final class Repairer {
   static final int BATCH = 64;
 
   private final ParityClient client;
-  private final ChunkIo chunks;
+  private final MemberIo chunks;
 
-  Repairer(ParityClient client) {
+  public Repairer(ParityClient client) {
     this.client = client;
-    this.chunks = client.chunks();
+    this.chunks = client.memberIo();
   }
 
   /**
@@ -234,52 +239,16 @@ public final class Repairer {
   }
 
   /**
-   * Stores the cut group of {@code f} (the ec group that holds its end, which a fence left
-   * whole: {@link io.parityfs.meta.LengthProbe.Fenced#cutKept}) again in one round cut at the
-   * end, as {@code f}'s writer generation, then deletes its data chunks past the end: no member
-   * of the new round needs them, and once deleted no later prefix can bring their bytes back.
-   * The chunks before the end are read as any reader reads them, decoded from the old round
-   * where their node is down. What {@code f}'s new writer does before it writes. Returns the
-   * file as committed after it: members the round or the deletes left out on targets that are
-   * down are added to its repair record, for catch-up.
-   */
-  FileStatus restoreCut(FileStatus f) throws IOException {
-    Layout layout = f.layout();
-    ChunkMap map = ChunkMap.of(layout);
-    int k = layout.across().data();
-    long first = map.dataChunks(f.length()); // the first data chunk past the end
-    if (!layout.across().isErasureCoded() || first % k == 0) {
-      return f; // the end is a group's end: no group is cut
-    }
-    long g = first / k;
-    if (f.holes().contains(g)) {
-      return f; // the end is in a hole: no member of its group is stored
-    }
-    int present = (int) (first - g * k);
-    StaleMembers stale = new StaleMembers(layout.across(), client.config().writeMargin());
-    ByteBuffer[] data = readData(f, g * k, present, k);
-    // copies of the kept content first: the round then replaces members of the round that
-    // protects the committed bytes only while the copies hold them (audit C5)
-    GroupWriter writer = new GroupWriter(chunks, client.transfers(), f, stale);
-    ChunkIo.join(writer.storeProtected(g, data));
-    ChunkIo.join(writer.release());
-    deletePastEnd(f, layout, map, g, present, stale);
-    Repairs left = stale.repairs();
-    return left.isEmpty() ? f : client.namespace().setLength(f.path(), f.id(), -1, f.length(),
-        f.modificationTime(), left);
-  }
-
-  /**
    * Deletes group {@code g}'s data members {@code present..K-1} (past the end of the file) on
    * {@code layout}'s targets, at the file's generation, once a round has stored the group cut at
-   * the end: none of its members needs them any more. A target that is down goes in {@code
-   * stale} (catch-up's trim deletes there) or, without one, fails the delete.
+   * the end: none of its members needs them any more. A target that is down fails the delete
+   * (a new writer's restore of the cut group records it instead: {@code CutGroup}).
    */
-  private void deletePastEnd(FileStatus f, Layout layout, ChunkMap map, long g, int present,
-      StaleMembers stale) throws IOException {
+  private void deletePastEnd(FileStatus f, Layout layout, ChunkMap map, long g, int present)
+      throws IOException {
     for (int j = present; j < layout.across().data(); j++) {
-      chunks.deleteMember(layout.targets().get(map.memberPosition(g, j)), f.id(),
-          map.memberIndex(g, j), f.generation(), stale, g);
+      chunks.delete(layout.targets().get(map.memberPosition(g, j)), f.id(),
+          map.memberIndex(g, j), f.generation());
     }
   }
 
@@ -345,7 +314,7 @@ public final class Repairer {
       chunks.writeMember(layout.targets().get(map.memberPosition(g, k + p)), f.id(),
           f.generation(), sequence, map.memberIndex(g, k + p), parity[p]);
     }
-    deletePastEnd(f, layout, map, g, present, null);
+    deletePastEnd(f, layout, map, g, present);
     LOG.info("{}: group {} sealed at the length (cut inside its round {} by lease recovery)",
         f.path(), g, round);
     return n;
@@ -462,7 +431,7 @@ public final class Repairer {
         chunks.writeMember(t, f.id(), f.generation(), copy.sequence(), map.memberIndex(g, j),
             data[j].duplicate());
       } catch (ClientException e) {
-        if (!StaleMembers.targetDown(e)) {
+        if (!MemberIo.targetDown(e)) {
           throw e;
         }
         return -1;
@@ -538,7 +507,7 @@ public final class Repairer {
       try {
         chunks.writeMember(t, f.id(), f.generation(), sequence, map.memberIndex(g, j), bytes);
       } catch (ClientException e) {
-        if (!StaleMembers.targetDown(e)) {
+        if (!MemberIo.targetDown(e)) {
           throw e;
         }
         return -1; // the copies stay; the seal is written again, the same, on the next pass
@@ -553,7 +522,7 @@ public final class Repairer {
         chunks.delete(t, f.id(), map.memberIndex(g, j), f.generation());
       }
     }
-    deletePastEnd(f, layout, map, g, present, null);
+    deletePastEnd(f, layout, map, g, present);
     LOG.info("{}: group {} sealed from its copies ({} data chunks)", f.path(), g, present);
     return n;
   }
@@ -586,9 +555,21 @@ public final class Repairer {
     }
     ByteBuffer[] data = new ByteBuffer[k];
     for (int j = 0; j < present; j++) {
-      data[j] = ChunkIo.join(reads.get(j));
+      data[j] = join(reads.get(j));
     }
     return data;
+  }
+
+  /** {@code f}'s value; its failure's IOException cause thrown as such. */
+  private static <T> T join(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
   }
 
   /** Bytes of data chunk {@code index} as the file holds them, read avoiding stale members. */
@@ -623,17 +604,17 @@ public final class Repairer {
     long groupLength = Math.min(chunkSize, f.length() - g * k * chunkSize);
     long length = member < k
         ? Math.min(chunkSize, f.length() - (g * k + member) * chunkSize) : groupLength;
-    List<ChunkIo.RebuildSource> sources = new ArrayList<>(k);
+    List<MemberIo.RebuildSource> sources = new ArrayList<>(k);
     for (int j = present; j < k && sources.size() < k; j++) {
       if (j != member) {
-        sources.add(new ChunkIo.RebuildSource(j, null, map.memberIndex(g, j), 0));
+        sources.add(new MemberIo.RebuildSource(j, null, map.memberIndex(g, j), 0));
       }
     }
     for (Map.Entry<Integer, ChunkStat> e : stats.entrySet()) {
       String t = layout.targets().get(map.memberPosition(g, e.getKey()));
       if (sources.size() < k && e.getValue().length() <= groupLength && e.getValue().length() > 0
           && chunks.healthy(t)) {
-        sources.add(new ChunkIo.RebuildSource(e.getKey(), t, map.memberIndex(g, e.getKey()),
+        sources.add(new MemberIo.RebuildSource(e.getKey(), t, map.memberIndex(g, e.getKey()),
             e.getValue().length()));
       }
     }

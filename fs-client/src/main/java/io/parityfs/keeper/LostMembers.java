@@ -1,5 +1,6 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;

@@ -1,4 +1,4 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
 import io.parityfs.meta.DirectoryPage;
 import io.parityfs.meta.FileStatus;

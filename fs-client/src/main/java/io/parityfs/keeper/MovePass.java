@@ -1,5 +1,6 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
@@ -31,7 +32,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
  */
 public final class MovePass {
   /** Where the mover locks of the targets live. */
-  static final String LOCKS = ZkPaths.ROOT + "/movers";
+  public static final String LOCKS = ZkPaths.ROOT + "/movers";
   /** The least time between two writes of the progress records. */
   static final long PROGRESS_MILLIS = 2000;
   /** Who moves, in the progress records: user, host and process. */
@@ -89,7 +90,7 @@ public final class MovePass {
    */
   public MovePass(ParityClient client, Set<String> targets, boolean drain, long bytesPerSecond) {
     this.client = client;
-    this.mover = client.reprotector(bytesPerSecond);
+    this.mover = new Reprotector(client, bytesPerSecond);
     this.targets = Set.copyOf(targets);
     this.drain = drain;
   }
@@ -287,10 +288,10 @@ public final class MovePass {
     long deleted = 0;
     long cursor = 0;
     do {
-      io.parityfs.meta.chunks.ChunkPage page = client.chunks().list(target,
+      io.parityfs.meta.chunks.ChunkPage page = client.memberIo().list(target,
           io.parityfs.meta.chunks.ChunkService.ALL_FILES, cursor, 1000);
       for (io.parityfs.meta.chunks.StoredChunk c : page.chunks()) {
-        if (!users.contains(c.fileId()) && client.chunks().delete(target, c.fileId(),
+        if (!users.contains(c.fileId()) && client.memberIo().delete(target, c.fileId(),
             c.index())) {
           deleted++;
         }

@@ -1,5 +1,6 @@
-package io.parityfs.client;
+package io.parityfs.keeper;
 
+import io.parityfs.client.ParityClient;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
@@ -74,7 +75,7 @@ public final class Rebalancer {
       throw new IllegalArgumentException("threshold (" + threshold + ") must be in [0, 10]");
     }
     this.client = client;
-    this.mover = client.reprotector(bytesPerSecond);
+    this.mover = new Reprotector(client, bytesPerSecond);
     this.placement = new TargetPlacement(client.registry(), client.config().placement());
     this.threshold = threshold;
   }
