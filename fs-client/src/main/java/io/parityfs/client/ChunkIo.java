@@ -55,7 +55,10 @@ import org.slf4j.LoggerFactory;
  * {@link NodeException} is the cause.
  */
 final class ChunkIo implements MemberIo, AutoCloseable {
-  /** Tests: run before every group member write, with its target and chunk index. */
+  /**
+   * Tests: run before every group member write, with its target and chunk index (also before a
+   * member a node rebuilds for this client, {@link #rebuildOnNode}).
+   */
   static volatile java.util.function.ObjIntConsumer<String> MEMBER_WRITE_HOOK;
   /** Tests: targets treated as unreachable ({@link #cutOff}). */
   private volatile java.util.Set<String> cutOff = java.util.Set.of();
@@ -280,6 +283,10 @@ final class ChunkIo implements MemberIo, AutoCloseable {
       List<RebuildSource> sources) throws IOException {
     if (!REBUILD_ON_NODES || noNodeRebuild.contains(onto)) {
       return -1;
+    }
+    java.util.function.ObjIntConsumer<String> hook = MEMBER_WRITE_HOOK;
+    if (hook != null) {
+      hook.accept(onto, index); // tests: a member the node writes for this client
     }
     List<io.parityfs.node.protocol.RebuildSource> wire = new ArrayList<>(sources.size());
     for (RebuildSource s : sources) {

@@ -1,7 +1,5 @@
 package io.parityfs.client;
 
-import io.parityfs.keeper.GroupCheck;
-import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;
@@ -241,24 +239,6 @@ public final class ParityClient implements Closeable {
     try (PfsFileWriter w = openWriter(path)) {
       w.truncate(newLength);
     }
-  }
-
-  /**
-   * Catch-up of one closed file: stores again the members its repair record names whose
-   * targets are back, and takes them out of the record ({@link Repairer}). A delegation kept
-   * for existing callers (tests); new code constructs the keeper's {@link Repairer} itself.
-   */
-  public Repairer.Outcome repair(String path) throws IOException {
-    return new Repairer(this).repair(path);
-  }
-
-  /**
-   * Hands what a group check found in {@code f} to catch-up ({@link Repairer#handOff}); null
-   * when there was nothing to hand over or the file is open for writing. A delegation kept for
-   * existing callers (tests), as {@link #repair}.
-   */
-  public Repairer.HandOff handOff(FileStatus f, GroupCheck.Report r) throws IOException {
-    return new Repairer(this).handOff(f, r);
   }
 
   /** Opens a file for reading (READ permission), at its current committed length. */

@@ -216,6 +216,7 @@ public final class AcrossKeeper implements Closeable {
     synchronized (roundLock) {
       long handedOff = lost.handOff(going);
       long[] caught = catchUp(going);
+      seal(going);
       long moved = 0;
       long bytes = 0;
       long left = 0;
@@ -326,6 +327,64 @@ public final class AcrossKeeper implements Closeable {
       }
     }
     return out;
+  }
+
+  /**
+   * Seals the groups lease recovery left in copies or torn, in the files it marked
+   * ({@link Namespace#filesToSeal}, docs/across-nodes.md "Lease recovery"), as fsck --repair
+   * seals them; a file's mark is cleared once none is left, or when the file is gone, moved or
+   * taken by a new writer (whose own writes seal its groups; a later recovery marks it again).
+   * A file that cannot be sealed now (a target down) keeps its mark for the next round; one
+   * that fails is logged, and the others go on. Returns the files sealed.
+   */
+  long seal(BooleanSupplier going) throws IOException {
+    long sealed = 0;
+    GroupCheck check = new GroupCheck(client);
+    Repairer repairer = new Repairer(client);
+    for (Namespace.ToSeal m : client.namespace().filesToSeal()) {
+      if (!going.getAsBoolean()) {
+        break;
+      }
+      try {
+        FileStatus f;
+        try {
+          f = client.namespace().getStatus(m.path());
+        } catch (NamespaceException e) {
+          if (e.status() != NamespaceStatus.NOT_FOUND) {
+            throw e;
+          }
+          f = null;
+        }
+        if (f == null || f.id() != m.fileId() || f.isOpenForWrite()) {
+          client.namespace().sealed(m.fileId()); // gone, moved (the check finds it), or taken
+          continue;
+        }
+        GroupCheck.Report r = check.check(f);
+        if (Reprotector.unsealed(r)) {
+          Repairer.HandOff h = repairer.handOff(f, r);
+          LOG.info("keeper: {}: sealed what lease recovery left: {}", f.path(),
+              h == null ? "nothing to hand over" : h.outcome());
+          r = check.check(client.namespace().getStatus(f.path()));
+        }
+        if (!Reprotector.unsealed(r)) {
+          client.namespace().sealed(m.fileId());
+          sealed++;
+        } else if (f.layout().targets().stream().allMatch(client.memberIo()::healthy)) {
+          // not for want of a target: never retried every round; fsck and the check report it
+          LOG.warn("keeper: {}: a group lease recovery left could not be sealed with every"
+              + " target up; left to fsck: {}", f.path(), r.findings());
+          client.namespace().sealed(m.fileId());
+        }
+      } catch (NamespaceException e) {
+        if (e.status() == NamespaceStatus.UNAVAILABLE) {
+          throw e; // the namespace itself: the round cannot go on
+        }
+        LOG.warn("keeper: sealing {} failed, the other files go on: {}", m.path(), e.toString());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("keeper: sealing {} failed, the other files go on: {}", m.path(), e.toString());
+      }
+    }
+    return sealed;
   }
 
   /** Catch-up of the indexed files with a returned target: {files, members, files failed}. */

@@ -267,7 +267,8 @@ public final class Reprotector {
     return unsealed(new GroupCheck(client).check(now)) ? null : now;
   }
 
-  private static boolean unsealed(GroupCheck.Report r) {
+  /** Whether a group of {@code r} is in copies or torn: one a seal must store first. */
+  static boolean unsealed(GroupCheck.Report r) {
     return r.findings().stream()
         .anyMatch(g -> g.inCopies() || g.state() == GroupCheck.State.TORN);
   }

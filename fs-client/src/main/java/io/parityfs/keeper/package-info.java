@@ -34,8 +34,7 @@
  * cut group when a new writer takes a file) stays in the client ({@code CutGroup}).
  *
  * <p>The CLI ({@code parityfs repair, fsck, reprotect, node drain, node remove, rebalance,
- * keeper}) constructs these classes itself. {@code ParityClient.repair} and {@code handOff}
- * remain as thin delegations to {@link io.parityfs.keeper.Repairer} for existing tests: the
- * one reference from the client back to this package, to be dropped.
+ * keeper}) and the tests construct these classes themselves: nothing in the client refers to
+ * this package.
  */
 package io.parityfs.keeper;

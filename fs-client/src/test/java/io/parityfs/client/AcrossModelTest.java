@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.keeper.GroupCheck;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -204,10 +205,10 @@ class AcrossModelTest extends StripedClusterTest {
         }
         case "close" -> closeWriter();
         case "kill" -> kill();
-        case "repair" -> checker.repair(path);
+        case "repair" -> new Repairer(checker).repair(path);
         case "heal" -> {
           FileStatus f = checker.namespace().getStatus(path);
-          checker.handOff(f, new GroupCheck(checker).check(f));
+          new Repairer(checker).handOff(f, new GroupCheck(checker).check(f));
         }
         default -> throw new IllegalStateException(op);
       }
@@ -275,7 +276,7 @@ class AcrossModelTest extends StripedClusterTest {
       // the acknowledged bytes: with any node down, at once
       checkViews(Arrays.copyOf(committed, committed.length), "acknowledged, just recovered");
       if (stopped < 0) {
-        checker.handOff(f, new GroupCheck(checker).check(f)); // the keeper's check
+        new Repairer(checker).handOff(f, new GroupCheck(checker).check(f)); // the keeper's check
       }
       committed = got;
     }

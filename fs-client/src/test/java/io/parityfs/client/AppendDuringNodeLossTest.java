@@ -53,7 +53,7 @@ class AppendDuringNodeLossTest extends StripedClusterTest {
   private void caughtUpThenReadWithAnotherDown(String path, String down, byte[] expected)
       throws Exception {
     restart();
-    Repairer.Outcome o = client.repair(path);
+    Repairer.Outcome o = new Repairer(client).repair(path);
     assertEquals(0, o.waiting(), o.toString());
     FileStatus f = client.namespace().getStatus(path);
     assertTrue(f.repairs().isEmpty(), f.repairs().toString());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.keeper.GroupCheck;
 import io.parityfs.keeper.MovePass;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;

@@ -418,7 +418,7 @@ class ErasureCodedTest extends StripedClusterTest {
     }
     assertTrue(r.findings().get(0).inCopies() && r.findings().get(0).unrecorded().isEmpty(),
         "sealed, never handed over through the record: " + r);
-    Repairer.Outcome o = client.handOff(f, r).outcome(); // fsck --repair, the keeper's check
+    Repairer.Outcome o = new Repairer(client).handOff(f, r).outcome(); // fsck --repair, the keeper's check
     assertEquals(1, o.repaired(), o.toString());
     FileStatus sealed = client.namespace().getStatus(path);
     assertTrue(sealed.repairs().isEmpty(), sealed.repairs().toString());
@@ -431,6 +431,64 @@ class ErasureCodedTest extends StripedClusterTest {
       assertArrayEquals(data, readWhole(path), "sealed, target " + victim + " down");
       restart();
     }
+  }
+
+  /**
+   * Audit L2: lease recovery of an ec file marks it (its seal mark), and the keeper's next
+   * round seals the groups the dead writer left in copies, without the hourly check; the mark
+   * is cleared then. A mark on a file a new writer has taken is cleared without a seal (the
+   * writer's own writes seal its groups).
+   */
+  @Test
+  void leaseRecoveryMarksTheFileAndTheKeepersNextRoundSealsIt() throws Exception {
+    String path = "/e/marked";
+    byte[] data;
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      data = content(2 * CHUNK + 300, w.file(), 97);
+      w.write(data);
+      w.hflush();
+    } // the writer's session ends: its lease is dead
+    assertTrue(client.recoverLease(path));
+    FileStatus f = client.namespace().getStatus(path);
+    assertTrue(client.namespace().filesToSeal().contains(
+        new io.parityfs.meta.Namespace.ToSeal(f.id(), path, 1)),
+        "marked from group 1 (group 0 filled: its round sealed it): "
+        + client.namespace().filesToSeal());
+    assertEquals(GroupCheck.State.TAIL, new GroupCheck(client).check(f).worst());
+    try (io.parityfs.keeper.AcrossKeeper keeper = new io.parityfs.keeper.AcrossKeeper(client,
+        java.time.Duration.ofHours(1), 0)) {
+      keeper.runOnce(() -> true); // no group check configured: the mark alone leads to the seal
+    }
+    GroupCheck.Report r = new GroupCheck(client).check(client.namespace().getStatus(path));
+    assertEquals(GroupCheck.State.PROTECTED, r.worst(), r.toString());
+    assertTrue(client.namespace().filesToSeal().stream().noneMatch(m -> m.fileId() == f.id()),
+        "mark cleared");
+    for (int victim = 0; victim < 3; victim++) {
+      stopNodeOf(f.layout().targets().get(victim));
+      assertArrayEquals(data, readWhole(path), "sealed by the keeper, target " + victim
+          + " down");
+      restart();
+    }
+
+    // a marked file a new writer took meanwhile: its mark goes, nothing is sealed under it
+    String taken = "/e/marked-taken";
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(taken, CreateOptions.file());
+      w.write(data, 0, 300);
+      w.hflush();
+    }
+    assertTrue(client.recoverLease(taken));
+    long id = client.namespace().getStatus(taken).id();
+    try (PfsOutputStream appender = client.append(taken);
+        io.parityfs.keeper.AcrossKeeper keeper = new io.parityfs.keeper.AcrossKeeper(client,
+            java.time.Duration.ofHours(1), 0)) {
+      keeper.runOnce(() -> true);
+      assertTrue(client.namespace().filesToSeal().stream().noneMatch(m -> m.fileId() == id),
+          "taken by a writer: mark cleared");
+      appender.write(data, 300, 100);
+    }
+    assertArrayEquals(java.util.Arrays.copyOf(data, 400), readWhole(taken));
   }
 
   /**
@@ -476,14 +534,14 @@ class ErasureCodedTest extends StripedClusterTest {
       CompletableFuture<Repairer.HandOff> sealA = CompletableFuture.supplyAsync(() -> {
         a.set(Thread.currentThread());
         try {
-          return keeperA.handOff(f, seen);
+          return new Repairer(keeperA).handOff(f, seen);
         } catch (IOException e) {
           throw new CompletionException(e);
         }
       });
       assertTrue(held.await(30, TimeUnit.SECONDS), "keeper A wrote its first member");
       FileStatus now = client.namespace().getStatus(path);
-      Repairer.HandOff b = keeperB.handOff(now, new GroupCheck(keeperB).check(now));
+      Repairer.HandOff b = new Repairer(keeperB).handOff(now, new GroupCheck(keeperB).check(now));
       assertEquals(1, b.outcome().repaired(), b.toString());
       release.countDown();
       Repairer.HandOff done = sealA.get(60, TimeUnit.SECONDS);
@@ -523,7 +581,7 @@ class ErasureCodedTest extends StripedClusterTest {
     try (ParityClient late = cluster.client(io.parityfs.meta.Caller.of("root"))) {
       Repairer.HandOff h = null;
       try {
-        h = late.handOff(old, stale);
+        h = new Repairer(late).handOff(old, stale);
       } catch (IOException e) {
         // fenced or refused: the appender's round stands
       }
@@ -620,7 +678,7 @@ class ErasureCodedTest extends StripedClusterTest {
     assertEquals(CHUNK + 300, r.length(), "ended inside chunk 1, at the hflushed bytes");
     GroupCheck.Report found = new GroupCheck(client).check(r);
     assertEquals(GroupCheck.State.UNDER_PROTECTED, found.worst(), found.toString());
-    Repairer.HandOff h = client.handOff(r, found);
+    Repairer.HandOff h = new Repairer(client).handOff(r, found);
     assertEquals(1, h.outcome().repaired(), h.toString());
     assertEquals(GroupCheck.State.PROTECTED, new GroupCheck(client).check(
         client.namespace().getStatus(path)).worst());
@@ -725,7 +783,7 @@ class ErasureCodedTest extends StripedClusterTest {
     now = client.namespace().damaged(path, f.id(), now.version(), now.generation(),
         io.parityfs.meta.Repairs.of(memberTarget(f, 0, 2), 0)); // the parity: in the record
     ChunkStat[] before = {memberStat(f, 0, 0), memberStat(f, 0, 1), memberStat(f, 0, 2)};
-    Repairer.Outcome o = client.repair(path);
+    Repairer.Outcome o = new Repairer(client).repair(path);
     assertEquals(0, o.repaired(), o.toString());
     assertEquals(1, o.waiting(), o.toString());
     assertTrue(o.skipped() != null && o.skipped().contains("groups [0] are torn"), o.toString());

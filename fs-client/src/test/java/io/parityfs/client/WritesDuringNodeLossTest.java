@@ -98,7 +98,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     assertTrue(f.repairs().stale(stale, 1), "chunk 1's copy on " + stale + ": " + f.repairs());
     assertEquals(java.util.Set.of(stale), f.repairs().targets(), f.repairs().toString());
     assertArrayEquals(base, readWhole(path), "with the node down");
-    Repairer.Outcome early = client.repair(path);
+    Repairer.Outcome early = new Repairer(client).repair(path);
     assertEquals(0, early.repaired(), "nothing to store while the node is down");
     assertEquals(f.repairs().members(), early.waiting());
     assertEquals(f.repairs(), client.namespace().getStatus(path).repairs());
@@ -116,7 +116,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
 
     // catch-up: the copies left out are stored again, the record empties, and the copies
     // written then carry the file's bytes when the other copies' node is lost
-    Repairer.Outcome done = client.repair(path);
+    Repairer.Outcome done = new Repairer(client).repair(path);
     assertEquals(f.repairs().members(), done.repaired(), done.toString());
     assertEquals(0, done.waiting());
     FileStatus after = client.namespace().getStatus(path);
@@ -170,7 +170,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
 
     // catch-up joins the member to its group's round; then chunk 1's node is lost and chunk 0,
     // read directly from the repaired member, and chunk 1, decoded with it, are the file's
-    Repairer.Outcome done = client.repair(path);
+    Repairer.Outcome done = new Repairer(client).repair(path);
     assertEquals(1, done.repaired(), done.toString());
     FileStatus after = client.namespace().getStatus(path);
     assertTrue(after.repairs().isEmpty(), after.repairs().toString());
@@ -212,7 +212,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     FileStatus f = client.namespace().getStatus(path);
     assertEquals(1, f.generation());
     assertTrue(f.repairs().stale(stale, 0), f.repairs().toString());
-    Repairer.Outcome done = client.repair(path);
+    Repairer.Outcome done = new Repairer(client).repair(path);
     assertEquals(0, done.waiting(), done.toString());
     assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
     ChunkMap map = ChunkMap.of(f.layout());
@@ -333,7 +333,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
           assertTrue(round.membersCaughtUp() >= 2, round.toString());
         }
       }
-      Repairer.Outcome o = client.repair(path);
+      Repairer.Outcome o = new Repairer(client).repair(path);
       assertEquals(0, o.waiting(), o.toString());
       assertTrue(client.namespace().getStatus(path).repairs().isEmpty());
       GroupCheck.Report caught = new GroupCheck(client).check(
@@ -409,7 +409,7 @@ class WritesDuringNodeLossTest extends StripedClusterTest {
     System.arraycopy(more, 0, whole, want.length, more.length);
     assertArrayEquals(whole, readWhole(path), "appended, chunk 2's node still down");
     restart();
-    Repairer.Outcome o = client.repair(path);
+    Repairer.Outcome o = new Repairer(client).repair(path);
     assertEquals(0, o.waiting(), o.toString());
     FileStatus done = client.namespace().getStatus(path);
     assertTrue(done.repairs().isEmpty(), done.repairs().toString());

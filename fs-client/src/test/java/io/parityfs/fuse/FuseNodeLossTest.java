@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.parityfs.client.ParityClient;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
@@ -116,7 +117,7 @@ class FuseNodeLossTest {
         }
         for (int d = 0; d < 2; d++) {
           for (String name : List.of("f", "new")) {
-            writerClient.repair("/" + dirs.get(d) + "/" + name);
+            new Repairer(writerClient).repair("/" + dirs.get(d) + "/" + name);
             assertEquals(0, writerClient.namespace().getStatus("/" + dirs.get(d) + "/" + name)
                 .repairs().members());
           }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.keeper.GroupCheck;
+import io.parityfs.keeper.Repairer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.CreateOptions;
@@ -118,7 +119,7 @@ class AcrossWriterKillTest {
     String key = ExpectedBytes.key(path, HflushingWriter.WRITER);
     long length = TestFiles.status(cluster.root(), path).length();
     assertEquals(length, TestFiles.verify(cluster.root(), path, key, length), "node back");
-    cluster.root().repair(path);
+    new Repairer(cluster.root()).repair(path);
     FileStatus caught = TestFiles.status(cluster.root(), path);
     assertTrue(caught.repairs().isEmpty(), "caught up: " + caught.repairs());
     GroupCheck.Report r = new GroupCheck(cluster.root()).check(caught);

@@ -211,7 +211,7 @@ class NodeKillAcrossTest {
         try {
           cluster.await(path + " caught up", Duration.ofSeconds(30), () -> {
             try {
-              last[0] = c.repair(path);
+              last[0] = new Repairer(c).repair(path);
             } catch (IOException e) {
               throw new UncheckedIOException(e);
             }

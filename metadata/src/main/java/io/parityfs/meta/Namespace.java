@@ -475,6 +475,27 @@ public final class Namespace implements Closeable {
   }
 
   /**
+   * A file lease recovery left with groups to seal (its seal mark, docs/across-nodes.md,
+   * "Lease recovery"): its id, its path at the recovery (a rename since leaves it stale: check
+   * the id found there), and the first group that may hold copies.
+   */
+  public record ToSeal(long fileId, String path, long fromGroup) {}
+
+  /** Every seal mark, by file id: what the keeper seals in its next round. */
+  public List<ToSeal> filesToSeal() throws NamespaceException {
+    List<ToSeal> out = new java.util.ArrayList<>();
+    for (SealMarks.Mark m : core.sealMarks.list()) {
+      out.add(new ToSeal(m.id(), m.path(), m.from()));
+    }
+    return out;
+  }
+
+  /** Clears file {@code fileId}'s seal mark once its groups are sealed (the keeper). */
+  public void sealed(long fileId) throws NamespaceException {
+    core.sealMarks.clear(fileId);
+  }
+
+  /**
    * Re-protection's switch (docs/across-nodes.md §5): replaces target {@code from} by {@code to}
    * in a closed file's layout, at the same position, once every member {@code from} held is
    * stored on {@code to}; the repair record's ranges on {@code from} go with it. One versioned

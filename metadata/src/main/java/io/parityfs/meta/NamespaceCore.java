@@ -35,6 +35,7 @@ final class NamespaceCore {
   final SubtreePurger purger;
   final Leases leases;
   final RepairIndex repairIndex;
+  final SealMarks sealMarks;
   final ConnectionGate gate;
   /**
    * The last known entry of each file this client writes (lease held): a writer's commit tries
@@ -56,6 +57,7 @@ final class NamespaceCore {
     this.lister = new DirectoryLister(zk, zn, cache);
     this.leases = new Leases(zk, zn);
     this.repairIndex = new RepairIndex(zk, zn);
+    this.sealMarks = new SealMarks(client, zn);
     this.removals = new FileRemovals(zk, zn, repairIndex);
     this.purger = new SubtreePurger(zk, zn, removals);
     this.gate = new ConnectionGate(client, config.suspendedWaitMillis());

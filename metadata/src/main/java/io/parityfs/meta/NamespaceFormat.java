@@ -46,6 +46,7 @@ final class NamespaceFormat {
       DeleteQueue.ensureFormatted(client, zn);
       Leases.ensureFormatted(client, zn);
       RepairIndex.ensureFormatted(client, zn);
+      SealMarks.ensureFormatted(client, zn);
       Zk.ensureAll(client, List.of(zn.idSkips));
       Inode root = InodeCodec.decode(client.getData().forPath(zn.rootInode), "/");
       Map<?, ?> format = JSON.readValue(client.getData().forPath(zn.root), Map.class);

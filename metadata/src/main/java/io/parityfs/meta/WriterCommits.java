@@ -464,6 +464,17 @@ final class WriterCommits {
     if (!core.write(e, next, List.of(core.leases.deleteRecord(i.id())), p)) {
       return false;
     }
+    if (i.layout().across().isErasureCoded()) {
+      // its last groups stay as the dead writer stored them, maybe in copies: the keeper
+      // seals them in its next round (SealMarks); best effort, its hourly check is the backstop
+      long from = i.length() / ((long) i.layout().chunkSize() * i.layout().across().data());
+      try {
+        core.sealMarks.mark(i.id(), p, from);
+      } catch (NamespaceException ex) {
+        LOG.warn("lease recovery of {}: no seal mark ({}); the keeper's check will seal its"
+            + " last groups", p, ex.getMessage());
+      }
+    }
     LOG.info("recovered the lease of {} (file {}, writer {}): "
         + "length {}, writer generation {}{}", p, ZNodes.hexId(i.id()), i.lease().client(),
         length, next.generation(), after.unreached().isEmpty() ? "" : "; members on targets"

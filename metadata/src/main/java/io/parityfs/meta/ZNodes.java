@@ -28,6 +28,8 @@ package io.parityfs.meta;
  * R/repairs/SS                   256 shards of the repair index, SS = low byte of a file id
  * R/repairs/SS/IIIIIIIIII        a file whose repair record is not empty: its entry, path and
  *                                the targets the record names ({@link RepairIndex})
+ * R/seals/IIIIIIIIII            a file lease recovery left with groups to seal ({@link
+ *                                SealMarks})
  * R/sessions/SSSSSSSSSSSSSSSS    ephemeral marker of a ZooKeeper session holding leases, the
  *                                session id as 16 hex digits: the lease is alive while it is
  * </pre>
@@ -49,6 +51,7 @@ final class ZNodes {
   final String leases;
   final String sessions;
   final String repairs;
+  final String seals;
 
   ZNodes(String root) {
     this.root = root;
@@ -61,6 +64,7 @@ final class ZNodes {
     this.leases = root + "/leases";
     this.sessions = root + "/sessions";
     this.repairs = root + "/repairs";
+    this.seals = root + "/seals";
   }
 
   static String hexId(long id) {
@@ -101,6 +105,10 @@ final class ZNodes {
 
   String repairShard(int index) {
     return repairs + "/" + Names.bucketName(index);
+  }
+
+  String sealMark(long fileId) {
+    return seals + "/" + hexId(fileId);
   }
 
   String repairRecord(long fileId) {
