@@ -448,6 +448,11 @@ final class ChunkIo implements MemberIo, AutoCloseable {
     return !cutOff.contains(target) && suspects.healthy(target, locator);
   }
 
+  @Override
+  public boolean reachable(String target) {
+    return !cutOff.contains(target) && Suspects.online(target, locator);
+  }
+
   /**
    * Tests: the targets this client treats as unreachable from now on (every transfer to them
    * fails UNAVAILABLE at once), as if their nodes were down, so a model test can read with any
@@ -455,18 +460,6 @@ final class ChunkIo implements MemberIo, AutoCloseable {
    */
   void cutOff(java.util.Set<String> targets) {
     cutOff = java.util.Set.copyOf(targets);
-  }
-
-  /** {@code f}'s value; its failure's IOException cause thrown as such. */
-  static <T> T join(CompletableFuture<T> f) throws IOException {
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
-    }
   }
 
   /** The pool for transfers a caller fans out and waits for (see {@link #fanOut}). */
@@ -660,9 +653,12 @@ final class ChunkIo implements MemberIo, AutoCloseable {
           + " is cut off from this client (a test's node loss)"));
     }
     try {
-      return transfer.at(at);
+      T done = transfer.at(at);
+      suspects.answered(targetId);
+      return done;
     } catch (NodeException e) {
       if (!mayHaveMoved(e.status())) {
+        suspects.answered(targetId); // its node answered: about the chunk, not itself
         throw failure.of(at, e);
       }
       TargetLocator.Location now;

@@ -49,12 +49,12 @@ final class CutGroup {
     }
     int present = (int) (first - g * k);
     StaleMembers stale = new StaleMembers(layout.across(), client.config().writeMargin());
-    ByteBuffer[] data = readData(f, g * k, present, k);
+    ByteBuffer[] data = chunks.readData(f, g * k, present, k);
     // copies of the kept content first: the round then replaces members of the round that
     // protects the committed bytes only while the copies hold them (audit C5)
     GroupWriter writer = new GroupWriter(chunks, client.transfers(), f, stale);
-    ChunkIo.join(writer.storeProtected(g, data));
-    ChunkIo.join(writer.release());
+    MemberIo.join(writer.storeProtected(g, data));
+    MemberIo.join(writer.release());
     deletePastEnd(f, layout, map, g, present, stale);
     Repairs left = stale.repairs();
     return left.isEmpty() ? f : client.namespace().setLength(f.path(), f.id(), -1, f.length(),
@@ -73,41 +73,5 @@ final class CutGroup {
       chunks.deleteMember(layout.targets().get(map.memberPosition(g, j)), f.id(),
           map.memberIndex(g, j), f.generation(), stale, g);
     }
-  }
-
-  /** Data chunks {@code first..first+present-1} in parallel, into K entries (nulls after). */
-  private ByteBuffer[] readData(FileStatus f, long first, int present, int k)
-      throws IOException {
-    List<java.util.concurrent.CompletableFuture<ByteBuffer>> reads = new ArrayList<>();
-    for (int j = 0; j < present; j++) {
-      long index = first + j;
-      reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return readChunk(f, index);
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-      }, chunks.fanOut()));
-    }
-    ByteBuffer[] data = new ByteBuffer[k];
-    for (int j = 0; j < present; j++) {
-      data[j] = ChunkIo.join(reads.get(j));
-    }
-    return data;
-  }
-
-  /** Bytes of data chunk {@code index} as the file holds them, read avoiding stale members. */
-  private ByteBuffer readChunk(FileStatus f, long index) throws IOException {
-    long chunkSize = f.layout().chunkSize();
-    int len = (int) Math.min(chunkSize, f.length() - index * chunkSize);
-    ByteBuffer buf = ByteBuffer.allocate(len);
-    while (buf.hasRemaining()) {
-      int n = chunks.read(f.id(), f.layout(), f.repairs(), (int) index, buf.position(), buf);
-      if (n <= 0) {
-        throw new ClientException(ClientStatus.DATA_LOST, f.path(), f.path() + ": chunk "
-            + index + " holds fewer bytes than the file's length says");
-      }
-    }
-    return buf.flip();
   }
 }

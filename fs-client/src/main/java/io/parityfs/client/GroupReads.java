@@ -110,7 +110,7 @@ final class GroupReads {
       }
       RoundTag newestSeen = null;
       for (CompletableFuture<Member> f : reads) {
-        Member r = ChunkIo.join(f);
+        Member r = MemberIo.join(f);
         got[r.j()] = r;
         if (r.tag() == null) {
           unreachable |= r.unreachable();
@@ -173,7 +173,7 @@ final class GroupReads {
       throws IOException {
     Member best = null;
     for (CompletableFuture<Member> f : copies) {
-      Member c = ChunkIo.join(f);
+      Member c = MemberIo.join(f);
       if (c.tag() != null && c.tag().isCopy() && (best == null || c.tag().newerThan(best.tag()))) {
         best = c;
       }

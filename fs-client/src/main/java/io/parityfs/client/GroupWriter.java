@@ -174,7 +174,7 @@ final class GroupWriter {
     copiedFull = full;
     copiedPartial = hasPartial ? partial.position() : 0;
     // the own targets hold these bytes already, in the round the last close stored
-    ChunkIo.join(copies(group, data(open, full, hasPartial ? partial : null), 0, false));
+    MemberIo.join(copies(group, data(open, full, hasPartial ? partial : null), 0, false));
   }
 
   /**

@@ -2,14 +2,18 @@ package io.parityfs.client;
 
 import io.parityfs.client.across.GroupCodec;
 import io.parityfs.meta.Across;
+import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Layout;
 import io.parityfs.meta.Repairs;
 import io.parityfs.meta.chunks.ChunkService;
 import io.parityfs.node.protocol.ChunkStat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -38,6 +42,14 @@ public interface MemberIo extends ChunkService {
    * it failed in the last seconds. A hint, not a promise: a healthy target may still fail.
    */
   boolean healthy(String target);
+
+  /**
+   * Whether {@code target} is worth a stat for a check: the registry has it online, even if a
+   * transfer to it failed lately (an answer clears that); {@link #healthy} by default.
+   */
+  default boolean reachable(String target) {
+    return healthy(target);
+  }
 
   /**
    * The stat of chunk {@code index} of the file on {@code target} (its version's length and
@@ -118,6 +130,62 @@ public interface MemberIo extends ChunkService {
    * waits for them never waits on itself.
    */
   Executor fanOut();
+
+  /**
+   * Data chunk {@code index} of {@code f} whole, as far as its length reaches, read as readers
+   * read it (decoded where its member is stale or its target down).
+   *
+   * @throws ClientException DATA_LOST when the chunk holds fewer bytes than the length says
+   */
+  default ByteBuffer readChunk(FileStatus f, long index) throws IOException {
+    long chunkSize = f.layout().chunkSize();
+    int len = (int) Math.min(chunkSize, f.length() - index * chunkSize);
+    ByteBuffer buf = ByteBuffer.allocate(len);
+    while (buf.hasRemaining()) {
+      int n = read(f.id(), f.layout(), f.repairs(), (int) index, buf.position(), buf);
+      if (n <= 0) {
+        throw new ClientException(ClientStatus.DATA_LOST, f.path(), f.path() + ": chunk "
+            + index + " holds fewer bytes than the file's length says");
+      }
+    }
+    return buf.flip();
+  }
+
+  /**
+   * Data chunks {@code first..first+present-1} of {@code f} ({@link #readChunk}) in parallel
+   * on the {@link #fanOut} pool, into {@code k} entries (nulls after them): a group's data.
+   */
+  default ByteBuffer[] readData(FileStatus f, long first, int present, int k)
+      throws IOException {
+    List<CompletableFuture<ByteBuffer>> reads = new ArrayList<>();
+    for (int j = 0; j < present; j++) {
+      long index = first + j;
+      reads.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return readChunk(f, index);
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, fanOut()));
+    }
+    ByteBuffer[] data = new ByteBuffer[k];
+    for (int j = 0; j < present; j++) {
+      data[j] = join(reads.get(j));
+    }
+    return data;
+  }
+
+  /** {@code f}'s value; its failure's IOException cause thrown as such. */
+  static <T> T join(CompletableFuture<T> f) throws IOException {
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw e;
+    }
+  }
 
   /**
    * Whether a member write that failed so may be left out (its target is down or cannot take

@@ -37,6 +37,16 @@ final class Suspects {
     until.put(target, clock.getAsLong() + windowNanos);
   }
 
+  /**
+   * Notes that {@code target}'s node answered now (a transfer done, or refused for the chunk's
+   * sake): it is no longer suspect, whatever failed before.
+   */
+  void answered(String target) {
+    if (!until.isEmpty()) {
+      until.remove(target);
+    }
+  }
+
   /** Whether a transfer to {@code target} failed within the window. */
   boolean suspect(String target) {
     Long u = until.get(target);
@@ -72,7 +82,7 @@ final class Suspects {
     return !suspect(target) && online(target, locator);
   }
 
-  private static boolean online(String target, TargetLocator locator) {
+  static boolean online(String target, TargetLocator locator) {
     try {
       return locator.locate(target).info().reachability() == Reachability.ONLINE;
     } catch (IOException e) {

@@ -272,7 +272,9 @@ public final class GroupCheck {
       notUsable.add("member " + j + " on " + t + ": in the repair record");
       return new Seen(null, true, false);
     }
-    Optional<ChunkStat> s = chunks.healthy(t) ? chunks.statMember(t, f.id(), index)
+    // asked whenever the registry has it online, suspect or not: a check must not report a
+    // node that is back as unreachable because a transfer failed while it was away
+    Optional<ChunkStat> s = chunks.reachable(t) ? chunks.statMember(t, f.id(), index)
         : Optional.empty();
     if (s.isEmpty() && !chunks.healthy(t)) {
       notUsable.add("member " + j + " on " + t + ": target unreachable");

@@ -300,7 +300,7 @@ public final class Repairer {
     if (round == null || round.count() <= present || members < round.count()) {
       return -1; // no cut round B that decodes
     }
-    ByteBuffer[] data = readData(f, g * k, present, k); // decoded from B
+    ByteBuffer[] data = chunks.readData(f, g * k, present, k); // decoded from B
     long sequence = new RoundTag(f.generation(), chunks.nextSequence(), present).sequence();
     long n = 0;
     for (int j = 0; j < present; j++) {
@@ -408,7 +408,7 @@ public final class Repairer {
     int k = layout.across().data();
     int m = layout.across().parity();
     int present = (int) Math.min(k, map.dataChunks(f.length()) - g * k);
-    ByteBuffer[] data = readData(f, g * k, present, k);
+    ByteBuffer[] data = chunks.readData(f, g * k, present, k);
     RoundTag copy = RoundTag.copy(f.generation(), chunks.nextSequence());
     // the parity targets first (another chunk id than the parity: nothing of the old round is
     // replaced), the chunks' own targets only once every chunk has its copies there
@@ -496,7 +496,7 @@ public final class Repairer {
         write.add(j);
       }
     }
-    ByteBuffer[] data = readData(f, g * k, present, k);
+    ByteBuffer[] data = chunks.readData(f, g * k, present, k);
     ByteBuffer[] parity = chunks.groupCodec(layout.across()).encode(data);
     long sequence = new RoundTag(f.generation(), SEAL_ROUND, present).sequence();
     long n = 0;
@@ -537,54 +537,6 @@ public final class Repairer {
         default -> throw e;
       };
     }
-  }
-
-  /** Data chunks {@code first..first+present-1} in parallel, into K entries (nulls after). */
-  private ByteBuffer[] readData(FileStatus f, long first, int present, int k)
-      throws IOException {
-    List<java.util.concurrent.CompletableFuture<ByteBuffer>> reads = new ArrayList<>();
-    for (int j = 0; j < present; j++) {
-      long index = first + j;
-      reads.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return readChunk(f, index);
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-      }, chunks.fanOut()));
-    }
-    ByteBuffer[] data = new ByteBuffer[k];
-    for (int j = 0; j < present; j++) {
-      data[j] = join(reads.get(j));
-    }
-    return data;
-  }
-
-  /** {@code f}'s value; its failure's IOException cause thrown as such. */
-  private static <T> T join(java.util.concurrent.CompletableFuture<T> f) throws IOException {
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw e;
-    }
-  }
-
-  /** Bytes of data chunk {@code index} as the file holds them, read avoiding stale members. */
-  private ByteBuffer readChunk(FileStatus f, long index) throws IOException {
-    long chunkSize = f.layout().chunkSize();
-    int len = (int) Math.min(chunkSize, f.length() - index * chunkSize);
-    ByteBuffer buf = ByteBuffer.allocate(len);
-    while (buf.hasRemaining()) {
-      int n = chunks.read(f.id(), f.layout(), f.repairs(), (int) index, buf.position(), buf);
-      if (n <= 0) {
-        throw new ClientException(ClientStatus.DATA_LOST, f.path(), f.path() + ": chunk "
-            + index + " holds fewer bytes than the file's length says");
-      }
-    }
-    return buf.flip();
   }
 
   /**
@@ -693,7 +645,7 @@ public final class Repairer {
       if (here.isEmpty()) {
         return 0;
       }
-      ByteBuffer data = readChunk(f, g);
+      ByteBuffer data = chunks.readChunk(f, g);
       chunks.writeMember(onto, f.id(), f.generation(), chunks.nextSequence(), (int) g, data);
       return data.limit();
     }

@@ -29,6 +29,21 @@ class SuspectsTest {
     assertTrue(s.suspect("t1"));
   }
 
+  /**
+   * A node that answers is no longer suspect: a group check run right after a node came back
+   * reported its members unreachable (the model test's 50-seed run, seed 4002).
+   */
+  @Test
+  void anAnswerEndsTheSuspicion() {
+    Suspects s = new Suspects(10_000, () -> 1_000);
+    s.failed("t");
+    assertTrue(s.suspect("t"));
+    s.answered("t");
+    assertFalse(s.suspect("t"));
+    s.answered("never-failed"); // nothing to end
+    assertFalse(s.suspect("never-failed"));
+  }
+
   @Test
   void aZeroWindowSuspectsNothingAndANegativeOneIsRefused() {
     Suspects s = new Suspects(0, () -> 5);
