@@ -4,6 +4,7 @@ import io.parityfs.meta.ChunkMap;
 import io.parityfs.meta.FileStatus;
 import io.parityfs.meta.Holes;
 import io.parityfs.meta.Layout;
+import io.parityfs.meta.Repairs;
 import io.parityfs.meta.targets.TargetInfo;
 import java.io.Closeable;
 import java.io.IOException;
@@ -99,6 +100,8 @@ public final class PfsFileWriter implements Closeable {
   private Holes holes;
   /** The holes as last committed (what a writer that gives up closes the file with). */
   private Holes committedHoles;
+  /** The members left out that the last commit put in the file's repair record. */
+  private Repairs committedRecord = Repairs.NONE;
 
   /** A chunk's buffer (always chunk-sized) and how many of its bytes are the file's. */
   private static final class Chunk {
@@ -241,8 +244,10 @@ public final class PfsFileWriter implements Closeable {
       }
     }
     holes = holes.below(map.groups(newLength));
-    client.namespace().setLength(path, file.id(), -1, newLength, -1, stale.repairs(), holes);
+    Repairs record = stale.repairs();
+    client.namespace().setLength(path, file.id(), -1, newLength, -1, record, holes);
     committedHoles = holes;
+    committedRecord = record;
     length = newLength;
     committed = newLength;
     storedSinceCommit.clear();
@@ -287,12 +292,15 @@ public final class PfsFileWriter implements Closeable {
   public synchronized void flush() throws IOException {
     checkOpen();
     storeAll();
-    // also when only the holes changed: a write filled one, its group is stored now
-    if (length != committed || !holes.equals(committedHoles)) {
-      client.namespace().setLength(path, file.id(), -1, length, keptMtime, stale.repairs(),
-          holes);
+    // also when only the holes changed (a write filled one, its group is stored now), and
+    // when only the record did: an overwrite stored around a down node left a member out, and
+    // until the record names it every reader trusts that stale member (model test seed 4014)
+    Repairs record = stale.repairs();
+    if (length != committed || !holes.equals(committedHoles) || !record.equals(committedRecord)) {
+      client.namespace().setLength(path, file.id(), -1, length, keptMtime, record, holes);
       committed = length;
       committedHoles = holes;
+      committedRecord = record;
     }
     storedSinceCommit.clear();
     releaseCopies();

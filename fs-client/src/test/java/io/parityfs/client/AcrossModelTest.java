@@ -44,6 +44,8 @@ class AcrossModelTest extends StripedClusterTest {
   static final int SEEDS = Integer.getInteger("parityfs.model.seeds", 3);
   static final int STEPS = Integer.getInteger("parityfs.model.steps", 40);
   static final Long SEED = Long.getLong("parityfs.model.seed");
+  /** The first of the {@link #SEEDS} seeds (a long run goes on from where one stopped). */
+  static final long FIRST_SEED = Long.getLong("parityfs.model.firstSeed", 4000);
   /** Files stay below this length: a few groups, so steps stay quick. */
   static final int MAX_LENGTH = 5 * CHUNK;
 
@@ -59,7 +61,7 @@ class AcrossModelTest extends StripedClusterTest {
       seeds.add(SEED);
     } else {
       for (int i = 0; i < SEEDS; i++) {
-        seeds.add(4000L + i);
+        seeds.add(FIRST_SEED + i);
       }
     }
     try (ParityClient checker = cluster.client(Caller.of("root"))) {
