@@ -241,14 +241,26 @@ public final class Repairer {
   /**
    * Deletes group {@code g}'s data members {@code present..K-1} (past the end of the file) on
    * {@code layout}'s targets, at the file's generation, once a round has stored the group cut at
-   * the end: none of its members needs them any more. A target that is down fails the delete
-   * (a new writer's restore of the cut group records it instead: {@code CutGroup}).
+   * the end: none of its members needs them any more. One on a target that is down stays
+   * there (see the comment inside), and the seal is done without it.
    */
   private void deletePastEnd(FileStatus f, Layout layout, ChunkMap map, long g, int present)
       throws IOException {
     for (int j = present; j < layout.across().data(); j++) {
-      chunks.delete(layout.targets().get(map.memberPosition(g, j)), f.id(),
-          map.memberIndex(g, j), f.generation());
+      String t = layout.targets().get(map.memberPosition(g, j));
+      try {
+        chunks.delete(t, f.id(), map.memberIndex(g, j), f.generation());
+      } catch (IOException e) {
+        if (!MemberIo.targetDown(e)) {
+          throw e;
+        }
+        // the seal is done without it: no length counts a chunk past the end, a new writer's
+        // fence keeps it for its restore of the cut group (CutGroup), which deletes it, and
+        // catch-up's trim deletes it once the target is back (model test seed 4031: the
+        // hand-off failed on it)
+        LOG.info("{}: group {}'s data member {} past the end left on {} (down): {}", f.path(),
+            g, j, t, e.getMessage());
+      }
     }
   }
 

@@ -153,8 +153,10 @@ class AcrossModelTest extends StripedClusterTest {
         case "stop" -> {
           // by the target's place in the file's layout, not the node's in the cluster: the
           // placement of a seed's file depends on the files before it, its sequence must not
-          stopped = nodeOf(checker.namespace().getStatus(path).layout().targets()
-              .get(rnd.nextInt(3)));
+          // (before the file exists, by the node's place)
+          int at = rnd.nextInt(3);
+          stopped = committed == null ? at
+              : nodeOf(checker.namespace().getStatus(path).layout().targets().get(at));
           cluster.stopNode(stopped);
         }
         case "start" -> startNode();
