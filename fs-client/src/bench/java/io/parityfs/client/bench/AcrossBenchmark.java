@@ -37,17 +37,18 @@ import java.util.concurrent.Executors;
  *       per data byte;
  *   <li><b>read</b>: the page cache dropped, the same threads read the files back in 4 MiB reads,
  *       every byte compared;
- *   <li><b>degraded read</b> (mirror and ec): one storage node stopped, the files read again,
+ *   <li><b>degraded read</b> (mirror and ec): one storage node stopped (the first that holds a
+ *       member of every file, so that every run loses the same share), the files read again,
  *       every byte compared (its chunks come from the other copy, or are decoded from K members);
  *       the node restarted.
  * </ul>
  *
- * <li><b>re-protection</b> (ec): with node 0 still stopped, declared lost, the same threads
- *       re-protect the files ({@code Reprotector}: each member node 0 held rebuilt by the node
+ * <li><b>re-protection</b> (ec): with that node still stopped, declared lost, the same threads
+ *       re-protect the files ({@code Reprotector}: each member the node held rebuilt by the node
  *       of its new target, the spare node's, from K others it reads from their nodes itself
  *       (REBUILD_MEMBER), 16 groups of a file at once, the layouts switched), timed, with the
  *       process's CPU time per rebuilt byte beside the rate; then every
- *       byte is read back (untimed) with node 0 still down, and the node restarted.
+ *       byte is read back (untimed) with the node still down, and the node restarted.
  *
  * Files stripe over one group's width ({@code K+M}) of the {@code nodes}, so that a node's
  * members have somewhere to go. Every policy is first run once untimed on 16 MiB files (the
@@ -184,18 +185,19 @@ public final class AcrossBenchmark {
         // degraded twice between two healthy reads: a second read of the same bytes may be
         // faster (the VM's host caches the virtual disk), so each kind gets a first and a
         // second place
-        cluster.stopNode(0);
+        int down = nodeOfEveryFile(cluster, client, d);
+        cluster.stopNode(down);
         try {
           for (int i = 0; i < 2; i++) {
             read(pool, client, d, p, fileBytes, measured, name + "_degraded_read",
-                " degraded read (node 0 down)");
+                " degraded read (node " + down + " down)");
           }
           if (p.isErasureCoded()) {
-            reprotect(cluster, client, pool, d, measured);
-            all(pool, w -> verify(client, d, w, p, fileBytes)); // node 0 still down
+            reprotect(cluster, client, pool, d, down, measured);
+            all(pool, w -> verify(client, d, w, p, fileBytes)); // the node still down
           }
         } finally {
-          cluster.restartNode(0);
+          cluster.restartNode(down);
           cluster.awaitTargets(nodes);
         }
         read(pool, client, d, p, fileBytes, measured, name + "_read", " read");
@@ -206,16 +208,39 @@ public final class AcrossBenchmark {
     }
   }
 
-  /** Re-protects the files of {@code d} off node 0's targets, timed (see the class comment). */
+  /**
+   * The first node that holds a member of every file of {@code d}: the node the degraded read
+   * and re-protection lose. Placement picks each file's targets, and a node some file does not
+   * use would leave that file healthy, so the work measured would vary from run to run.
+   */
+  private int nodeOfEveryFile(MiniCluster cluster, ParityClient client, String d)
+      throws Exception {
+    java.util.Map<String, String> nodeOf = new java.util.HashMap<>();
+    client.registry().targets().forEach(t -> nodeOf.put(t.id(), t.nodeId()));
+    for (int i = 0; i < cluster.nodes().size(); i++) {
+      String node = cluster.nodes().get(i).nodeId();
+      boolean everyFile = true;
+      for (int w = 0; w < writers && everyFile; w++) {
+        everyFile = client.namespace().getStatus(d + "/part-" + w).layout().targets().stream()
+            .anyMatch(t -> node.equals(nodeOf.get(t)));
+      }
+      if (everyFile) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("no node holds a member of every file of " + d);
+  }
+
+  /** Re-protects the files of {@code d} off node {@code down}'s targets, timed (class comment). */
   private void reprotect(MiniCluster cluster, ParityClient client, ExecutorService pool,
-      String d, boolean measured) throws Exception {
-    String lostNode = cluster.nodes().get(0).nodeId();
+      String d, int down, boolean measured) throws Exception {
+    String lostNode = cluster.nodes().get(down).nodeId();
     java.util.Set<String> lost = new java.util.HashSet<>();
     client.registry().targets().stream().filter(t -> t.nodeId().equals(lostNode))
         .forEach(t -> lost.add(t.id()));
     Reprotector r = new Reprotector(client, 0);
     java.util.concurrent.atomic.AtomicLong rebuilt = new java.util.concurrent.atomic.AtomicLong();
-    Phase phase = new Phase("ec reprotect (node 0 lost)");
+    Phase phase = new Phase("ec reprotect (node " + down + " lost)");
     all(pool, w -> {
       Reprotector.Outcome o = r.reprotect(d + "/part-" + w, lost);
       if (o.skipped() != null) {
@@ -354,9 +379,10 @@ public final class AcrossBenchmark {
         + "and close it (acknowledged only when every member is stored), timed to the last "
         + "close; media bytes = the bytes of the files' shard and manifest files on all drives over the data bytes; read = "
         + "the same threads read every byte back and compare; degraded read = the same with "
-        + "storage node 0 stopped (its chunks read from the other copy or decoded), run twice "
+        + "one storage node stopped (the first that holds a member of every file: for ec, one "
+        + "member of every group; its chunks read from the other copy or decoded), run twice "
         + "between the two healthy reads of each round, so that neither kind is always the "
-        + "second read of the same bytes; re-protection = with node 0 still down and declared "
+        + "second read of the same bytes; re-protection = with that node still down and declared "
         + "lost, the same threads re-protect their files: the node of each member's new "
         + "target rebuilds it from K members it reads from the other nodes (REBUILD_MEMBER, "
         + "16 groups of a file in flight), then the layouts switch, rate = bytes rebuilt / "

@@ -29,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -60,9 +61,18 @@ final class MemberRebuilder implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(MemberRebuilder.class.getName());
   /**
    * Rebuilds of this node running at once (system property {@code
-   * parityfs.node.rebuildThreads}, default 4): each holds K+1 buffers of the group's length.
+   * parityfs.node.rebuildThreads}, default 8): each holds K+1 buffers of the group's length,
+   * within {@link #MEMORY}.
    */
-  static final int THREADS = Math.max(1, Integer.getInteger("parityfs.node.rebuildThreads", 4));
+  static final int THREADS = Math.max(1, Integer.getInteger("parityfs.node.rebuildThreads", 8));
+  /**
+   * Bytes of buffers the rebuilds of this node hold and keep for reuse at most (system property
+   * {@code parityfs.node.rebuildMemory}, default a quarter of the heap, at most 1 GiB): with 8
+   * MiB chunks and ec:4+1 a rebuild holds 40 MiB, so the default runs {@link #THREADS} at once;
+   * wider or longer groups run fewer (see {@link RebuildBuffers}).
+   */
+  static final long MEMORY = Math.max(1, Long.getLong("parityfs.node.rebuildMemory",
+      Math.min(Runtime.getRuntime().maxMemory() / 4, 1L << 30)));
   /** How long a rebuild waits for a WRITE stream of the same chunk to end. */
   private static final Duration CLAIM_WAIT = Duration.ofSeconds(10);
 
@@ -71,6 +81,7 @@ final class MemberRebuilder implements AutoCloseable {
   private final TlsConfig tls;
   private final ThreadPoolExecutor pool;
   private final ExecutorService reads;
+  private final RebuildBuffers buffers = new RebuildBuffers(MEMORY);
   private final AtomicLong rebuilt = new AtomicLong();
   private final AtomicLong rebuiltBytes = new AtomicLong();
   private volatile NodeClient peers;
@@ -120,33 +131,50 @@ final class MemberRebuilder implements AutoCloseable {
     int n = r.k() + r.m();
     int group = (int) r.groupLength();
     ByteBuffer[] shards = new ByteBuffer[n];
-    List<CompletableFuture<Void>> pending = new ArrayList<>();
-    for (RebuildSource s : r.sources()) {
-      ByteBuffer into = ByteBuffer.allocate(group); // zeros past the source's own bytes
-      shards[s.member()] = into;
-      if (!s.isZeros()) {
-        pending.add(CompletableFuture.runAsync(() -> {
-          try {
-            read(r, s, into.duplicate().limit((int) s.length()));
-          } catch (IOException e) {
-            throw new CompletionException(e);
-          }
-        }, reads));
+    // K sources and the member: reused between rebuilds, within the node's budget
+    ByteBuffer[] held = buffers.take(r.sources().size() + 1, group);
+    boolean reusable = false;
+    try {
+      List<CompletableFuture<Void>> pending = new ArrayList<>();
+      int next = 0;
+      for (RebuildSource s : r.sources()) {
+        ByteBuffer into = held[next++];
+        // zeros past the source's own bytes, as the group codec pads a short member
+        long own = s.isZeros() ? 0 : Math.min(s.length(), group);
+        Arrays.fill(into.array(), (int) own, group, (byte) 0);
+        shards[s.member()] = into;
+        if (!s.isZeros()) {
+          pending.add(CompletableFuture.runAsync(() -> {
+            try {
+              read(r, s, into.duplicate().limit((int) s.length()));
+            } catch (IOException e) {
+              throw new CompletionException(e);
+            }
+          }, reads));
+        }
+      }
+      try {
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+      } catch (CompletionException e) {
+        pending.forEach(p -> p.cancel(false));
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      }
+      // allOf completes once every read has ended: nothing writes into the buffers any more
+      reusable = true;
+      shards[r.member()] = held[next];
+      codec(r.k(), r.m()).reconstruct(shards, new int[] {r.member()});
+      ByteBuffer member = shards[r.member()].limit((int) r.length());
+      ChunkInfo info = store(r, target, member);
+      rebuilt.incrementAndGet();
+      rebuiltBytes.addAndGet(r.length());
+      return ConnectionHandler.stat(info);
+    } finally {
+      if (reusable) {
+        buffers.give(held);
+      } else {
+        buffers.discard(held); // a read may have outlived the rebuild: never reuse them
       }
     }
-    try {
-      CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
-    } catch (CompletionException e) {
-      pending.forEach(p -> p.cancel(false));
-      throw e.getCause() instanceof Exception cause ? cause : e;
-    }
-    shards[r.member()] = ByteBuffer.allocate(group);
-    codec(r.k(), r.m()).reconstruct(shards, new int[] {r.member()});
-    ByteBuffer member = shards[r.member()].limit((int) r.length());
-    ChunkInfo info = store(r, target, member);
-    rebuilt.incrementAndGet();
-    rebuiltBytes.addAndGet(r.length());
-    return ConnectionHandler.stat(info);
   }
 
   /** Reads source {@code s} into {@code into} (exactly its length), checking its round. */
