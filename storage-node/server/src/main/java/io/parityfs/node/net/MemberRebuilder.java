@@ -29,7 +29,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -141,7 +140,7 @@ final class MemberRebuilder implements AutoCloseable {
         ByteBuffer into = held[next++];
         // zeros past the source's own bytes, as the group codec pads a short member
         long own = s.isZeros() ? 0 : Math.min(s.length(), group);
-        Arrays.fill(into.array(), (int) own, group, (byte) 0);
+        RebuildBuffers.zero(into, (int) own, group);
         shards[s.member()] = into;
         if (!s.isZeros()) {
           pending.add(CompletableFuture.runAsync(() -> {
