@@ -29,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -140,7 +141,7 @@ final class MemberRebuilder implements AutoCloseable {
         ByteBuffer into = held[next++];
         // zeros past the source's own bytes, as the group codec pads a short member
         long own = s.isZeros() ? 0 : Math.min(s.length(), group);
-        RebuildBuffers.zero(into, (int) own, group);
+        Arrays.fill(into.array(), (int) own, group, (byte) 0);
         shards[s.member()] = into;
         if (!s.isZeros()) {
           pending.add(CompletableFuture.runAsync(() -> {

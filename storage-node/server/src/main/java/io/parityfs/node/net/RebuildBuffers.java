@@ -7,14 +7,12 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The buffers of {@link MemberRebuilder}'s rebuilds, reused and bounded by a byte budget.
+ * The heap buffers of {@link MemberRebuilder}'s rebuilds, reused and bounded by a byte budget.
  *
  * <p>A rebuild holds K+1 buffers of its group's length (K sources and the member it restores).
  * Allocating and zeroing them for every member cost more CPU, in zeroing and garbage collection,
  * than the decode itself (docs/benchmarks.md, "Re-protection on the nodes"), so a finished
- * rebuild gives them back for the next. They are direct buffers: chunk-sized heap arrays that
- * live across rebuilds were copied from the young generation to the old one by the collector,
- * which took two fifths of the CPU of the re-protection phase where new ones were needed. The budget bounds the bytes in use plus those kept for
+ * rebuild gives them back for the next. The budget bounds the bytes in use plus those kept for
  * reuse: a rebuild waits while its buffers would pass it, so many rebuilds of wide, long groups
  * never exhaust the node's heap. One rebuild always proceeds alone, whatever its size, so that a
  * group longer than the budget is slow, never stuck. Buffers kept for reuse are held softly: the
@@ -71,7 +69,7 @@ final class RebuildBuffers {
       keptBytes -= kept.remove(0).capacity();
     }
     for (; got < count; got++) {
-      out[got] = ByteBuffer.allocateDirect(size);
+      out[got] = ByteBuffer.allocate(size);
       inUse += size;
     }
     for (ByteBuffer b : out) {
@@ -79,15 +77,6 @@ final class RebuildBuffers {
     }
     return out;
   }
-
-  /** Writes zeros into {@code b} from index {@code from} to {@code to} (exclusive). */
-  static void zero(ByteBuffer b, int from, int to) {
-    for (int i = from; i < to; i += ZEROS.capacity()) {
-      b.put(i, ZEROS, 0, Math.min(ZEROS.capacity(), to - i));
-    }
-  }
-
-  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024).asReadOnlyBuffer();
 
   /** Gives back buffers {@link #take} handed out, for reuse. */
   synchronized void give(ByteBuffer[] buffers) {
