@@ -339,7 +339,6 @@ public final class AcrossKeeper implements Closeable {
    */
   long seal(BooleanSupplier going) throws IOException {
     long sealed = 0;
-    GroupCheck check = new GroupCheck(client);
     Repairer repairer = new Repairer(client);
     for (Namespace.ToSeal m : client.namespace().filesToSeal()) {
       if (!going.getAsBoolean()) {
@@ -359,20 +358,18 @@ public final class AcrossKeeper implements Closeable {
           client.namespace().sealed(m.fileId()); // gone, moved (the check finds it), or taken
           continue;
         }
-        GroupCheck.Report r = check.check(f);
-        if (Reprotector.unsealed(r)) {
-          Repairer.HandOff h = repairer.handOff(f, r);
+        Repairer.Seal s = repairer.seal(f, m.fromGroup());
+        if (s.handOff() != null) {
           LOG.info("keeper: {}: sealed what lease recovery left: {}", f.path(),
-              h == null ? "nothing to hand over" : h.outcome());
-          r = check.check(client.namespace().getStatus(f.path()));
+              s.handOff().outcome());
         }
-        if (!Reprotector.unsealed(r)) {
+        if (s.done()) {
           client.namespace().sealed(m.fileId());
           sealed++;
         } else if (f.layout().targets().stream().allMatch(client.memberIo()::healthy)) {
           // not for want of a target: never retried every round; fsck and the check report it
           LOG.warn("keeper: {}: a group lease recovery left could not be sealed with every"
-              + " target up; left to fsck: {}", f.path(), r.findings());
+              + " target up; left to fsck: {}", f.path(), s.after().findings());
           client.namespace().sealed(m.fileId());
         }
       } catch (NamespaceException e) {

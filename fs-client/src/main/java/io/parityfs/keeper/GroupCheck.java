@@ -78,6 +78,14 @@ public final class GroupCheck {
   public record Report(String path, String policy, long groups, Map<State, Long> counts,
       List<Finding> findings) {
     /** The worst state of a group, PROTECTED when there are none. */
+    /**
+     * Whether a group is in copies or torn: one a seal must store before its members may be
+     * moved or its mark cleared ({@link Repairer#seal}).
+     */
+    public boolean unsealed() {
+      return findings.stream().anyMatch(g -> g.inCopies() || g.state() == State.TORN);
+    }
+
     public State worst() {
       State w = State.PROTECTED;
       for (Map.Entry<State, Long> e : counts.entrySet()) {
@@ -105,6 +113,14 @@ public final class GroupCheck {
 
   /** Checks every group of {@code f} (none for a file without a policy across nodes). */
   public Report check(FileStatus f) throws IOException {
+    return check(f, 0);
+  }
+
+  /**
+   * Checks the groups of {@code f} from group {@code from} on (a seal mark's first group that
+   * may hold copies); the report counts only those.
+   */
+  public Report check(FileStatus f, long from) throws IOException {
     Layout layout = f.layout();
     Map<State, Long> counts = new EnumMap<>(State.class);
     List<Finding> findings = new ArrayList<>();
@@ -114,7 +130,7 @@ public final class GroupCheck {
     ChunkMap map = ChunkMap.of(layout);
     long groups = map.groups(f.length());
     long checked = 0;
-    for (long g = 0; g < groups; g++) {
+    for (long g = Math.max(0, from); g < groups; g++) {
       if (f.holes().contains(g)) {
         continue;
       }

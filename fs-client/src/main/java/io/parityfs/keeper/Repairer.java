@@ -210,6 +210,34 @@ public final class Repairer {
   public record HandOff(int members, Outcome outcome) {}
 
   /**
+   * Seals the groups of {@code f} from group {@code from} on that are in copies or torn: checks
+   * them, hands what it found over ({@link #handOff}), and checks them again on the file as the
+   * hand-off left it. The one sequence behind the keeper's seal marks and the movers' seal before
+   * a move (docs/across-nodes.md, "Lease recovery" and "Moves").
+   */
+  public Seal seal(FileStatus f, long from) throws IOException {
+    GroupCheck check = new GroupCheck(client);
+    GroupCheck.Report before = check.check(f, from);
+    if (!before.unsealed()) {
+      return new Seal(f, before, null);
+    }
+    HandOff h = handOff(f, before);
+    FileStatus now = client.namespace().getStatus(f.path());
+    return new Seal(now, check.check(now, from), h);
+  }
+
+  /**
+   * What {@link #seal} left: the file's status and the check of its groups after it, and what
+   * was handed over (null when nothing needed a seal, or the file is open for writing).
+   */
+  public record Seal(FileStatus file, GroupCheck.Report after, HandOff handOff) {
+    /** Whether no group checked is left in copies or torn. */
+    public boolean done() {
+      return !after.unsealed();
+    }
+  }
+
+  /**
    * Deletes the file's chunks on {@code target} past its end, at its writer generation (which
    * also raises the target's fence for the file): a target that was away may hold chunks a
    * writer stored there before it died, which no fence reached; once its members are caught up

@@ -258,19 +258,8 @@ public final class Reprotector {
     if (!f.layout().across().isErasureCoded()) {
       return f;
     }
-    GroupCheck.Report r = new GroupCheck(client).check(f);
-    if (!unsealed(r)) {
-      return f;
-    }
-    rebuilder.handOff(f, r);
-    FileStatus now = client.namespace().getStatus(f.path());
-    return unsealed(new GroupCheck(client).check(now)) ? null : now;
-  }
-
-  /** Whether a group of {@code r} is in copies or torn: one a seal must store first. */
-  static boolean unsealed(GroupCheck.Report r) {
-    return r.findings().stream()
-        .anyMatch(g -> g.inCopies() || g.state() == GroupCheck.State.TORN);
+    Repairer.Seal s = rebuilder.seal(f, 0);
+    return s.done() ? s.file() : null;
   }
 
   /**

@@ -45,6 +45,23 @@ class ErasureCodedTest extends StripedClusterTest {
     client.namespace().mkdirs("/e", CreateOptions.directory().withLayout(CODED));
   }
 
+  /**
+   * A writer of its own creates {@code path}, writes {@code n} bytes (content by {@code seed}),
+   * hflushes and dies (its session ends, its lease with it); lease recovery closes the file.
+   * Returns the bytes acknowledged.
+   */
+  private static byte[] hflushedByADeadWriter(String path, int n, long seed) throws Exception {
+    byte[] data;
+    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
+      PfsOutputStream w = writer.create(path, CreateOptions.file());
+      data = content(n, w.file(), seed);
+      w.write(data);
+      w.hflush();
+    } // the writer's session ends: its lease is dead
+    assertTrue(client.recoverLease(path));
+    return data;
+  }
+
   private static byte[] content(int n, FileStatus f, long seed) {
     return random(n, seed * 1_000_003L + f.generation());
   }
@@ -399,14 +416,7 @@ class ErasureCodedTest extends StripedClusterTest {
   @Test
   void aRecoveredFilesTailGroupIsSealedFromItsCopies() throws Exception {
     String path = "/e/tail";
-    byte[] data;
-    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
-      PfsOutputStream w = writer.create(path, CreateOptions.file());
-      data = content(CHUNK + 300, w.file(), 61);
-      w.write(data);
-      w.hflush();
-    } // the writer's session ends: its lease is dead
-    assertTrue(client.recoverLease(path));
+    byte[] data = hflushedByADeadWriter(path, CHUNK + 300, 61);
     FileStatus f = client.namespace().getStatus(path);
     assertEquals(data.length, f.length());
     GroupCheck.Report r = new GroupCheck(client).check(f);
@@ -477,14 +487,7 @@ class ErasureCodedTest extends StripedClusterTest {
   @Test
   void leaseRecoveryMarksTheFileAndTheKeepersNextRoundSealsIt() throws Exception {
     String path = "/e/marked";
-    byte[] data;
-    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
-      PfsOutputStream w = writer.create(path, CreateOptions.file());
-      data = content(2 * CHUNK + 300, w.file(), 97);
-      w.write(data);
-      w.hflush();
-    } // the writer's session ends: its lease is dead
-    assertTrue(client.recoverLease(path));
+    byte[] data = hflushedByADeadWriter(path, 2 * CHUNK + 300, 97);
     FileStatus f = client.namespace().getStatus(path);
     assertTrue(client.namespace().filesToSeal().contains(
         new io.parityfs.meta.Namespace.ToSeal(f.id(), path, 1)),
@@ -537,14 +540,7 @@ class ErasureCodedTest extends StripedClusterTest {
   @Test
   void twoKeepersSealingOneGroupAtOnceLeaveOneRound() throws Exception {
     String path = "/e/two-sealers";
-    byte[] data;
-    try (ParityClient writer = cluster.client(io.parityfs.meta.Caller.of("root"))) {
-      PfsOutputStream w = writer.create(path, CreateOptions.file());
-      data = content(CHUNK + 300, w.file(), 95);
-      w.write(data);
-      w.hflush();
-    } // the writer's session ends: its lease is dead
-    assertTrue(client.recoverLease(path));
+    byte[] data = hflushedByADeadWriter(path, CHUNK + 300, 95);
     FileStatus f = client.namespace().getStatus(path);
     GroupCheck.Report seen = new GroupCheck(client).check(f);
     assertEquals(GroupCheck.State.TAIL, seen.worst(), seen.toString());
