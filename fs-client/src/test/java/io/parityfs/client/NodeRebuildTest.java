@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * ec group from K others it reads from its peers itself, and stores it with the round's tag;
  * the bytes are those the client's group codec computes, for every data and parity member of
  * ec:2+1 and ec:4+1 groups (a short last chunk, a data chunk past the end of the file, sources
- * with and without parity); a source of another round is refused and nothing is written.
+ * with and without parity, groups longer than the node's decode slice); a source of another
+ * round is refused and nothing is written.
  */
 class NodeRebuildTest extends OwnClusterTest {
   static final int CHUNK = 256 << 10;
@@ -141,6 +142,39 @@ class NodeRebuildTest extends OwnClusterTest {
     everyMemberOnTheNode(Across.ec(4, 1), new int[] {CHUNK, CHUNK, CHUNK, CHUNK}, 201);
     everyMemberOnTheNode(Across.ec(4, 1), new int[] {CHUNK, CHUNK, CHUNK, 12_345}, 202);
     everyMemberOnTheNode(Across.ec(4, 1), new int[] {CHUNK, 99_999}, 203); // two past the end
+  }
+
+  /**
+   * Groups longer than the node's decode slice (1 MiB): the member is decoded and stored a slice
+   * at a time as the sources arrive, with a source that ends inside a slice.
+   */
+  @Test
+  void aGroupLongerThanASliceIsRebuiltSliceBySlice() throws Exception {
+    int mib = 1 << 20;
+    everyMemberOnTheNode(Across.ec(2, 1), new int[] {3 * mib + 12_345, 2 * mib - 7}, 401);
+  }
+
+  /**
+   * A source of another round is only known when its read ends, after the node has decoded and
+   * written every slice of the member from it: the write is aborted, nothing becomes visible.
+   */
+  @Test
+  void aSourceOfAnotherRoundFoundAfterEverySliceWasWrittenLeavesNothing() throws Exception {
+    int group = 3 << 20;
+    Across across = Across.ec(2, 1);
+    long id = 402;
+    ByteBuffer[] members = group(across, new int[] {group, group}, id);
+    store(id, members, SEQUENCE);
+    List<String> t = targets();
+    client.chunks().writeMember(t.get(1), id, GENERATION, SEQUENCE + 1, GENERATION, 1,
+        members[1].duplicate());
+    String onto = t.get(2);
+    ClientException e = assertThrows(ClientException.class, () -> client.chunks()
+        .rebuildOnNode(onto, id, GENERATION, SEQUENCE, GENERATION, 600, 2, 1, 0, group, group,
+            List.of(new ChunkIo.RebuildSource(1, t.get(1), 1, group),
+                new ChunkIo.RebuildSource(2, t.get(2), 2, group))));
+    assertEquals(ClientStatus.CONFLICT, e.status(), e.getMessage());
+    assertTrue(client.chunks().statMember(onto, id, 600).isEmpty(), "nothing was written");
   }
 
   @Test

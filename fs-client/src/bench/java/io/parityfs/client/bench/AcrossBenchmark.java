@@ -75,6 +75,8 @@ public final class AcrossBenchmark {
   /** Per phase kind: bytes, seconds and CPU seconds summed over its runs. */
   private final Map<String, double[]> times = new LinkedHashMap<>();
   private int rounds = 2;
+  /** The node stopped for the degraded read and re-protection; -1: the first of every file. */
+  private int down = -1;
   private boolean cachesDropped = true;
 
   public static void main(String[] args) throws Exception {
@@ -94,6 +96,7 @@ public final class AcrossBenchmark {
         case "--m" -> m = Integer.parseInt(args[++i]);
         case "--chunk-mib" -> chunkMiB = Integer.parseInt(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+        case "--down" -> down = Integer.parseInt(args[++i]);
         case "--dir" -> dir = Path.of(args[++i]);
         case "--out" -> {
           String o = args[++i];
@@ -185,7 +188,7 @@ public final class AcrossBenchmark {
         // degraded twice between two healthy reads: a second read of the same bytes may be
         // faster (the VM's host caches the virtual disk), so each kind gets a first and a
         // second place
-        int down = nodeOfEveryFile(cluster, client, d);
+        int down = this.down >= 0 ? this.down : nodeOfEveryFile(cluster, client, d);
         cluster.stopNode(down);
         try {
           for (int i = 0; i < 2; i++) {

@@ -2,6 +2,7 @@ package io.parityfs.node.client;
 
 import io.parityfs.node.protocol.Status;
 import java.nio.ByteBuffer;
+import java.util.function.IntConsumer;
 import java.nio.channels.WritableByteChannel;
 
 /**
@@ -12,10 +13,20 @@ import java.nio.channels.WritableByteChannel;
 final class BufferSink implements WritableByteChannel {
   private final ByteBuffer view;
   private final int start;
+  private final IntConsumer progress;
 
   BufferSink(ByteBuffer dst) {
+    this(dst, null);
+  }
+
+  /**
+   * A sink that also tells {@code progress} (when not null) how many bytes it holds after every
+   * write, and 0 after a {@link #reset}; called in the writing thread.
+   */
+  BufferSink(ByteBuffer dst, IntConsumer progress) {
     this.view = dst.duplicate();
     this.start = view.position();
+    this.progress = progress;
   }
 
   @Override
@@ -25,12 +36,18 @@ final class BufferSink implements WritableByteChannel {
       throw new NodeException(Status.PROTOCOL_VIOLATION, "node sent more than asked");
     }
     view.put(src);
+    if (progress != null) {
+      progress.accept(view.position() - start);
+    }
     return r;
   }
 
   /** Forgets what was written. */
   void reset() {
     view.position(start);
+    if (progress != null) {
+      progress.accept(0);
+    }
   }
 
   @Override

@@ -41,6 +41,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.Objects;
+import java.util.function.IntConsumer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -311,14 +312,31 @@ public final class NodeClient implements Closeable {
    */
   public ChunkStat readChunkWithStat(InetSocketAddress node, TargetId target, ChunkId chunk,
       long offset, ByteBuffer dst) throws IOException {
+    return readChunkWithStat(node, target, chunk, offset, dst, null);
+  }
+
+  /**
+   * As above, telling {@code progress} after every frame how many bytes from {@code dst}'s
+   * position hold the chunk's (in this thread; back to 0 when a cut read restarts from its
+   * start, which reads the version the first attempt read or a newer one, never an older): so a
+   * caller may use the bytes while the rest arrive, as a node's rebuild does. Whether they are
+   * the version it wants, it learns from the stat returned at the end.
+   */
+  public ChunkStat readChunkWithStat(InetSocketAddress node, TargetId target, ChunkId chunk,
+      long offset, ByteBuffer dst, IntConsumer progress) throws IOException {
     ChunkStat[] stat = new ChunkStat[1];
-    readChunk(node, target, chunk, offset, dst, stat);
+    readChunk(node, target, chunk, offset, dst, stat, progress);
     return stat[0];
   }
 
   private int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
       ByteBuffer dst, ChunkStat[] stat) throws IOException {
-    BufferSink sink = new BufferSink(dst);
+    return readChunk(node, target, chunk, offset, dst, stat, null);
+  }
+
+  private int readChunk(InetSocketAddress node, TargetId target, ChunkId chunk, long offset,
+      ByteBuffer dst, ChunkStat[] stat, IntConsumer progress) throws IOException {
+    BufferSink sink = new BufferSink(dst, progress);
     long n = readChunk(node, target, chunk, offset, dst.remaining(), sink, () -> {
       sink.reset();
       if (stat != null) {

@@ -41,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /**
  * REBUILD_MEMBER on the destination node (docs/across-nodes.md §5): reads the K sources a
@@ -73,6 +74,11 @@ final class MemberRebuilder implements AutoCloseable {
    */
   static final long MEMORY = Math.max(1, Long.getLong("parityfs.node.rebuildMemory",
       Math.min(Runtime.getRuntime().maxMemory() / 4, 1L << 30)));
+  /**
+   * Bytes of the member decoded and stored in one step while the sources still arrive (a
+   * multiple of every cell size up to 1 MiB).
+   */
+  private static final int SLICE = 1 << 20;
   /** How long a rebuild waits for a WRITE stream of the same chunk to end. */
   private static final Duration CLAIM_WAIT = Duration.ofSeconds(10);
 
@@ -130,55 +136,140 @@ final class MemberRebuilder implements AutoCloseable {
     }
     int n = r.k() + r.m();
     int group = (int) r.groupLength();
+    int length = (int) r.length();
+    List<RebuildSource> sources = r.sources();
     ByteBuffer[] shards = new ByteBuffer[n];
     // K sources and the member: reused between rebuilds, within the node's budget
-    ByteBuffer[] held = buffers.take(r.sources().size() + 1, group);
-    boolean reusable = false;
+    ByteBuffer[] held = buffers.take(sources.size() + 1, group);
+    Arrivals arrived = new Arrivals(sources.size());
+    List<CompletableFuture<Void>> pending = new ArrayList<>();
+    boolean[] readsEnded = {false};
     try {
-      List<CompletableFuture<Void>> pending = new ArrayList<>();
-      int next = 0;
-      for (RebuildSource s : r.sources()) {
-        ByteBuffer into = held[next++];
+      for (int i = 0; i < sources.size(); i++) {
+        RebuildSource s = sources.get(i);
+        ByteBuffer into = held[i];
         // zeros past the source's own bytes, as the group codec pads a short member
-        long own = s.isZeros() ? 0 : Math.min(s.length(), group);
-        Arrays.fill(into.array(), (int) own, group, (byte) 0);
+        int own = s.isZeros() ? 0 : (int) Math.min(s.length(), group);
+        Arrays.fill(into.array(), own, group, (byte) 0);
         shards[s.member()] = into;
+        arrived.expect(i, own);
         if (!s.isZeros()) {
-          pending.add(CompletableFuture.runAsync(() -> {
+          int source = i;
+          CompletableFuture<Void> read = CompletableFuture.runAsync(() -> {
             try {
-              read(r, s, into.duplicate().limit((int) s.length()));
+              read(r, s, into.duplicate().limit((int) s.length()), got -> arrived.got(source, got));
             } catch (IOException e) {
               throw new CompletionException(e);
             }
-          }, reads));
+          }, reads);
+          read.whenComplete((v, e) -> {
+            if (e != null) {
+              arrived.failed(e);
+            }
+          });
+          pending.add(read);
         }
       }
-      try {
-        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
-      } catch (CompletionException e) {
-        pending.forEach(p -> p.cancel(false));
-        throw e.getCause() instanceof Exception cause ? cause : e;
-      }
-      // allOf completes once every read has ended: nothing writes into the buffers any more
-      reusable = true;
-      shards[r.member()] = held[next];
-      codec(r.k(), r.m()).reconstruct(shards, new int[] {r.member()});
-      ByteBuffer member = shards[r.member()].limit((int) r.length());
-      ChunkInfo info = store(r, target, member);
+      ByteBuffer member = held[sources.size()];
+      ParityCodec codec = codec(r.k(), r.m());
+      ChunkInfo info = store(r, target, writer -> {
+        // decode and store the member a slice at a time as the sources arrive, so that the
+        // drives write while the network reads
+        for (int done = 0; done < length; ) {
+          int to = Math.min(length, done + SLICE);
+          arrived.await(to);
+          ByteBuffer[] slices = new ByteBuffer[n];
+          for (int j = 0; j < n; j++) {
+            if (shards[j] != null) {
+              slices[j] = shards[j].duplicate().position(done).limit(to).slice();
+            }
+          }
+          ByteBuffer out = member.duplicate().position(done).limit(to).slice();
+          slices[r.member()] = out;
+          codec.reconstruct(slices, new int[] {r.member()});
+          writer.write(out.duplicate().clear());
+          done = to;
+        }
+        // every source read to its end and checked against the round before the commit: a
+        // source of another round aborts the write, and nothing becomes visible
+        try {
+          CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).join();
+        } catch (CompletionException e) {
+          throw e.getCause() instanceof Exception cause ? cause : e;
+        } finally {
+          readsEnded[0] = pending.stream().allMatch(CompletableFuture::isDone);
+        }
+      });
       rebuilt.incrementAndGet();
       rebuiltBytes.addAndGet(r.length());
       return ConnectionHandler.stat(info);
     } finally {
-      if (reusable) {
+      if (readsEnded[0] || pending.isEmpty()) {
         buffers.give(held);
       } else {
-        buffers.discard(held); // a read may have outlived the rebuild: never reuse them
+        // a read may still be writing into them: never reuse them
+        pending.forEach(p -> p.cancel(false));
+        buffers.discard(held);
       }
     }
   }
 
-  /** Reads source {@code s} into {@code into} (exactly its length), checking its round. */
-  private void read(RebuildMemberRequest r, RebuildSource s, ByteBuffer into) throws IOException {
+  /**
+   * How far each source of one rebuild has arrived: the decode of a slice waits until every
+   * source holds its bytes up to the slice's end (its zeros past its own length need nothing),
+   * or a read failed.
+   */
+  private static final class Arrivals {
+    private final int[] own;
+    private final int[] got;
+    private Throwable failure;
+
+    Arrivals(int sources) {
+      own = new int[sources];
+      got = new int[sources];
+    }
+
+    synchronized void expect(int source, int bytes) {
+      own[source] = bytes;
+    }
+
+    synchronized void got(int source, int bytes) {
+      got[source] = bytes; // back to 0 when a cut read restarts (BufferSink.reset)
+      notifyAll();
+    }
+
+    synchronized void failed(Throwable e) {
+      if (failure == null) {
+        failure = e;
+      }
+      notifyAll();
+    }
+
+    synchronized void await(int to) throws Exception {
+      while (true) {
+        if (failure != null) {
+          Throwable cause = failure instanceof CompletionException c && c.getCause() != null
+              ? c.getCause() : failure;
+          throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+        }
+        boolean all = true;
+        for (int i = 0; i < own.length && all; i++) {
+          all = got[i] >= Math.min(to, own[i]);
+        }
+        if (all) {
+          return;
+        }
+        wait();
+      }
+    }
+  }
+
+  /**
+   * Reads source {@code s} into {@code into} (exactly its length), telling {@code progress} the
+   * bytes in {@code into} as they arrive, and checks its round at the end.
+   */
+  private void read(RebuildMemberRequest r, RebuildSource s, ByteBuffer into,
+      IntConsumer progress) throws IOException {
     ChunkId id = new ChunkId(r.chunk().fileId(), s.chunkIndex());
     String what = "source member " + s.member() + " (chunk " + s.chunkIndex() + " on target "
         + s.target() + ")";
@@ -199,13 +290,14 @@ final class MemberRebuilder implements AutoCloseable {
           if (store.read(id, info.version(), into.position(), into) <= 0) {
             break;
           }
+          progress.accept(into.position());
         }
       }
     } else {
       ChunkStat stat;
       try {
         stat = peers().readChunkWithStat(InetSocketAddress.createUnresolved(s.host(), s.port()),
-            s.target(), id, 0, into);
+            s.target(), id, 0, into, progress);
       } catch (NodeException e) {
         throw new ChunkStoreException(Status.OBJECT_LOST, "REBUILD_MEMBER of chunk "
             + r.chunk() + ": " + what + " on " + s.host() + ":" + s.port() + " could not be"
@@ -233,8 +325,16 @@ final class MemberRebuilder implements AutoCloseable {
     return generation == s.generation() && sequence == s.sequence() && length == s.length();
   }
 
-  /** Stores the member (a REPLACE write with the round's tag), one writer of the chunk at once. */
-  private ChunkInfo store(RebuildMemberRequest r, TargetView target, ByteBuffer member)
+  /** What {@link #store} writes into the open writer, before it commits. */
+  private interface Feed {
+    void into(ChunkWriter writer) throws Exception;
+  }
+
+  /**
+   * Stores the member (a REPLACE write with the round's tag) as {@code feed} writes it, one
+   * writer of the chunk at once; commits only when {@code feed} returns, aborts when it throws.
+   */
+  private ChunkInfo store(RebuildMemberRequest r, TargetView target, Feed feed)
       throws Exception {
     String claim = target.id() + "/" + r.chunk().objectId();
     long deadline = System.nanoTime() + CLAIM_WAIT.toNanos();
@@ -249,7 +349,7 @@ final class MemberRebuilder implements AutoCloseable {
     try {
       writer = target.chunks().openWrite(r.chunk(), 0, WriteMode.REPLACE, r.generation(),
           r.sequence(), r.tagGeneration());
-      writer.write(member);
+      feed.into(writer);
       return writer.commit();
     } finally {
       if (writer != null) {
