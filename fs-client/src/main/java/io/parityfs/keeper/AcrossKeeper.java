@@ -12,7 +12,9 @@ import io.parityfs.meta.targets.TargetInfo;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -392,43 +394,78 @@ public final class AcrossKeeper implements Closeable {
     long members = 0;
     long failed = 0;
     Repairer repairer = new Repairer(client);
-    for (Namespace.ToRepair f : client.namespace().filesToRepair()) {
-      if (!going.getAsBoolean()) {
-        break;
-      }
-      boolean back = f.targets().stream().map(byId::get).anyMatch(t -> t != null
-          && t.reachability() == Reachability.ONLINE && t.standing() != Standing.BAD
-          && client.memberIo().healthy(t.id()));
-      if (!back) {
-        continue;
-      }
-      try {
-        FileStatus st = client.namespace().getStatus(f.path());
-        if (st.id() != f.fileId()) {
-          LOG.info("keeper: file {} is no longer at {} (a directory"
-              + " above was renamed): run parityfs repair -r over its new place", f.fileId(),
-              f.path());
+    // the mover locks of a file's returned targets, taken without waiting and held while the
+    // file is caught up: a pass moving files off one of them (drain, re-protection, removal)
+    // and the catch-up of the same files never run at once; a busy target's files wait a
+    // round, and a pass that waits for a lock gets it between two files
+    Set<String> busy = new HashSet<>();
+    List<MovePass.Held> locks = new ArrayList<>();
+    try {
+      for (Namespace.ToRepair f : client.namespace().filesToRepair()) {
+        locks.forEach(MovePass.Held::close);
+        locks.clear();
+        if (!going.getAsBoolean()) {
+          break;
+        }
+        List<String> back = f.targets().stream().filter(id -> {
+          TargetInfo t = byId.get(id);
+          return t != null && t.reachability() == Reachability.ONLINE
+              && t.standing() != Standing.BAD && client.memberIo().healthy(t.id());
+        }).toList();
+        if (back.isEmpty() || !locked(back, locks, busy)) {
           continue;
         }
-        Repairer.Outcome o = repairer.repair(f.path());
-        files += o.repaired() > 0 ? 1 : 0;
-        members += o.repaired();
-        if (o.skipped() != null) {
-          LOG.warn("keeper: {}: {}", f.path(), o.skipped());
+        try {
+          FileStatus st = client.namespace().getStatus(f.path());
+          if (st.id() != f.fileId()) {
+            LOG.info("keeper: file {} is no longer at {} (a directory"
+                + " above was renamed): run parityfs repair -r over its new place", f.fileId(),
+                f.path());
+            continue;
+          }
+          Repairer.Outcome o = repairer.repair(f.path());
+          files += o.repaired() > 0 ? 1 : 0;
+          members += o.repaired();
+          if (o.skipped() != null) {
+            LOG.warn("keeper: {}: {}", f.path(), o.skipped());
+          }
+        } catch (NamespaceException e) {
+          if (e.status() != NamespaceStatus.NOT_FOUND) {
+            throw e; // the namespace itself: the round cannot go on
+          }
+        } catch (IOException | RuntimeException e) {
+          // one file that cannot be caught up (a torn group, a node refusing it) must never
+          // stop the others' catch-up, nor re-protection: reported, retried next round
+          failed++;
+          LOG.warn("keeper: catch-up of {} failed, the other files go on: {}", f.path(),
+              e.toString());
         }
-      } catch (NamespaceException e) {
-        if (e.status() != NamespaceStatus.NOT_FOUND) {
-          throw e; // the namespace itself: the round cannot go on
-        }
-      } catch (IOException | RuntimeException e) {
-        // one file that cannot be caught up (a torn group, a node refusing it) must never
-        // stop the others' catch-up, nor re-protection: reported, retried next round
-        failed++;
-        LOG.warn("keeper: catch-up of {} failed, the other files go on: {}", f.path(),
-            e.toString());
       }
+    } finally {
+      locks.forEach(MovePass.Held::close);
     }
     return new long[] {files, members, failed};
+  }
+
+  /**
+   * Whether {@code locks} now holds the mover lock of every target of {@code back}; a target
+   * another pass holds is remembered as busy for the round (and what was taken is given back).
+   */
+  private boolean locked(List<String> back, List<MovePass.Held> locks, Set<String> busy) {
+    for (String t : back) {
+      MovePass.Held h = busy.contains(t) ? null : MovePass.tryLock(client, t);
+      if (h == null) {
+        if (busy.add(t)) {
+          LOG.info("keeper: target {} is back, but another pass is moving files off it: its"
+              + " catch-up waits for a later round", t);
+        }
+        locks.forEach(MovePass.Held::close);
+        locks.clear();
+        return false;
+      }
+      locks.add(h);
+    }
+    return true;
   }
 
   /** Leaves the election and stops the rounds (a running one stops before its next file). */

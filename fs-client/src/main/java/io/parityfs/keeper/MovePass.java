@@ -198,6 +198,29 @@ public final class MovePass {
     return held;
   }
 
+  /** A target's mover lock, held until closed ({@link #tryLock}). */
+  public interface Held extends AutoCloseable {
+    /** Releases the lock (best effort: its node goes with the client's session anyway). */
+    @Override
+    void close();
+  }
+
+  /**
+   * The mover lock of {@code target} if no pass holds it now, else null. The keeper's catch-up
+   * of a returned target and the rebalancer's moves off a target take it without waiting and
+   * leave what it guards for a later round: a drain, re-protection or removal moving files off
+   * the target, and a catch-up or rebalance of the same files, never run at once
+   * (docs/across-nodes.md, "Moves").
+   */
+  public static Held tryLock(ParityClient client, String target) {
+    InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(client.curator(),
+        LOCKS + "/" + target);
+    if (!acquire(m, Duration.ZERO)) {
+      return null;
+    }
+    return () -> release(List.of(m));
+  }
+
   private static boolean acquire(InterProcessSemaphoreMutex m, Duration wait) {
     try {
       return m.acquire(wait.toMillis(), TimeUnit.MILLISECONDS);

@@ -27,8 +27,10 @@ import java.util.function.BooleanSupplier;
  * that position ({@link TargetPlacement#candidates}: in service, not full, keeping the policy's
  * windows on distinct failure domains) and its layout switched ({@link Reprotector#rebalance}:
  * a drain's copy, so protection never drops) — only when that target stays at or below the
- * mean. Resumable: run again, it starts from the layouts as they are. Throttled by the mover's
- * rate. Not thread-safe.
+ * mean. A move takes the mover lock of the target it moves off, without waiting: while a drain,
+ * re-protection or another rebalance holds it, the file is left for a later run. Resumable: run
+ * again, it starts from the layouts as they are. Throttled by the mover's rate. Not
+ * thread-safe.
  */
 public final class Rebalancer {
   /**
@@ -55,8 +57,9 @@ public final class Rebalancer {
    * @param spreadAfter the same after the moves (planned, in a dry run)
    * @param moves moves done (planned)
    * @param bytes bytes those moves copy
-   * @param skipped moves that were not done: the file was open, written meanwhile, or the move
-   *     failed
+   * @param skipped moves that were not done: the file was open, written meanwhile, another
+   *     pass held the mover lock of the target to move off ({@link MovePass#tryLock}), or the
+   *     move failed
    */
   public record Summary(int targets, double spreadBefore, double spreadAfter, long moves,
       long bytes, long skipped) {}
@@ -147,10 +150,17 @@ public final class Rebalancer {
           } else {
             Reprotector.Outcome o = null;
             IOException error = null;
-            try {
-              o = mover.rebalance(f.path(), from, to);
-            } catch (IOException e) {
-              error = e;
+            MovePass.Held held = MovePass.tryLock(client, from);
+            if (held == null) {
+              error = new IOException(f.path() + ": not moved off " + from + ": another pass"
+                  + " (a drain, re-protection or rebalance) holds its mover lock; left for a"
+                  + " later run");
+            } else {
+              try (held) {
+                o = mover.rebalance(f.path(), from, to);
+              } catch (IOException e) {
+                error = e;
+              }
             }
             listener.moved(m, o, error);
             if (o == null || o.skipped() != null || o.moved() == 0) {

@@ -136,6 +136,50 @@ class AcrossKeeperTest extends OwnClusterTest {
   }
 
   /**
+   * The keeper's catch-up of a returned target takes the target's mover lock: while another
+   * pass (a drain, re-protection or removal moving files off it) holds it, the files recorded
+   * for the target wait a round; released, the next round catches them up.
+   */
+  @Test
+  void aReturnedTargetIsCaughtUpOnlyWhileNoPassMovesFilesOffIt() throws Exception {
+    cluster.awaitTargets(4);
+    List<String> three = client.registry().targets().stream().map(t -> t.id()).limit(3)
+        .toList();
+    client.namespace().mkdirs("/cl", CreateOptions.directory().withLayout(
+        new Layout(CHUNK, 3, three, "raid6:4+2").withAcross(Across.ec(2, 1))));
+    String missed = three.get(2);
+    int node = cluster.nodeOf(client, missed);
+    cluster.stopNode(node);
+    byte[] data;
+    try {
+      data = write("/cl/f", 4 * CHUNK + 99);
+    } finally {
+      cluster.restartNode(node);
+      cluster.awaitTargets(4);
+    }
+    assertFalse(client.namespace().getStatus("/cl/f").repairs().isEmpty(), "recorded");
+    InterProcessSemaphoreMutex other = new InterProcessSemaphoreMutex(client.curator(),
+        MovePass.LOCKS + "/" + missed);
+    other.acquire();
+    try (AcrossKeeper k = new AcrossKeeper(client, Duration.ofSeconds(60), 0)) {
+      k.runOnce(() -> true);
+      assertFalse(client.namespace().getStatus("/cl/f").repairs().isEmpty(),
+          "not caught up while another pass holds the target's mover lock");
+      other.release();
+      k.runOnce(() -> true);
+      assertTrue(client.namespace().getStatus("/cl/f").repairs().isEmpty(), "caught up");
+      // and the round gave the lock back: another pass takes it at once
+      assertTrue(other.acquire(0, java.util.concurrent.TimeUnit.MILLISECONDS));
+      other.release();
+      assertArrayEquals(data, MiniCluster.read(client, "/cl/f"));
+    } finally {
+      if (other.isAcquiredInThisProcess()) {
+        other.release();
+      }
+    }
+  }
+
+  /**
    * One pass at a time per target in the whole cluster: while another holds a target's mover
    * lock, a pass over it is refused (CONFLICT) and the keeper leaves its files for a later round
    * instead of failing; released, the keeper drains them.

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.parityfs.keeper.MovePass;
 import io.parityfs.keeper.Rebalancer;
 import io.parityfs.meta.Across;
 import io.parityfs.meta.Caller;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +85,32 @@ class RebalanceTest extends OwnClusterTest {
     assertTrue(onto * 2 > dry.bytes(), "most of it onto the new target: " + planned);
     files.keySet().forEach(p -> assertEquals(before.get(p), layoutOf(p),
         "a dry run moves nothing"));
+
+    // while another pass holds the mover lock of a target to move off, rebalance leaves it
+    Set<String> froms = new HashSet<>();
+    planned.forEach(m -> froms.add(m.from()));
+    List<InterProcessSemaphoreMutex> others = new ArrayList<>();
+    try {
+      for (String t : froms) {
+        InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(client.curator(),
+            MovePass.LOCKS + "/" + t);
+        m.acquire();
+        others.add(m);
+      }
+      List<IOException> refused = new ArrayList<>();
+      Rebalancer.Summary held = new Rebalancer(client, 0, 0.1).run(List.of("/"), false,
+          (m, o, e) -> refused.add(e), () -> true);
+      assertEquals(0, held.moves(), held.toString());
+      assertTrue(held.skipped() > 0 && !refused.isEmpty(), held.toString());
+      assertTrue(refused.stream().allMatch(e -> e != null
+          && e.getMessage().contains("holds its mover lock")), refused.toString());
+      files.keySet().forEach(p -> assertEquals(before.get(p), layoutOf(p),
+          "nothing moves off a target another pass holds"));
+    } finally {
+      for (InterProcessSemaphoreMutex m : others) {
+        m.release();
+      }
+    }
 
     // a reader that opened the file before the move follows the switch once the old members
     // are gone (no read-ahead: each read fetches from the targets then)
