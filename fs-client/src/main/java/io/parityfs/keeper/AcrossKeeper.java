@@ -400,51 +400,52 @@ public final class AcrossKeeper implements Closeable {
     // round, and a pass that waits for a lock gets it between two files
     Set<String> busy = new HashSet<>();
     List<MovePass.Held> locks = new ArrayList<>();
-    try {
-      for (Namespace.ToRepair f : client.namespace().filesToRepair()) {
-        locks.forEach(MovePass.Held::close);
-        locks.clear();
-        if (!going.getAsBoolean()) {
-          break;
-        }
-        List<String> back = f.targets().stream().filter(id -> {
-          TargetInfo t = byId.get(id);
-          return t != null && t.reachability() == Reachability.ONLINE
-              && t.standing() != Standing.BAD && client.memberIo().healthy(t.id());
-        }).toList();
-        if (back.isEmpty() || !locked(back, locks, busy)) {
+    for (Namespace.ToRepair f : client.namespace().filesToRepair()) {
+      if (!going.getAsBoolean()) {
+        break;
+      }
+      List<String> back = f.targets().stream().filter(id -> {
+        TargetInfo t = byId.get(id);
+        return t != null && t.reachability() == Reachability.ONLINE
+            && t.standing() != Standing.BAD && client.memberIo().healthy(t.id());
+      }).toList();
+      if (back.isEmpty() || !locked(back, locks, busy)) {
+        continue;
+      }
+      try {
+        FileStatus st = client.namespace().getStatus(f.path());
+        if (st.id() != f.fileId()) {
+          LOG.info("keeper: file {} is no longer at {} (a directory"
+              + " above was renamed): run parityfs repair -r over its new place", f.fileId(),
+              f.path());
           continue;
         }
-        try {
-          FileStatus st = client.namespace().getStatus(f.path());
-          if (st.id() != f.fileId()) {
-            LOG.info("keeper: file {} is no longer at {} (a directory"
-                + " above was renamed): run parityfs repair -r over its new place", f.fileId(),
-                f.path());
-            continue;
-          }
-          Repairer.Outcome o = repairer.repair(f.path());
-          files += o.repaired() > 0 ? 1 : 0;
-          members += o.repaired();
-          if (o.skipped() != null) {
-            LOG.warn("keeper: {}: {}", f.path(), o.skipped());
-          }
-        } catch (NamespaceException e) {
-          if (e.status() != NamespaceStatus.NOT_FOUND) {
-            throw e; // the namespace itself: the round cannot go on
-          }
-        } catch (IOException | RuntimeException e) {
-          // one file that cannot be caught up (a torn group, a node refusing it) must never
-          // stop the others' catch-up, nor re-protection: reported, retried next round
-          failed++;
-          LOG.warn("keeper: catch-up of {} failed, the other files go on: {}", f.path(),
-              e.toString());
+        Repairer.Outcome o = repairer.repair(f.path());
+        files += o.repaired() > 0 ? 1 : 0;
+        members += o.repaired();
+        if (o.skipped() != null) {
+          LOG.warn("keeper: {}: {}", f.path(), o.skipped());
         }
+      } catch (NamespaceException e) {
+        if (e.status() != NamespaceStatus.NOT_FOUND) {
+          throw e; // the namespace itself: the round cannot go on
+        }
+      } catch (IOException | RuntimeException e) {
+        // one file that cannot be caught up (a torn group, a node refusing it) must never
+        // stop the others' catch-up, nor re-protection: reported, retried next round
+        failed++;
+        LOG.warn("keeper: catch-up of {} failed, the other files go on: {}", f.path(),
+            e.toString());
+      } finally {
+        release(locks);
       }
-    } finally {
-      locks.forEach(MovePass.Held::close);
     }
     return new long[] {files, members, failed};
+  }
+
+  private static void release(List<MovePass.Held> locks) {
+    locks.forEach(MovePass.Held::close);
+    locks.clear();
   }
 
   /**
@@ -459,8 +460,7 @@ public final class AcrossKeeper implements Closeable {
           LOG.info("keeper: target {} is back, but another pass is moving files off it: its"
               + " catch-up waits for a later round", t);
         }
-        locks.forEach(MovePass.Held::close);
-        locks.clear();
+        release(locks);
         return false;
       }
       locks.add(h);

@@ -155,19 +155,28 @@ class NodeRebuildTest extends OwnClusterTest {
   }
 
   /**
+   * Stores an ec:2+1 group of file {@code id} with data chunks of {@code length} bytes, then
+   * data member 1 again by a later round: the old parity and it do not decode. Returns the
+   * targets (member j on target j).
+   */
+  private static List<String> member1OfALaterRound(long id, int length) throws Exception {
+    ByteBuffer[] members = group(Across.ec(2, 1), new int[] {length, length}, id);
+    store(id, members, SEQUENCE);
+    List<String> t = targets();
+    client.chunks().writeMember(t.get(1), id, GENERATION, SEQUENCE + 1, GENERATION, 1,
+        members[1].duplicate());
+    return t;
+  }
+
+  /**
    * A source of another round is only known when its read ends, after the node has decoded and
    * written every slice of the member from it: the write is aborted, nothing becomes visible.
    */
   @Test
   void aSourceOfAnotherRoundFoundAfterEverySliceWasWrittenLeavesNothing() throws Exception {
     int group = 3 << 20;
-    Across across = Across.ec(2, 1);
     long id = 402;
-    ByteBuffer[] members = group(across, new int[] {group, group}, id);
-    store(id, members, SEQUENCE);
-    List<String> t = targets();
-    client.chunks().writeMember(t.get(1), id, GENERATION, SEQUENCE + 1, GENERATION, 1,
-        members[1].duplicate());
+    List<String> t = member1OfALaterRound(id, group);
     String onto = t.get(2);
     ClientException e = assertThrows(ClientException.class, () -> client.chunks()
         .rebuildOnNode(onto, id, GENERATION, SEQUENCE, GENERATION, 600, 2, 1, 0, group, group,
@@ -179,14 +188,8 @@ class NodeRebuildTest extends OwnClusterTest {
 
   @Test
   void aSourceOfAnotherRoundIsRefusedAndNothingIsWritten() throws Exception {
-    Across across = Across.ec(2, 1);
     long id = 301;
-    ByteBuffer[] members = group(across, new int[] {CHUNK, CHUNK}, id);
-    store(id, members, SEQUENCE);
-    List<String> t = targets();
-    // data member 1 stored again by a later round: the old parity and it do not decode
-    client.chunks().writeMember(t.get(1), id, GENERATION, SEQUENCE + 1, GENERATION, 1,
-        members[1].duplicate());
+    List<String> t = member1OfALaterRound(id, CHUNK);
     String onto = t.get(2);
     List<ChunkIo.RebuildSource> sources = List.of(
         new ChunkIo.RebuildSource(1, t.get(1), 1, CHUNK),
