@@ -260,7 +260,9 @@ public final class NodeClient implements Closeable {
               stat[0] = d.stat();
             }
             int n = d.content().readableBytes();
-            writeFully(dst, d.content().nioBuffer());
+            for (ByteBuffer b : d.content().nioBuffers()) { // the reads it came in, not merged
+              writeFully(dst, b);
+            }
             delivered += n;
             call.consumed(n);
             if (d.isEnd()) {

@@ -9,6 +9,8 @@ import static io.parityfs.node.protocol.FrameFormat.MAX_PAYLOAD_LENGTH;
 import static io.parityfs.node.protocol.FrameFormat.VERSION;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -59,16 +61,126 @@ import java.util.zip.CRC32C;
  * other message is copied out of it. The decoder never allocates more than the declared lengths,
  * which it bounds first. Backpressure is the handler's: with auto-read off, the decoder holds at
  * most the frames of the bytes already read.
+ *
+ * <p>How socket reads are cumulated (docs/data-path.md, "Fewer copies"): a read of at least
+ * {@link #KEEP} bytes that fills at least half of its buffer joins the receive buffer as it came,
+ * as a component, without a copy, so a 1 MiB data frame reaches the handler as the reads it
+ * arrived in. A smaller read is copied into a tail buffer of the decoder's own ({@link #TAIL}
+ * bytes, filled before the next), whose bytes join the receive buffer when the frame being
+ * received can be completed with them, when the tail is full, before a kept read, and while the
+ * fixed part of a frame is not in. So, however a peer cuts its bytes into segments, the memory a
+ * frame holds is at most twice its bytes plus the two reads it shares with its neighbours and
+ * one tail, and a frame spans a bounded number of components (its fixed part's reads, its kept
+ * reads and its tail buffers).
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
+  /** The smallest read kept as it came rather than copied into the tail. */
+  static final int KEEP = 8 << 10;
+  /** The capacity of a tail buffer. */
+  static final int TAIL = 64 << 10;
   private static final byte[] MAGIC_BYTES = {'P', 'F', 'S', 'N'};
 
   private final Role role;
   private boolean failed;
+  /**
+   * Readable bytes the receive buffer must hold before {@link #decode} can make progress: the
+   * current frame's length once its fixed part is in, 0 when unknown (every byte is passed on).
+   */
+  private long need;
+  /** The decoder's own buffer for small reads; null when none is open. */
+  private ByteBuf tail;
+  /** Where the bytes of {@link #tail} not yet in the receive buffer begin. */
+  private int tailPassed;
 
   /** @param role the end of the connection this decoder serves */
   public FrameDecoder(Role role) {
     this.role = role;
+    setCumulator(this::cumulate);
+  }
+
+  private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+    if (cumulation == in) { // as Netty's cumulators: a buffer passed twice is doubly retained
+      in.release();
+      return cumulation;
+    }
+    if (failed) {
+      in.release();
+      return cumulation;
+    }
+    int n = in.readableBytes();
+    if (n >= KEEP && 2L * n >= in.capacity()) {
+      return append(alloc, pass(alloc, cumulation), in);
+    }
+    try {
+      while (in.isReadable()) {
+        if (tail == null || !tail.isWritable()) {
+          cumulation = pass(alloc, cumulation);
+          if (tail != null) {
+            tail.release();
+          }
+          tail = null; // not left pointing at a released buffer if the allocation fails
+          tail = alloc.ioBuffer(TAIL, TAIL);
+          tailPassed = 0;
+        }
+        tail.writeBytes(in, Math.min(in.readableBytes(), tail.writableBytes()));
+      }
+    } finally {
+      in.release();
+    }
+    int held = cumulation.readableBytes();
+    if (held < FIXED_LENGTH || held + (tail.writerIndex() - tailPassed) >= need
+        || !tail.isWritable()) {
+      cumulation = pass(alloc, cumulation);
+    }
+    return cumulation;
+  }
+
+  /** Appends the tail's bytes not yet passed on to {@code cumulation}. */
+  private ByteBuf pass(ByteBufAllocator alloc, ByteBuf cumulation) {
+    if (tail == null || tail.writerIndex() == tailPassed) {
+      return cumulation;
+    }
+    ByteBuf piece = tail.retainedSlice(tailPassed, tail.writerIndex() - tailPassed);
+    tailPassed = tail.writerIndex();
+    return append(alloc, cumulation, piece);
+  }
+
+  /** Appends {@code piece} (owned by the call) to {@code cumulation} without copying it. */
+  private static ByteBuf append(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf piece) {
+    if (!cumulation.isReadable()) {
+      cumulation.release();
+      return piece;
+    }
+    CompositeByteBuf composite = null;
+    try {
+      if (cumulation instanceof CompositeByteBuf c && c.refCnt() == 1) {
+        composite = c;
+        if (c.writerIndex() != c.capacity()) {
+          c.capacity(c.writerIndex());
+        }
+      } else { // a plain buffer, or one a decoded frame still holds a slice of: a new composite
+        composite = alloc.compositeBuffer(Integer.MAX_VALUE).addFlattenedComponents(true,
+            cumulation);
+      }
+      composite.addFlattenedComponents(true, piece);
+      piece = null;
+      return composite;
+    } finally {
+      if (piece != null) {
+        piece.release();
+        if (composite != null && composite != cumulation) {
+          composite.release();
+        }
+      }
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    if (tail != null) {
+      tail.release();
+      tail = null;
+    }
   }
 
   /** Whether a fatal error has been reported (and all further input is discarded). */
@@ -98,6 +210,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       }
     }
     if (readable < FIXED_LENGTH) {
+      need = FIXED_LENGTH;
       return;
     }
     long headerLength = in.getUnsignedInt(start + FrameFormat.OFF_HEADER_LENGTH);
@@ -112,8 +225,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     int p = (int) payloadLength;
     int total = FIXED_LENGTH + h + p;
     if (readable < total) {
+      need = total;
       return;
     }
+    need = 0;
     CRC32C crc = new CRC32C();
     Crc32c.update(crc, in, start, CRC_COVERED_FIXED);
     Crc32c.update(crc, in, start + FIXED_LENGTH, h);
