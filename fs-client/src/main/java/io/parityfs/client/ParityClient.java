@@ -42,6 +42,7 @@ public final class ParityClient implements Closeable {
   private final ChunkIo chunks;
   private final ChunkLengthProbe probe;
   private final ExecutorService transfers;
+  private final ChunkBuffers chunkBuffers;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private ParityClient(ClientConfig config, CuratorFramework zk, Namespace base,
@@ -57,6 +58,7 @@ public final class ParityClient implements Closeable {
         new Suspects(config.suspectWindow().toNanos(), System::nanoTime));
     this.probe = new ChunkLengthProbe(chunks, 1000);
     AtomicInteger n = new AtomicInteger();
+    this.chunkBuffers = new ChunkBuffers(config.writeBufferBytes());
     this.transfers = Executors.newFixedThreadPool(config.transferThreads(), r -> {
       Thread t = new Thread(r, "pfs-transfer-" + n.incrementAndGet());
       t.setDaemon(true);
@@ -281,6 +283,11 @@ public final class ParityClient implements Closeable {
 
   ChunkIo chunks() {
     return chunks;
+  }
+
+  /** Direct chunk buffers for this client's output streams. */
+  ChunkBuffers chunkBuffers() {
+    return chunkBuffers;
   }
 
   ExecutorService transfers() {

@@ -61,6 +61,8 @@ public final class PfsOutputStream extends OutputStream {
   private final GroupWriter groups;
   /** Members left out because their targets were down: committed with every length. */
   private final StaleMembers stale;
+  private static final boolean DIRECT =
+      Boolean.parseBoolean(System.getProperty("parityfs.client.directChunks", "true"));
   private ByteBuffer cur;
   private int curIndex;
   private long pos;
@@ -228,6 +230,7 @@ public final class PfsOutputStream extends OutputStream {
       if (groups != null) {
         releases.add(groups.release());
       }
+      giveBuffersBack();
     } finally {
       closed = true;
       releases.forEach(CompletableFuture::join); // deletes of copies: they never fail
@@ -266,7 +269,26 @@ public final class PfsOutputStream extends OutputStream {
       cur = free.poll();
     }
     if (cur == null) {
-      cur = ByteBuffer.allocate(chunkSize);
+      // direct where chunks go out as they are: sent without a copy; an ec group's chunks
+      // are the codec's input and stay on the heap
+      cur = groups == null && DIRECT ? client.chunkBuffers().take(chunkSize)
+          : ByteBuffer.allocate(chunkSize);
+    }
+  }
+
+  /** Every upload is done: the stream's direct buffers go back to the client for reuse. */
+  private void giveBuffersBack() {
+    if (groups != null) {
+      return;
+    }
+    synchronized (free) {
+      for (ByteBuffer b; (b = free.poll()) != null; ) {
+        client.chunkBuffers().give(b);
+      }
+    }
+    if (cur != null) {
+      client.chunkBuffers().give(cur);
+      cur = null;
     }
   }
 

@@ -3,6 +3,8 @@ package io.parityfs.node.client;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -40,6 +42,8 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.IntConsumer;
 import java.util.concurrent.CompletableFuture;
@@ -49,6 +53,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.LongFunction;
 
@@ -483,12 +488,25 @@ public final class NodeClient implements Closeable {
     }
   }
 
+  /** Tests: told of every frame a write lends from its caller's direct memory. */
+  static volatile BiConsumer<Channel, ByteBuf> LEND_HOOK;
+
+  /**
+   * Sends one WRITE and its data frames and waits for the answer. When the source is direct
+   * memory ({@link BuffersChannel#direct}), the frames are slices of it, sent without a copy
+   * (docs/data-path.md); then this does not return, however the write ends, before the transport
+   * has let go of every such frame, so the caller may reuse its buffers at once: a frame still
+   * queued would otherwise be checksummed and sent with whatever the caller writes there next.
+   */
   private ChunkStat writeOnce(InetSocketAddress node, LongFunction<WriteRequest> request,
       ReadableByteChannel src, long length) throws IOException {
     NodeConnection conn = acquire(node);
     UnaryCall call = new UnaryCall();
     long id = conn.register(call);
     conn.send(id, request.apply(id));
+    BuffersChannel zeroCopy = src instanceof BuffersChannel b && b.direct() && length >= 0
+        ? b : null;
+    List<ByteBuf> lent = zeroCopy == null ? null : new ArrayList<>();
     long sent = 0;
     boolean end = false;
     try {
@@ -499,15 +517,29 @@ public final class NodeClient implements Closeable {
         }
         int want = (int) (length < 0 ? config.writeFrameSize()
             : Math.min(config.writeFrameSize(), length - sent));
-        ByteBuf buf = conn.channel().alloc().directBuffer(Math.max(want, 1));
+        ByteBuf buf;
         boolean eof;
-        try {
-          ByteBuffer nio = buf.nioBuffer(0, want);
-          eof = fill(src, nio);
-          buf.writerIndex(nio.position());
-        } catch (IOException | RuntimeException e) {
-          buf.release();
-          throw e;
+        if (zeroCopy != null) {
+          ByteBuffer slice = zeroCopy.next(want);
+          eof = slice == null;
+          buf = eof || !slice.hasRemaining() ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(slice);
+          if (buf != Unpooled.EMPTY_BUFFER) {
+            lent.add(buf);
+            BiConsumer<Channel, ByteBuf> hook = LEND_HOOK;
+            if (hook != null) {
+              hook.accept(conn.channel(), buf); // tests: may hold the connection's event loop
+            }
+          }
+        } else {
+          buf = conn.channel().alloc().directBuffer(Math.max(want, 1));
+          try {
+            ByteBuffer nio = buf.nioBuffer(0, want);
+            eof = fill(src, nio);
+            buf.writerIndex(nio.position());
+          } catch (IOException | RuntimeException e) {
+            buf.release();
+            throw e;
+          }
         }
         sent += buf.readableBytes();
         if (length >= 0 && eof && sent < length) {
@@ -522,13 +554,53 @@ public final class NodeClient implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       conn.abort(id, new NodeException(Status.UNAVAILABLE, "interrupted"));
+      awaitLetGo(conn, lent);
       throw new InterruptedIOException("interrupted writing to " + node);
     } catch (IOException | RuntimeException e) {
       // The stream is half sent: closing the connection is how a client abandons it.
       conn.abort(id, new NodeException(Status.UNAVAILABLE, "write abandoned: " + e));
+      awaitLetGo(conn, lent);
       throw e;
     }
-    return expect(join(call.result), WriteResponse.class).stat();
+    try {
+      return expect(join(call.result), WriteResponse.class).stat();
+    } finally {
+      awaitLetGo(conn, lent);
+    }
+  }
+
+  /**
+   * Waits until the transport has released every frame of {@code lent} (sent or failed): at once
+   * after an answer, which the node gives only once it has every frame; after an error answer the
+   * frames still queued go out and are released; if they are not within the request timeout, the
+   * connection is closed, which fails and releases them.
+   */
+  private void awaitLetGo(NodeConnection conn, List<ByteBuf> lent) {
+    if (lent == null) {
+      return;
+    }
+    long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+    boolean interrupted = false;
+    for (ByteBuf b : lent) {
+      while (b.refCnt() > 0) {
+        if (System.nanoTime() - deadline > 0) {
+          conn.channel().close().awaitUninterruptibly();
+          if (b.refCnt() > 0) {
+            throw new IllegalStateException("a data frame of " + conn.channel()
+                + " was not released after its channel closed");
+          }
+          break;
+        }
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          interrupted = true; // the caller's buffers are still lent: wait on, then say so
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Fills {@code nio} from {@code src}; returns whether the source is at its end. */

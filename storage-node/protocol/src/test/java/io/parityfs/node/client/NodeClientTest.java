@@ -3,9 +3,11 @@ package io.parityfs.node.client;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.ChunkStat;
 import io.parityfs.node.protocol.ListRequest;
@@ -27,7 +29,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -118,6 +123,88 @@ class NodeClientTest {
     for (int i = 0; i < range.limit(); i += 4099) {
       assertEquals(data[12345 + i], range.get(i));
     }
+  }
+
+  @Test
+  void directBuffersAreSentAsTheyAreAndTheNodeGetsTheirBytes() throws Exception {
+    byte[] data = new byte[(5 << 20) + 12345];
+    new Random(3).nextBytes(data);
+    ByteBuffer a = ByteBuffer.allocateDirect(3 << 20).put(data, 0, 3 << 20).flip();
+    ByteBuffer b = ByteBuffer.allocateDirect(data.length).put(data, 3 << 20,
+        data.length - (3 << 20)).flip();
+    List<ByteBuf> lent = new CopyOnWriteArrayList<>();
+    NodeClient.LEND_HOOK = (ch, f) -> lent.add(f);
+    try {
+      ChunkStat s = client.writeChunk(addr(), T, C, 0, WriteMode.REPLACE, 0, a, b);
+      assertEquals(data.length, s.length());
+    } finally {
+      NodeClient.LEND_HOOK = null;
+    }
+    assertArrayEquals(data, node.chunks.get(C));
+    long sum = 0;
+    boolean boundary = false;
+    for (ByteBuf f : lent) {
+      assertEquals(0, f.refCnt(), "a frame of the caller's memory is still held");
+      assertTrue(f.isDirect() && f.capacity() <= 1 << 20);
+      sum += f.capacity();
+      boundary |= sum == 3 << 20;
+    }
+    assertEquals(data.length, sum, "every byte went out as a slice of the caller's buffers");
+    assertTrue(boundary, "frames end where the first buffer ends");
+    assertEquals(0, a.position(), "the caller's buffers are left alone");
+  }
+
+  @Test
+  void aDirectWriteReturnsOnlyOnceTheTransportHasLetGoOfTheCallersMemory() throws Exception {
+    byte[] data = new byte[4 << 20];
+    new Random(4).nextBytes(data);
+    ByteBuffer direct = ByteBuffer.allocateDirect(data.length).put(data).flip();
+    CountDownLatch loopHeld = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<ByteBuf> lent = new CopyOnWriteArrayList<>();
+    NodeClient.LEND_HOOK = (ch, f) -> {
+      if (lent.isEmpty()) { // hold the connection's event loop: nothing it queued goes out
+        ch.eventLoop().execute(() -> {
+          loopHeld.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+      }
+      lent.add(f);
+    };
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    List<Integer> heldAtReturn = new CopyOnWriteArrayList<>();
+    Thread writer = new Thread(() -> {
+      try {
+        client.writeChunk(addr(), T, C, 0, WriteMode.REPLACE, 0, direct);
+      } catch (Throwable t) {
+        thrown.set(t);
+      } finally {
+        lent.forEach(f -> heldAtReturn.add(f.refCnt()));
+      }
+    });
+    try {
+      writer.start();
+      assertTrue(loopHeld.await(10, TimeUnit.SECONDS));
+      for (int i = 0; i < 1000 && lent.size() < 4; i++) {
+        Thread.sleep(5);
+      }
+      assertEquals(4, lent.size(), "every frame queued while the event loop is held");
+      writer.interrupt(); // the write gives up while its frames are queued
+      writer.join(300);
+      assertTrue(writer.isAlive(), "returned while the transport still held the caller's memory");
+      release.countDown();
+      writer.join(10_000);
+      assertFalse(writer.isAlive());
+    } finally {
+      release.countDown();
+      NodeClient.LEND_HOOK = null;
+    }
+    assertInstanceOf(java.io.InterruptedIOException.class, thrown.get());
+    assertEquals(List.of(0, 0, 0, 0), heldAtReturn);
   }
 
   @Test
