@@ -45,6 +45,10 @@ import java.util.concurrent.Semaphore;
  * One writer thread at a time (as any {@code OutputStream}); not thread-safe.
  */
 public final class PfsOutputStream extends OutputStream {
+  /** Direct chunk buffers where chunks go out as they are (false: heap, for comparisons). */
+  private static final boolean DIRECT =
+      Boolean.parseBoolean(System.getProperty("parityfs.client.directChunks", "true"));
+
   private final ParityClient client;
   private final String path;
   private final FileStatus file;
@@ -61,8 +65,6 @@ public final class PfsOutputStream extends OutputStream {
   private final GroupWriter groups;
   /** Members left out because their targets were down: committed with every length. */
   private final StaleMembers stale;
-  private static final boolean DIRECT =
-      Boolean.parseBoolean(System.getProperty("parityfs.client.directChunks", "true"));
   private ByteBuffer cur;
   private int curIndex;
   private long pos;

@@ -31,6 +31,23 @@ final class BuffersChannel implements ReadableByteChannel {
 
   /** The next at most {@code max} bytes as a read-only slice of a buffer, or null at the end. */
   ByteBuffer next(int max) {
+    ByteBuffer slice = take(max);
+    return slice == null ? null : slice.asReadOnlyBuffer();
+  }
+
+  @Override
+  public int read(ByteBuffer dst) {
+    ByteBuffer slice = take(dst.remaining());
+    if (slice == null) {
+      return -1;
+    }
+    int n = slice.remaining();
+    dst.put(slice);
+    return n;
+  }
+
+  /** The next at most {@code max} bytes as a slice of a buffer, consumed; null at the end. */
+  private ByteBuffer take(int max) {
     while (index < buffers.length && !buffers[index].hasRemaining()) {
       index++;
     }
@@ -39,26 +56,9 @@ final class BuffersChannel implements ReadableByteChannel {
     }
     ByteBuffer src = buffers[index];
     int n = Math.min(src.remaining(), max);
-    ByteBuffer slice = src.slice(src.position(), n).asReadOnlyBuffer();
+    ByteBuffer slice = src.slice(src.position(), n);
     src.position(src.position() + n);
     return slice;
-  }
-
-  @Override
-  public int read(ByteBuffer dst) {
-    while (index < buffers.length && !buffers[index].hasRemaining()) {
-      index++;
-    }
-    if (index == buffers.length) {
-      return -1;
-    }
-    ByteBuffer src = buffers[index];
-    int n = Math.min(src.remaining(), dst.remaining());
-    ByteBuffer slice = src.duplicate();
-    slice.limit(slice.position() + n);
-    dst.put(slice);
-    src.position(src.position() + n);
-    return n;
   }
 
   @Override
