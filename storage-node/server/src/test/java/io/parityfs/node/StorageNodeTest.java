@@ -22,6 +22,7 @@ import io.parityfs.node.config.NodeConfigParser;
 import io.parityfs.node.config.NodeProperties;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.WriteMode;
+import io.parityfs.node.registry.NodeRegistration;
 import io.parityfs.raid.array.assembly.ArrayState;
 import io.parityfs.raid.codec.select.CodecBackend;
 import io.parityfs.testkit.Eventually;
@@ -433,6 +434,40 @@ class StorageNodeTest {
     IOException e = assertThrows(IOException.class, fourth::start);
     assertTrue(e.getMessage().contains("node.id") && e.getMessage().contains(id),
         e.getMessage());
+  }
+
+  /**
+   * The online record deleted after the node wrote it and before it set the watch that
+   * re-creates it (the step where aLostSessionIsRegisteredAgain's delete once landed): the watch
+   * finds no record and the node registers again.
+   */
+  @Test
+  void aRecordDeletedBeforeItsWatchIsSetIsCreatedAgain() throws Exception {
+    StorageNode node = start(props());
+    String id = node.nodeId();
+    long before = node.registration().registrations();
+    java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+    NodeRegistration.BEFORE_WATCH_HOOK = () -> {
+      if (once.compareAndSet(false, true)) {
+        try {
+          reader.delete().forPath(ZkPaths.online(id));
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    };
+    try {
+      KillSession.kill(node.registration().curator().getZookeeperClient().getZooKeeper());
+      Eventually.until("registered again after the delete",
+          () -> once.get() && node.registration().registrations() >= before + 2
+              && exists(ZkPaths.online(id)));
+    } finally {
+      NodeRegistration.BEFORE_WATCH_HOOK = null;
+    }
+    // and the record is watched again: a later delete is repaired too
+    reader.delete().forPath(ZkPaths.online(id));
+    Eventually.until("re-created after a later delete", () -> exists(ZkPaths.online(id)));
+    node.close();
   }
 
   @Test

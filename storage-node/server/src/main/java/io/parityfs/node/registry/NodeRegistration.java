@@ -53,6 +53,8 @@ import org.apache.zookeeper.data.Stat;
 public final class NodeRegistration implements Closeable {
   private static final System.Logger LOG = System.getLogger(NodeRegistration.class.getName());
   private static final long POLL_MILLIS = 500;
+  /** Tests: runs in {@code register} between writing the online record and watching it. */
+  public static volatile Runnable BEFORE_WATCH_HOOK;
 
   private enum State { LATENT, STARTED, CLOSED }
 
@@ -263,12 +265,20 @@ public final class NodeRegistration implements Closeable {
       LOG.log(System.Logger.Level.INFO, "node {0}: registered at {1} (session {2})", nodeId,
           path, Long.toHexString(session));
     }
-    client.checkExists().usingWatcher((Watcher) event -> {
+    Runnable hook = BEFORE_WATCH_HOOK;
+    if (hook != null) {
+      hook.run(); // tests: a delete between the create and the watch
+    }
+    Stat watched = client.checkExists().usingWatcher((Watcher) event -> {
       if (event.getType() == Watcher.Event.EventType.NodeDeleted
           && state.get() == State.STARTED) {
         worker.execute(this::registerQuietly);
       }
     }).forPath(path);
+    if (watched == null && state.get() == State.STARTED) {
+      // deleted before the watch was set: no NodeDeleted comes for it
+      worker.execute(this::registerQuietly);
+    }
   }
 
   private void refresh() throws Exception {
