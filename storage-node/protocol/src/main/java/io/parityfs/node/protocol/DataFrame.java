@@ -12,12 +12,19 @@ import io.netty.buffer.DefaultByteBufHolder;
  * <p>Reference counted: the holder of a DataFrame owns one reference to its content and must
  * {@link #release()} it (writing it to a channel passes the reference on). A decoded DataFrame's
  * content is a slice of the receive buffer: release it promptly.
+ *
+ * <p>A decoded frame's payload has been checked against the CRC32C it came with, except a DATA
+ * request's on a node whose decoder hands that check on ({@link FrameDecoder#FrameDecoder(Role,
+ * boolean)}): then {@link #crcChecked} is false and whoever takes the bytes checks them against
+ * {@link #payloadCrc} before trusting one.
  */
 public final class DataFrame extends DefaultByteBufHolder implements Message {
   private final long requestId;
   private final boolean response;
   private final boolean end;
   private final ChunkStat stat;
+  /** The sender's CRC32C of an unchecked payload, or -1 (as a long) once checked. */
+  private final long uncheckedCrc;
 
   /**
    * @param content the data; this frame takes over the caller's reference
@@ -34,6 +41,11 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
    */
   public DataFrame(long requestId, boolean response, boolean end, ByteBuf content,
       ChunkStat stat) {
+    this(requestId, response, end, content, stat, -1);
+  }
+
+  private DataFrame(long requestId, boolean response, boolean end, ByteBuf content,
+      ChunkStat stat, long uncheckedCrc) {
     super(content);
     if (stat != null && !response) {
       content.release();
@@ -48,6 +60,45 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
     this.response = response;
     this.end = end;
     this.stat = stat;
+    this.uncheckedCrc = uncheckedCrc;
+  }
+
+  /** This frame, its payload not yet checked against {@code crc}; takes over the reference. */
+  DataFrame unchecked(int crc) {
+    return new DataFrame(requestId, response, end, content(), stat, crc & 0xFFFFFFFFL);
+  }
+
+  /**
+   * This frame to send with {@code crc} as its payload's CRC32C, which the encoder then sends as
+   * it is rather than computing one: for a producer that knows the checksum of the bytes from
+   * where they came (a node sends the checksums it stored with the cells). A wrong value makes
+   * the receiver refuse the frame. Takes over this frame's reference.
+   */
+  public DataFrame withPayloadCrc(int crc) {
+    return unchecked(crc);
+  }
+
+  /**
+   * Whether the payload was checked against its CRC32C when it was decoded (always, but for a
+   * DATA request on a node decoder that hands the check on): false, check it against {@link
+   * #payloadCrc} before trusting a byte. A frame to send is false when it was given its CRC
+   * ({@link #withPayloadCrc}).
+   */
+  public boolean crcChecked() {
+    return uncheckedCrc < 0;
+  }
+
+  /**
+   * The CRC32C its sender gave the payload, for a frame whose payload is not yet checked (or
+   * that was given one to send).
+   *
+   * @throws IllegalStateException when the payload was checked already
+   */
+  public int payloadCrc() {
+    if (uncheckedCrc < 0) {
+      throw new IllegalStateException("the payload of " + this + " was checked when decoded");
+    }
+    return (int) uncheckedCrc;
   }
 
   /** The stat of the version read, on the first frame of a READ WITH_STAT answer; else null. */
@@ -77,7 +128,7 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
 
   @Override
   public DataFrame replace(ByteBuf content) {
-    return new DataFrame(requestId, response, end, content, stat);
+    return new DataFrame(requestId, response, end, content, stat, uncheckedCrc);
   }
 
   @Override
@@ -137,6 +188,7 @@ public final class DataFrame extends DefaultByteBufHolder implements Message {
   @Override
   public String toString() {
     return "DataFrame[requestId=" + requestId + ", response=" + response + ", end=" + end
-        + ", bytes=" + content().readableBytes() + (stat == null ? "" : ", stat=" + stat) + "]";
+        + ", bytes=" + content().readableBytes() + (stat == null ? "" : ", stat=" + stat)
+        + (crcChecked() ? "" : String.format(", unchecked crc=%08x", uncheckedCrc)) + "]";
   }
 }

@@ -49,7 +49,8 @@ import java.util.zip.CRC32C;
  *   <li>header CRC (once the whole frame is in): fatal BAD_FRAME;
  *   <li>direction (a request sent to a client, a response to a node): fatal BAD_FRAME;
  *   <li>unknown flag bits: INVALID_ARGUMENT; unknown opcode: UNKNOWN_OPCODE; payload CRC:
- *       CRC_MISMATCH; opcode-specific fields (lengths, chunk ids out of range, modes, targets):
+ *       CRC_MISMATCH (except a DATA request's on a node decoder that hands it on: see {@link
+ *       #FrameDecoder(Role, boolean)}); opcode-specific fields (lengths, chunk ids out of range, modes, targets):
  *       INVALID_ARGUMENT — all non-fatal, for the frame's request id.
  * </ol>
  *
@@ -81,6 +82,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private static final byte[] MAGIC_BYTES = {'P', 'F', 'S', 'N'};
 
   private final Role role;
+  private final boolean handOnDataCrc;
   private boolean failed;
   /**
    * Readable bytes the receive buffer must hold before {@link #decode} can make progress: the
@@ -94,7 +96,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   /** @param role the end of the connection this decoder serves */
   public FrameDecoder(Role role) {
+    this(role, false);
+  }
+
+  /**
+   * @param role the end of the connection this decoder serves
+   * @param handOnDataCrc whether a DATA request's payload is passed on unchecked, its CRC with
+   *     it ({@link DataFrame#crcChecked}), for a receiver that checks it in the pass that stores
+   *     the bytes (the node's writer: docs/data-path.md, "One checksum pass"); every other
+   *     payload is checked here
+   */
+  public FrameDecoder(Role role, boolean handOnDataCrc) {
     this.role = role;
+    this.handOnDataCrc = handOnDataCrc;
     setCumulator(this::cumulate);
   }
 
@@ -260,15 +274,17 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     int payloadStart = start + FIXED_LENGTH + h;
     int payloadCrc = in.getInt(start + FrameFormat.OFF_PAYLOAD_CRC);
-    if (Crc32c.of(in, payloadStart, p) != payloadCrc) {
+    boolean handOn = handOnDataCrc && op == Opcode.DATA && !response;
+    if (!handOn && Crc32c.of(in, payloadStart, p) != payloadCrc) {
       out.add(new FrameError(requestId, op, Status.CRC_MISMATCH,
           op + ": payload CRC mismatch (" + p + " bytes)", false));
       return;
     }
     long status = in.getUnsignedInt(start + FrameFormat.OFF_STATUS);
     try {
-      out.add(HeaderCodec.decode(op, flags, requestId, status,
-          in.slice(start + FIXED_LENGTH, h), in.slice(payloadStart, p)));
+      Message m = HeaderCodec.decode(op, flags, requestId, status,
+          in.slice(start + FIXED_LENGTH, h), in.slice(payloadStart, p));
+      out.add(handOn && m instanceof DataFrame d ? d.unchecked(payloadCrc) : m);
     } catch (MalformedFrameException e) {
       out.add(new FrameError(requestId, op, e.status(), e.getMessage(), false));
     }

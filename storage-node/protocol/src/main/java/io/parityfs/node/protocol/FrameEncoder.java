@@ -51,7 +51,8 @@ public final class FrameEncoder extends MessageToMessageEncoder<Message> {
       frame.writeInt(HeaderCodec.status(msg));
       frame.writeInt(0); // header length, set below
       frame.writeInt(p);
-      frame.writeInt(p == 0 ? 0 : Crc32c.of(payload, payload.readerIndex(), p));
+      frame.writeInt(p == 0 ? 0 : msg instanceof DataFrame d && !d.crcChecked() ? d.payloadCrc()
+          : Crc32c.of(payload, payload.readerIndex(), p));
       frame.writeInt(0); // header CRC, set below
       HeaderCodec.writeHeader(msg, frame);
       int h = frame.readableBytes() - FIXED_LENGTH;

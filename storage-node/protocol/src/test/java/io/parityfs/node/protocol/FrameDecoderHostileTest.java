@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -102,6 +104,52 @@ class FrameDecoderHostileTest {
       assertEquals(new StatRequest(6, GoldenFrames.T, GoldenFrames.C), out.get(1));
     } finally {
       Frames.releaseAll(out);
+    }
+  }
+
+  @Test
+  void aNodeDecoderThatHandsTheDataCheckOnPassesTheSendersCrcWithTheBytes() {
+    byte[] data = "some data".getBytes(StandardCharsets.US_ASCII);
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(data);
+    RawFrame bad = RawFrame.of(Opcode.DATA, FrameFormat.FLAG_END, new byte[0]);
+    bad.requestId = 5;
+    bad.payload = data;
+    bad.payloadCrc = 7; // damaged in flight: the decoder does not look, the writer will
+    RawFrame good = RawFrame.of(Opcode.DATA, FrameFormat.FLAG_END, new byte[0]);
+    good.requestId = 6;
+    good.payload = data;
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(Role.NODE, true));
+    ch.writeInbound(Frames.wrap(concat(bad.bytes(), good.bytes())));
+    DataFrame first = ch.readInbound();
+    DataFrame second = ch.readInbound();
+    try {
+      assertFalse(first.crcChecked());
+      assertEquals(7, first.payloadCrc());
+      assertFalse(second.crcChecked());
+      assertEquals((int) crc.getValue(), second.payloadCrc());
+      assertEquals(first.payloadCrc(), first.retainedDuplicate().payloadCrc(),
+          "a view of the frame keeps the CRC it still owes");
+      first.release();
+    } finally {
+      first.release();
+      second.release();
+    }
+    assertFalse(ch.finishAndReleaseAll());
+    // Everything else is checked as before: a DATA answer on a client, a DATA request on a node
+    // decoder that checks.
+    List<Object> out = Frames.decode(Role.NODE, bad.bytes());
+    try {
+      assertError((FrameError) out.get(0), Status.CRC_MISMATCH, false, 5);
+    } finally {
+      Frames.releaseAll(out);
+    }
+    DataFrame checked = new DataFrame(1, false, true, Unpooled.wrappedBuffer(data));
+    try {
+      assertTrue(checked.crcChecked());
+      assertThrows(IllegalStateException.class, checked::payloadCrc);
+    } finally {
+      checked.release();
     }
   }
 

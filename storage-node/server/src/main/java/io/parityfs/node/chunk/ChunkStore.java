@@ -8,8 +8,9 @@ import io.parityfs.raid.array.assembly.ArraySlot;
 import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
 import io.parityfs.raid.array.format.ObjectManifest;
-import io.parityfs.raid.array.object.ObjectStore;
+import io.parityfs.raid.array.format.RunningCrc;
 import io.parityfs.raid.array.format.VersionTag;
+import io.parityfs.raid.array.object.ObjectStore;
 import io.parityfs.raid.array.object.ObjectWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -222,8 +223,18 @@ public final class ChunkStore {
    */
   public int read(ChunkId id, long version, long offset, ByteBuffer into)
       throws ChunkStoreException {
+    return read(id, version, offset, into, null);
+  }
+
+  /**
+   * {@link #read(ChunkId, long, long, ByteBuffer)}, appending the bytes' CRC32C to {@code crc}:
+   * the stored checksums of the whole cells read ({@link ObjectStore#read(long, long, long,
+   * ByteBuffer, RunningCrc)}), for the frame that carries them.
+   */
+  public int read(ChunkId id, long version, long offset, ByteBuffer into, RunningCrc crc)
+      throws ChunkStoreException {
     try {
-      return objects.read(id.objectId(), version, offset, into);
+      return objects.read(id.objectId(), version, offset, into, crc);
     } catch (IOException | IllegalArgumentException e) {
       throw translate(id, e);
     }

@@ -60,6 +60,8 @@ public final class ChunkStoreException extends IOException {
       // A corrupt shard or manifest that the array could not read around is data it cannot give.
       case OBJECT_LOST, CORRUPT_SHARD, CORRUPT_CELL, CORRUPT_MANIFEST -> Status.OBJECT_LOST;
       case DRIVE_IO, IO_ERROR -> Status.DRIVE_IO;
+      // Bytes damaged before they reached the array (in flight, in memory): sent again, they pass.
+      case CORRUPT_INPUT -> Status.CRC_MISMATCH;
       case NO_LABEL, CORRUPT_LABEL, UNSUPPORTED_VERSION, NOT_EMPTY, FOREIGN_DRIVE, STALE_DRIVE,
           DUPLICATE_SLOT, AMBIGUOUS_ARRAY, ARRAY_NOT_FOUND, INCONSISTENT_LABELS, DRIVE_IN_USE ->
           Status.ILLEGAL_STATE;

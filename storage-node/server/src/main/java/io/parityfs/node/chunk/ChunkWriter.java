@@ -55,10 +55,31 @@ public final class ChunkWriter implements Closeable {
     try {
       writer.write(src);
     } catch (IOException | IllegalArgumentException e) {
-      open = false;
-      writer.abort();
-      throw ChunkStore.translate(id, e);
+      throw failed(e);
     }
+  }
+
+  /**
+   * Appends all of {@code srcs} (in order) at the write position, checking them against {@code
+   * crc}, their sender's CRC32C, in the pass that takes the cells' checksums ({@link
+   * ObjectWriter#write(ByteBuffer[], int)}): bytes a frame brought unchecked.
+   *
+   * @throws ChunkStoreException CRC_MISMATCH when the bytes do not match {@code crc}; as {@link
+   *     #write(ByteBuffer)} otherwise. On any failure the writer is aborted.
+   */
+  public void write(ByteBuffer[] srcs, int crc) throws ChunkStoreException {
+    checkOpen();
+    try {
+      writer.write(srcs, crc);
+    } catch (IOException | IllegalArgumentException e) {
+      throw failed(e);
+    }
+  }
+
+  private ChunkStoreException failed(Exception e) {
+    open = false;
+    writer.abort();
+    return ChunkStore.translate(id, e);
   }
 
   /**

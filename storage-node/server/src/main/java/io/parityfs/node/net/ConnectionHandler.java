@@ -478,7 +478,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** A READ stream's next frame, from a worker. */
-  void emit(ReadStream s, ByteBuf data, boolean last, ChunkStat stat) {
+  void emit(ReadStream s, ByteBuf data, boolean last, ChunkStat stat, int crc) {
     ctx.executor().execute(() -> {
       producing--;
       if (closed || !ctx.channel().isActive()) {
@@ -487,7 +487,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         return;
       }
       s.pending.bytesOut += data.readableBytes();
-      ctx.write(new DataFrame(s.pending.id, true, last, data, stat));
+      ctx.write(new DataFrame(s.pending.id, true, last, data, stat).withPayloadCrc(crc));
       // A flush may drain the buffer and fire the writability event at once; scheduleRead
       // checks isWritable() itself afterwards, so no stream parks on a writable channel.
       ctx.flush();

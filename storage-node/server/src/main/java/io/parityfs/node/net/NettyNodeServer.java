@@ -58,6 +58,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <pre>
  * IdleStateHandler → [SslHandler] → FrameTracker → FrameDecoder(NODE) → FrameEncoder →
  *     [PeerAuth] → ConnectionHandler
+ *     (the decoder hands DATA requests' CRC checks on to the chunk writer: WriteStream)
  * </pre>
  *
  * <p><b>TLS</b> (docs/security.md), when {@code tls} is on: TLS 1.3 with a client certificate of
@@ -204,7 +205,7 @@ public final class NettyNodeServer implements NodeServer {
               ch.pipeline().addLast("tls", ssl);
             }
             ch.pipeline().addLast("tracker", tracker);
-            ch.pipeline().addLast("decoder", new FrameDecoder(Role.NODE));
+            ch.pipeline().addLast("decoder", new FrameDecoder(Role.NODE, true));
             ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
             if (t != null) {
               ch.pipeline().addLast("auth", new PeerAuth(NettyNodeServer.this));

@@ -9,8 +9,10 @@ import io.parityfs.node.protocol.ErrorResponse;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.ReadRequest;
 import io.parityfs.node.protocol.Status;
+import io.parityfs.raid.array.format.RunningCrc;
 import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * One READ: each worker task ({@link #run}) reads the next DATA frame's bytes (at most the
@@ -23,8 +25,17 @@ import java.util.Optional;
  * version: a write that commits while a long READ is under way ends the READ with CONFLICT
  * instead of mixing two versions. The pin is per request, so a client must not resume a cut
  * READ at offset + done with a new request (NodeClient restarts or fails it instead).
+ *
+ * <p>A frame carries the CRC32C the array handed on with its bytes (the stored checksums of the
+ * whole cells in it: {@link ChunkStore#read(io.parityfs.node.chunk.ChunkId, long, long,
+ * ByteBuffer, RunningCrc)}), not one the encoder takes again: the bytes are checksummed once on
+ * the node, and what the client checks them against is what was stored with them, so damage in
+ * the node's memory after the drive read is caught by the client.
  */
 final class ReadStream implements Runnable {
+  /** Test hook: sees each frame's bytes after they were read and checked, before they are sent. */
+  static volatile Consumer<ByteBuf> BEFORE_EMIT;
+
   final ReadRequest request;
   final PendingRequest pending;
   private final ChunkStore store;
@@ -73,8 +84,9 @@ final class ReadStream implements Runnable {
       buf = alloc.directBuffer(Math.max(n, 1));
       ByteBuffer nio = buf.nioBuffer(0, n);
       int got = 0;
+      RunningCrc crc = new RunningCrc();
       while (nio.hasRemaining()) {
-        int r = store.read(request.chunk(), version, pos + got, nio);
+        int r = store.read(request.chunk(), version, pos + got, nio, crc);
         if (r <= 0) {
           break; // the chunk got shorter meanwhile: end here
         }
@@ -87,7 +99,11 @@ final class ReadStream implements Runnable {
       buf = null;
       ChunkStat first = stat;
       stat = null;
-      connection.emit(this, out, last, first);
+      Consumer<ByteBuf> hook = BEFORE_EMIT;
+      if (hook != null) {
+        hook.accept(out);
+      }
+      connection.emit(this, out, last, first, crc.value());
     } catch (Exception e) {
       connection.readFailed(this, new ErrorResponse(request.requestId(), Opcode.READ,
           WireStatus.of(e), WireStatus.message(e)));

@@ -174,8 +174,13 @@ final class WriteStream implements Runnable {
       int n = d.content().readableBytes();
       try {
         if (!cancelled && writer != null) {
-          for (ByteBuffer b : d.content().nioBuffers()) {
-            writer.write(b);
+          if (d.crcChecked()) {
+            for (ByteBuffer b : d.content().nioBuffers()) {
+              writer.write(b);
+            }
+          } else {
+            // Checked against the sender's CRC as the cells' checksums are taken: one pass.
+            writer.write(d.content().nioBuffers(), d.payloadCrc());
           }
           written += n;
           if (d.isEnd()) {

@@ -22,9 +22,11 @@ import io.parityfs.node.protocol.AckResponse;
 import io.parityfs.node.protocol.ChunkId;
 import io.parityfs.node.protocol.DataFrame;
 import io.parityfs.node.protocol.ErrorResponse;
+import io.parityfs.node.protocol.FrameError;
 import io.parityfs.node.protocol.FrameFormat;
 import io.parityfs.node.protocol.Opcode;
 import io.parityfs.node.protocol.PingRequest;
+import io.parityfs.node.protocol.ReadRequest;
 import io.parityfs.node.protocol.StatRequest;
 import io.parityfs.node.protocol.Status;
 import io.parityfs.node.protocol.TargetId;
@@ -42,6 +44,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -243,7 +246,9 @@ abstract class HostileFrameCases {
           FrameFormat.FLAG_END, 11, new byte[0], new byte[] {1, 2, 3});
       crcBad[crcBad.length - 1] ^= 1; // payload CRC no longer matches
       raw.send(crcBad);
-      error(raw, 11, Status.CRC_MISMATCH);
+      // A DATA request's payload is checked by the write it belongs to (one pass with the
+      // cells' checksums): this one belongs to none, which is what is wrong with it.
+      error(raw, 11, Status.PROTOCOL_VIOLATION);
       pingOk(raw, 12);
     }
   }
@@ -319,6 +324,37 @@ abstract class HostileFrameCases {
       error(raw, 1, Status.CRC_MISMATCH);
       raw.send(data(1, true, 100, 2));
       pingOk(raw, 2);
+    }
+  }
+
+  @Test
+  void bytesDamagedInTheNodesMemoryAfterTheirCheckAreRefusedByTheClient() throws Exception {
+    // A bit flips in the node's outbound buffer after the cells were read and checked against
+    // their stored checksums (a bad DIMM, a stray write). The frame carries the stored checksums,
+    // not ones taken from the damaged memory, so the client's decoder refuses it.
+    AtomicInteger frames = new AtomicInteger();
+    ReadStream.BEFORE_EMIT = b -> {
+      if (frames.getAndIncrement() == 0) {
+        int at = b.readerIndex() + 100;
+        b.setByte(at, b.getByte(at) ^ 1);
+      }
+    };
+    try {
+      try (RawClient raw = raw()) {
+        raw.send(new ReadRequest(1, target, KEPT, 0, -1));
+        FrameError e = assertInstanceOf(FrameError.class, raw.next(5000));
+        assertEquals(Status.CRC_MISMATCH, e.status());
+        assertEquals(1, e.requestId());
+      }
+      // The node client reads again (CRC_MISMATCH is retryable, nothing was handed over yet)
+      // and gets the stored bytes.
+      frames.set(0);
+      ByteBuffer back = ByteBuffer.allocate(kept.length);
+      client.readChunk(addr, target, KEPT, 0, back);
+      assertArrayEquals(kept, back.array());
+      assertTrue(frames.get() >= 2, "the damaged frame was refused and the read made again");
+    } finally {
+      ReadStream.BEFORE_EMIT = null;
     }
   }
 

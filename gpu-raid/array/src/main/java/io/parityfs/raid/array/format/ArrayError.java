@@ -78,5 +78,11 @@ public enum ArrayError {
    * More drives of an object's placement are failed or missing (or failed during the write) than
    * its protection tolerates, so a new version cannot be written.
    */
-  NOT_ENOUGH_DRIVES
+  NOT_ENOUGH_DRIVES,
+  /**
+   * Bytes given to a write with their sender's CRC32C do not match it: they were damaged on the
+   * way (in flight, or in memory before they reached the array). The write is aborted and
+   * nothing becomes visible; the sender may send them again. No drive is at fault.
+   */
+  CORRUPT_INPUT
 }

@@ -33,6 +33,72 @@ public final class CellChecksums {
   }
 
   /**
+   * The CRC32C of the bytes A then B, from A's CRC, B's CRC and B's length: what a receiver that
+   * checksummed pieces of a stream separately (a cell's part in each frame, a frame's part in
+   * each cell) needs to compare with a checksum over the whole, without another pass over the
+   * bytes. Multiplies A's CRC by x^(8 lenB) modulo the CRC32C polynomial in GF(2).
+   *
+   * @throws IllegalArgumentException when {@code lenB} is negative
+   */
+  public static int combine(int crcA, int crcB, long lenB) {
+    if (lenB < 0) {
+      throw new IllegalArgumentException("lenB (" + lenB + ") must not be negative");
+    }
+    if (crcA == 0) {
+      return crcB; // 0 times anything is 0: nothing before B, or bytes whose CRC is 0
+    }
+    Power p = lastPower; // pieces repeat their length (a cell, a frame): one multiply for them
+    if (p == null || p.n != lenB) {
+      p = new Power(lenB, xPower8n(lenB));
+      lastPower = p;
+    }
+    return multiplyModP(p.value, crcA) ^ crcB;
+  }
+
+  /** x^(8n) mod P for one n; immutable, so a racy read of {@link #lastPower} is safe. */
+  private record Power(long n, int value) {}
+
+  private static Power lastPower;
+
+  /** The CRC32C polynomial, bit-reflected: bit 31 is x^0's coefficient, bit 0 x^31's. */
+  private static final int POLY = 0x82F63B78;
+  /** x^0 in the reflected representation. */
+  private static final int ONE = 1 << 31;
+  /** X_POW2[i] = x^(2^i) mod P: enough entries for x^(8n) with n up to 2^63. */
+  private static final int[] X_POW2 = new int[67];
+
+  static {
+    X_POW2[0] = ONE >>> 1; // x^1
+    for (int i = 1; i < X_POW2.length; i++) {
+      X_POW2[i] = multiplyModP(X_POW2[i - 1], X_POW2[i - 1]);
+    }
+  }
+
+  /** a(x) b(x) mod P(x), both reflected. */
+  private static int multiplyModP(int a, int b) {
+    int product = 0;
+    for (int bit = ONE; a != 0; bit >>>= 1) {
+      if ((a & bit) != 0) {
+        product ^= b;
+        a ^= bit;
+      }
+      b = (b & 1) != 0 ? (b >>> 1) ^ POLY : b >>> 1; // b(x) times x, reduced
+    }
+    return product;
+  }
+
+  /** x^(8n) mod P. */
+  private static int xPower8n(long n) {
+    int p = ONE;
+    for (int i = 3; n != 0; n >>>= 1, i++) {
+      if ((n & 1) != 0) {
+        p = multiplyModP(X_POW2[i], p);
+      }
+    }
+    return p;
+  }
+
+  /**
    * The checksums of the cells in the remaining bytes of {@code cells}, {@code cellSize} bytes
    * each.
    *

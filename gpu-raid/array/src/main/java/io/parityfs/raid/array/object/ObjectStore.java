@@ -13,6 +13,7 @@ import io.parityfs.raid.array.format.DrivePlacement;
 import io.parityfs.raid.array.format.ObjectLayout;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.format.RunningCrc;
 import io.parityfs.raid.array.format.ShardFormat;
 import io.parityfs.raid.codec.ParityCodec;
 import io.parityfs.raid.codec.select.ParityCodecFactory;
@@ -343,6 +344,17 @@ public final class ObjectStore implements Closeable {
    *     version replaced it, or the object was deleted): start over on the current version
    */
   public int read(long objectId, long version, long offset, ByteBuffer into) throws IOException {
+    return read(objectId, version, offset, into, null);
+  }
+
+  /**
+   * {@link #read(long, long, long, ByteBuffer)}, appending the CRC32C of the bytes read to {@code
+   * crc} (null: none): for whole cells, the stored checksums they were just checked against, so
+   * the bytes are checksummed once on their way from the drive and the checksum handed on is the
+   * one stored with them, not one taken again from memory. Undefined after an exception.
+   */
+  public int read(long objectId, long version, long offset, ByteBuffer into, RunningCrc crc)
+      throws IOException {
     ctx.throttle().foreground();
     ObjectManifest m = catalog.cached(objectId);
     if (m == null || m.version() != version) {
@@ -353,7 +365,7 @@ public final class ObjectStore implements Closeable {
     }
     int start = into.position();
     try {
-      return new RangeRead(ctx, m).read(offset, into);
+      return new RangeRead(ctx, m).read(offset, into, crc);
     } catch (ArrayException e) {
       into.position(start);
       if (e.error() == ArrayError.OBJECT_LOST) {

@@ -5,6 +5,7 @@ import io.parityfs.raid.array.drive.DriveQueues;
 import io.parityfs.raid.array.format.ArrayConfig;
 import io.parityfs.raid.array.format.ArrayError;
 import io.parityfs.raid.array.format.ArrayException;
+import io.parityfs.raid.array.format.CellChecksums;
 import io.parityfs.raid.array.format.ObjectLayout;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.Protection;
@@ -91,6 +92,11 @@ public final class ObjectWriter implements Closeable {
   private int current;
   /** Bytes in the current batch. */
   private long filled;
+  /** The CRC32C of the bytes in the current cell so far, and how many there are. */
+  private int cellCrc;
+  private int cellFill;
+  /** Test hook: runs on each batch once it is encoded, before its cells go to the drives. */
+  private java.util.function.Consumer<StripeBatch> beforeWrite;
   private long length;
   private int stripesWritten;
   private State state = State.OPEN;
@@ -197,15 +203,54 @@ public final class ObjectWriter implements Closeable {
   public void write(ByteBuffer src) throws IOException {
     checkOpen();
     checkRoom(src.remaining());
+    run(() -> fill(src));
+  }
+
+  /**
+   * Appends all of {@code srcs}, in order (positions advance to their limits), whose bytes the
+   * sender gave with {@code crc}, their CRC32C as one sequence. The check is made on the batch
+   * buffers the bytes were copied into, in the pass that takes each cell's checksum, so the bytes
+   * are checksummed once on their way to the drives, and what is stored as a cell's checksum is
+   * what the sender's CRC vouched for: damage in flight or in the copy fails this call, damage in
+   * memory after it fails the cell's checksum when it is read.
+   *
+   * @throws ArrayException CORRUPT_INPUT when the bytes do not match {@code crc}; as {@link
+   *     #write(ByteBuffer)} otherwise. On any failure the writer is aborted.
+   */
+  public void write(ByteBuffer[] srcs, int crc) throws IOException {
+    checkOpen();
+    long total = 0;
+    for (ByteBuffer src : srcs) {
+      total += src.remaining();
+    }
+    checkRoom(total);
+    long bytes = total;
     run(() -> {
-      while (src.hasRemaining()) {
-        ByteBuffer cell = cellWindow(src.remaining());
-        int n = cell.remaining();
-        cell.put(src.duplicate().limit(src.position() + n));
-        src.position(src.position() + n);
-        advance(n);
+      int got = 0;
+      for (ByteBuffer src : srcs) {
+        int n = src.remaining();
+        got = CellChecksums.combine(got, fill(src), n);
+      }
+      if (got != crc) {
+        throw new ArrayException(ArrayError.CORRUPT_INPUT, null, String.format(
+            "object %016x: %d bytes written at %d have CRC32C %08x, their sender gave %08x",
+            objectId, bytes, length - bytes, got, crc));
       }
     });
+  }
+
+  /** Copies all of src into the batch buffers; returns the CRC32C of its bytes. */
+  private int fill(ByteBuffer src) throws IOException {
+    int crc = 0;
+    while (src.hasRemaining()) {
+      ByteBuffer cell = cellWindow(src.remaining());
+      int n = cell.remaining();
+      cell.put(src.duplicate().limit(src.position() + n));
+      src.position(src.position() + n);
+      crc = CellChecksums.combine(crc, account(filled, cell.position(cell.position() - n)), n);
+      advance(n);
+    }
+    return crc;
   }
 
   /**
@@ -231,6 +276,7 @@ public final class ObjectWriter implements Closeable {
                 + " bytes before the " + count + " bytes announced");
           }
         }
+        account(filled, cell.position(cell.position() - n));
         advance(n);
         left -= n;
       }
@@ -320,6 +366,11 @@ public final class ObjectWriter implements Closeable {
     unlock.run();
   }
 
+  /** Test hook: {@code hook} sees each batch once it is encoded, before it is written. */
+  void beforeWrite(java.util.function.Consumer<StripeBatch> hook) {
+    this.beforeWrite = hook;
+  }
+
   /** Runs {@code step} at the start of {@link #commit} (it may still write). */
   void beforeCommit(Step step) {
     this.beforeCommit = step;
@@ -389,6 +440,25 @@ public final class ObjectWriter implements Closeable {
     return batches[current].shards[mirror ? 0 : shard].duplicate().limit(pos + n).position(pos);
   }
 
+  /**
+   * Takes the checksum of {@code piece}, bytes just put into the cell at batch byte {@code at}
+   * (the fill point: cells fill in order), into that cell's; records the cell's once it is full.
+   * Returns the piece's CRC32C.
+   */
+  private int account(long at, ByteBuffer piece) {
+    int n = piece.remaining();
+    int crc = CellChecksums.crc32c(piece);
+    cellCrc = cellFill == 0 ? crc : CellChecksums.combine(cellCrc, crc, n);
+    cellFill += n;
+    if (cellFill == cellSize) {
+      int stripe = (int) (at / stripeBytes);
+      int shard = mirror ? 0 : (int) (at % stripeBytes) / cellSize;
+      batches[current].crcs[shard][stripe] = cellCrc;
+      cellFill = 0;
+    }
+    return crc;
+  }
+
   /** Counts {@code n} bytes just put into the current cell; dispatches a full batch. */
   private void advance(int n) throws IOException {
     filled += n;
@@ -403,10 +473,12 @@ public final class ObjectWriter implements Closeable {
     long end = stripes * stripeBytes;
     for (long at = filled; at < end; ) {
       ByteBuffer w = cellWindow(at, Long.MAX_VALUE);
-      at += w.remaining();
+      int n = w.remaining();
       while (w.hasRemaining()) {
         w.put((byte) 0);
       }
+      account(at, w.position(w.position() - n));
+      at += n;
     }
   }
 
@@ -422,13 +494,18 @@ public final class ObjectWriter implements Closeable {
           stripes == stripesPerBatch ? b.parity : Arrays.copyOf(b.parity, stripes);
       ctx.codec().encodeBatch(data, parity);
     }
+    if (beforeWrite != null) {
+      beforeWrite.accept(b);
+    }
     List<CompletableFuture<?>> writes = new ArrayList<>();
     for (int i = 0; i < width; i++) {
       int shard = i;
       ByteBuffer cells = b.shards[mirror ? 0 : i].duplicate().limit(stripes * cellSize)
           .position(0);
+      // Data cells carry the checksums taken as they were filled; parity's are computed.
+      int[] crcs = mirror ? b.crcs[0] : i < k ? b.crcs[i] : null;
       writes.add(chainStep(i, () -> {
-        writers[shard].writeCells(cells);
+        writers[shard].writeCells(cells, crcs);
         return null;
       }));
     }

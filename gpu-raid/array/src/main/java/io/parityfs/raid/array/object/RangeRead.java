@@ -8,6 +8,7 @@ import io.parityfs.raid.array.format.ObjectLayout.CellSpan;
 import io.parityfs.raid.array.format.ObjectLayout;
 import io.parityfs.raid.array.format.ObjectManifest;
 import io.parityfs.raid.array.format.Protection;
+import io.parityfs.raid.array.format.RunningCrc;
 import io.parityfs.raid.array.format.ShardHeader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -47,6 +48,8 @@ final class RangeRead {
   /** Why shard i cannot be read (null: it can, as far as known). */
   private final String[] unavailable;
   private final ByteBuffer[] cells;
+  /** The CRC of the bytes given so far, for the caller; null when it wants none. */
+  private RunningCrc crc;
 
   RangeRead(StoreContext ctx, ObjectManifest manifest) {
     this.ctx = ctx;
@@ -65,6 +68,16 @@ final class RangeRead {
 
   /** See {@link ObjectStore#read}. */
   int read(long offset, ByteBuffer into) throws IOException {
+    return read(offset, into, null);
+  }
+
+  /**
+   * See {@link ObjectStore#read(long, long, long, ByteBuffer, RunningCrc)}: whole cells that
+   * passed their checksum add that checksum to {@code crc}; other pieces (parts of cells, cells
+   * restored from parity) are checksummed as they are copied.
+   */
+  int read(long offset, ByteBuffer into, RunningCrc crc) throws IOException {
+    this.crc = crc;
     long length = manifest.objectLength();
     if (offset < 0 || offset > length) {
       throw new IllegalArgumentException(String.format(
@@ -96,7 +109,11 @@ final class RangeRead {
   private void put(CellSpan span, ByteBuffer into) throws IOException {
     ByteBuffer cell = mirror ? copy(span.stripe()) : cell(span.stripe(), span.shard());
     int from = span.offsetInCell();
-    into.put(cell.duplicate().limit(from + span.length()).position(from));
+    ByteBuffer piece = cell.duplicate().limit(from + span.length()).position(from);
+    if (crc != null) {
+      crc.addBytes(piece);
+    }
+    into.put(piece);
   }
 
   /**
@@ -251,7 +268,15 @@ final class RangeRead {
         continue;
       }
       int at = (s - lo) * cellSize + span.offsetInCell();
-      into.put(src.duplicate().limit(at + span.length()).position(at));
+      ByteBuffer piece = src.duplicate().limit(at + span.length()).position(at);
+      if (crc != null) {
+        if (src == w.bufs[i] && span.length() == cellSize) {
+          crc.add(readers[i].crc(s), cellSize); // checked against the bytes as read: no pass
+        } else {
+          crc.addBytes(piece);
+        }
+      }
+      into.put(piece);
     }
   }
 

@@ -146,13 +146,24 @@ public final class ShardWriter {
   /**
    * Writes the next cells, all full: {@code cells} holds a whole number of cells (from its
    * position to its limit, not moved), written in one request, which goes to the device with
-   * O_DIRECT and no copy when the buffer is aligned ({@link Drive#allocateAligned}).
+   * O_DIRECT and no copy when the buffer is aligned ({@link Drive#allocateAligned}). Their
+   * checksums are computed here.
    *
    * @throws IllegalArgumentException when the bytes are not a whole, non-zero number of cells
    * @throws IllegalStateException after a short cell, or once finished, failed or aborted
    * @throws ArrayException DRIVE_IO when the write fails; the writer is then failed: abort it
    */
   public void writeCells(ByteBuffer cells) throws IOException {
+    writeCells(cells, null);
+  }
+
+  /**
+   * {@link #writeCells(ByteBuffer)} with the cells' checksums already known: entry i of {@code
+   * known} is stored as cell i's CRC32C as it is, not computed again from the bytes here (taken
+   * where the bytes arrived, it then also covers what happened to them in memory since). Null:
+   * computed here.
+   */
+  void writeCells(ByteBuffer cells, int[] known) throws IOException {
     checkState(State.WRITING, "write cells");
     int cellSize = template.cellSize();
     int n = cells.remaining() / cellSize;
@@ -173,8 +184,8 @@ public final class ShardWriter {
     }
     int p = cells.position();
     for (int i = 0; i < n; i++) {
-      crcs[this.cells + i] =
-          CellChecksums.crc32c(cells.duplicate().position(p + i * cellSize).limit(p + (i + 1)
+      crcs[this.cells + i] = known != null ? known[i]
+          : CellChecksums.crc32c(cells.duplicate().position(p + i * cellSize).limit(p + (i + 1)
               * cellSize));
     }
     state = State.FAILED; // until the write returns

@@ -17,13 +17,21 @@ final class StripeBatch {
   final ByteBuffer[][] data;
   /** Per stripe, its m parity cells (null entries for a mirror). */
   final ByteBuffer[][] parity;
+  /**
+   * Per data shard (one for a mirror), the CRC32C of each of the batch's cells of that shard,
+   * entry s for stripe s: set by the writer as it fills a cell, given to the shard's writer so
+   * that the checksum stored is the one taken when the bytes arrived.
+   */
+  final int[][] crcs;
   /** The drive requests writing the batch; null when none is in flight. */
   CompletableFuture<?> done;
 
-  private StripeBatch(ByteBuffer[] shards, ByteBuffer[][] data, ByteBuffer[][] parity) {
+  private StripeBatch(ByteBuffer[] shards, ByteBuffer[][] data, ByteBuffer[][] parity,
+      int[][] crcs) {
     this.shards = shards;
     this.data = data;
     this.parity = parity;
+    this.crcs = crcs;
   }
 
   /**
@@ -58,7 +66,7 @@ final class StripeBatch {
         }
       }
     }
-    return new StripeBatch(shards, data, parity);
+    return new StripeBatch(shards, data, parity, new int[mirror ? 1 : k][stripes]);
   }
 
   /** Returns the buffers to {@code pool}; only once no drive request uses them. */

@@ -119,6 +119,115 @@ class ObjectWriterTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"raid6:4+2", "mirror:3"})
+  void bytesGivenWithTheirSendersChecksumAreCheckedOnceAndStoredWithIt(String protection)
+      throws IOException {
+    ArrayConfig c = config(protection);
+    Drive[] d = drives("checked" + protection.charAt(0), c.protection().width() + 1);
+    byte[] old = random(5 * CELL, 3);
+    byte[] data = random(2 * CELL * 6 + 4 * CELL + 123, 4);
+    try (ObjectStore s = store(c, d)) {
+      s.write(ID, channel(old), old.length);
+      // Frames of odd sizes, each split into two buffers as a receive buffer's components are.
+      try (ObjectWriter w = s.openWriter(ID)) {
+        Random r = new Random(5);
+        for (int at = 0; at < data.length; ) {
+          int n = Math.min(data.length - at, 1 + r.nextInt(3 * CELL));
+          int half = n / 2;
+          w.write(new ByteBuffer[] {ByteBuffer.wrap(data, at, half),
+              ByteBuffer.wrap(data, at + half, n - half)}, crc(data, at, n));
+          at += n;
+        }
+        w.commit();
+      }
+      assertArrayEquals(data, readAll(s, ID));
+      assertEquals(0, s.degradedReads(), "every stored cell checksum matches its bytes");
+
+      // One flipped bit in flight: refused, nothing visible, nothing left behind.
+      try (ObjectWriter w = s.openWriter(ID)) {
+        byte[] sent = data.clone();
+        sent[CELL + 9] ^= 0x10;
+        w.write(new ByteBuffer[] {ByteBuffer.wrap(sent, 0, 3 * CELL)}, crc(data, 0, 3 * CELL));
+        throw new AssertionError("a damaged write was taken");
+      } catch (ArrayException e) {
+        assertEquals(ArrayError.CORRUPT_INPUT, e.error());
+      }
+      assertArrayEquals(data, readAll(s, ID));
+      assertTrue(temps(d).isEmpty(), temps(d).toString());
+    }
+  }
+
+  @Test
+  void damageToTheBytesInMemoryAfterTheCheckIsCaughtAndRepairedWhenTheyAreRead()
+      throws IOException {
+    ArrayConfig c = config("raid6:4+2");
+    Drive[] d = drives("memory", 7);
+    byte[] data = random(2 * CELL * 4, 6);
+    try (ObjectStore s = store(c, d)) {
+      try (ObjectWriter w = s.openWriter(ID)) {
+        // A bit flips in a data cell in the node's memory after the check and the encode, before
+        // the drive write (a bad DIMM, a stray write). A checksum taken from the buffer at the
+        // drive write would vouch for the damaged bytes; the one taken at the check does not.
+        w.beforeWrite(b -> b.shards[1].put(7, (byte) (b.shards[1].get(7) ^ 1)));
+        w.write(new ByteBuffer[] {ByteBuffer.wrap(data)}, crc(data, 0, data.length));
+        w.commit();
+      }
+      assertArrayEquals(data, readAll(s, ID), "the damaged cell is rebuilt from parity");
+      assertEquals(1, s.degradedReads());
+      assertArrayEquals(data, readAll(s, ID));
+      assertEquals(1, s.degradedReads(), "and repaired on the drive by the first read");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"raid6:4+2", "mirror:3"})
+  void aReadHandsOnTheChecksumOfTheBytesItGaveHealthyOrDegraded(String protection)
+      throws IOException {
+    ArrayConfig c = config(protection);
+    Drive[] d = drives("readcrc" + protection.charAt(0), c.protection().width());
+    byte[] data = random(2 * CELL * 7 + 1000, 8);
+    try (ObjectStore s = store(c, d)) {
+      s.write(ID, channel(data), data.length);
+      long version = s.stat(ID).orElseThrow().version();
+      Random r = new Random(9);
+      for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 40; i++) {
+          int off = i == 0 ? 0 : r.nextInt(data.length);
+          int n = i == 0 ? data.length : 1 + r.nextInt(Math.min(5 * CELL, data.length - off));
+          ByteBuffer into = ByteBuffer.allocate(n);
+          io.parityfs.raid.array.format.RunningCrc crc =
+              new io.parityfs.raid.array.format.RunningCrc();
+          assertEquals(n, s.read(ID, version, off, into, crc));
+          assertArrayEquals(Arrays.copyOfRange(data, off, off + n), into.array());
+          assertEquals(crc(data, off, n), crc.value(), round + ": " + n + " bytes at " + off);
+          assertEquals(n, crc.length());
+        }
+        if (round == 1) {
+          assertTrue(s.degradedReads() > 0, "the second round read degraded");
+          break;
+        }
+        // Then degraded: the first data shard's first cells damaged on the drive, restored from
+        // parity (or read from another copy) and repaired as they are read.
+        Path shard = d[s.stat(ID).orElseThrow().slots().get(0)].root()
+            .resolve(ObjectFiles.shard(ID, version, 0));
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(shard,
+            java.nio.file.StandardOpenOption.WRITE)) {
+          for (int cell = 0; cell < 4; cell++) {
+            ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A}),
+                io.parityfs.raid.array.format.ShardFormat.cellOffset(CELL, cell) + 5);
+          }
+        }
+      }
+    }
+  }
+
+  private static int crc(byte[] b, int from, int n) {
+    java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+    c.update(b, from, n);
+    return (int) c.getValue();
+  }
+
   @Test
   void abortAndShortSourceLeaveTheOldVersionAndNoTempFiles() throws IOException {
     ArrayConfig c = config("raid6:4+2");
