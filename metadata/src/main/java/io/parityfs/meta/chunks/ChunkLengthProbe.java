@@ -151,6 +151,7 @@ public final class ChunkLengthProbe implements LengthProbe {
     Map<Integer, Map<String, Long>> lengths = new HashMap<>();
     Map<Integer, Set<String>> where = new TreeMap<>();
     Set<String> unreachable = new HashSet<>(down);
+    List<IOException> why = new ArrayList<>();
     for (String target : new LinkedHashSet<>(layout.targets())) {
       if (unreachable.contains(target)) {
         continue;
@@ -165,6 +166,7 @@ public final class ChunkLengthProbe implements LengthProbe {
             throw e;
           }
           unreachable.add(target);
+          why.add(e);
           break;
         }
         for (StoredChunk c : page.chunks()) {
@@ -178,7 +180,12 @@ public final class ChunkLengthProbe implements LengthProbe {
         cursor = page.nextCursor();
       } while (cursor != ChunkService.END);
     }
-    checkReadable(file, unreachable);
+    try {
+      checkReadable(file, unreachable);
+    } catch (IOException e) {
+      why.forEach(e::addSuppressed); // what each target answered, for whoever reads the trace
+      throw e;
+    }
     return new Listing(lengths, where, unreachable);
   }
 
