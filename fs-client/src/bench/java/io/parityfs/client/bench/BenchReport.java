@@ -89,6 +89,25 @@ final class BenchReport {
         String.format(Locale.ROOT, fmt, args));
   }
 
+  /**
+   * The machine's busy CPU time so far, in seconds (every process and the kernel: /proc/stat's
+   * user, nice, system, irq, softirq and steal, in USER_HZ = 100 ticks); 0 when unknown. For CPU
+   * per byte where the work is spread over processes (dd, the kernel's FUSE and page cache, this
+   * JVM's nodes): the difference over a phase, on a machine that runs nothing else.
+   */
+  static double machineBusySeconds() {
+    try {
+      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long ticks = 0;
+      for (int i : new int[] {1, 2, 3, 6, 7, 8}) { // cpu user nice system idle iowait irq ...
+        ticks += Long.parseLong(f[i]);
+      }
+      return ticks / 100.0;
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+
   /** Drops the page cache (root only); false when it cannot. */
   static boolean dropCaches() {
     try {

@@ -3,8 +3,11 @@ package io.parityfs.client.bench;
 import io.parityfs.testkit.TestDirs;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +36,14 @@ import org.apache.hadoop.fs.FileSystem;
  *   <li><b>small files</b>: {@code smallFiles} files of 1-8 KiB in one directory, by 16
  *       threads: created (written, closed durable), the page cache dropped, read back and
  *       compared, deleted. The rate is files per second over the three phases together.
+ *   <li><b>the disk itself</b> (before the sides): the same threads each write a file of {@code
+ *       fileMiB} MiB to the bench folder's disk with O_DIRECT in 4 MiB writes, then fsync: the
+ *       disk's own sequential write rate, against which ParityFS's media bytes (data plus
+ *       parity) are compared ({@code ckpt_write_vs_disk_share}).
  * </ul>
+ *
+ * <p>Every checkpoint phase reports its CPU time per byte of data ({@code core_s_per_gb}:
+ * core-seconds per GB, the servers included, as every side runs in this JVM).
  *
  * Arguments: {@code --quick} (2 writers × 64 MiB, 1,000 small files; writes JSON only with
  * --out), {@code --writers N}, {@code --file-mib N}, {@code --small-files N},
@@ -102,6 +112,7 @@ public final class ClientBenchmark {
     BenchReport.log("load %s; %d writers x %d MiB, %d small files by %d threads; sides %s", loadBefore,
         writers, fileMiB, smallFiles, threads, sides);
     checkSpace();
+    diskBaseline();
     Map<String, String> described = new LinkedHashMap<>();
     for (String name : sides) {
       Path home = dir.resolve(name);
@@ -115,6 +126,7 @@ public final class ClientBenchmark {
       };
       try {
         described.put(name, side.describe());
+        metrics.put(name + "_media_factor", side.diskBytesPerDataByte());
         checkpoint(side);
         small(side);
       } finally {
@@ -149,6 +161,49 @@ public final class ClientBenchmark {
       pool.shutdownNow();
     }
     fs.delete(d, true);
+  }
+
+  /**
+   * The disk's own sequential write: {@code writers} threads, one O_DIRECT file each, 4 MiB
+   * aligned writes, fsync, timed to the last fsync.
+   */
+  private void diskBaseline() throws Exception {
+    Path d = dir.resolve("disk");
+    TestDirs.deleteTree(d);
+    Files.createDirectories(d);
+    long perFile = (long) fileMiB << 20;
+    int align = (int) Math.max(4096, Files.getFileStore(d).getBlockSize());
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      Phase write = Phase.start("disk O_DIRECT write");
+      Checkpoint.all(pool, writers, w -> {
+        ByteBuffer buf = ByteBuffer.allocateDirect((4 << 20) + align).alignedSlice(align)
+            .limit(4 << 20).slice();
+        byte[] fill = new byte[4 << 20];
+        new Random(w).nextBytes(fill);
+        buf.put(fill).flip();
+        try (FileChannel ch = FileChannel.open(d.resolve("f" + w), StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE, com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
+          for (long at = 0; at < perFile; at += buf.capacity()) {
+            ByteBuffer b = buf.duplicate();
+            while (b.hasRemaining()) {
+              ch.write(b, at + b.position());
+            }
+          }
+          ch.force(true);
+        }
+      });
+      long total = perFile * writers;
+      write.end(total, null);
+      metrics.put("disk_odirect_write_mbps", BenchReport.round(total / write.seconds / 1e6));
+      metrics.put("disk_odirect_write_cpu_cores", BenchReport.round(write.cpu / write.seconds));
+    } catch (UnsupportedOperationException | IOException e) {
+      BenchReport.log("disk O_DIRECT write not measured: %s", e);
+      metrics.put("disk_odirect_write_note", "not measured: " + e.getMessage());
+    } finally {
+      pool.shutdownNow();
+      TestDirs.deleteTree(d);
+    }
   }
 
   // ------------------------------------------------------------------ small files
@@ -261,6 +316,7 @@ public final class ClientBenchmark {
     String s = side.name() + "_" + what;
     metrics.put(s + "_mbps", BenchReport.round(bytes / p.seconds / 1e6));
     metrics.put(s + "_cpu_cores", BenchReport.round(p.cpu / p.seconds));
+    metrics.put(s + "_core_s_per_gb", BenchReport.round(p.cpu / (bytes / 1e9)));
     metrics.put(s + "_disk_mbps", BenchReport.round((what.endsWith("write") ? p.diskWritten : p.diskRead)
         / p.seconds / 1e6));
   }
@@ -351,6 +407,18 @@ public final class ClientBenchmark {
     r.ratio("smallfiles_vs_local", "parityfs_small_files_per_s", "local_small_files_per_s");
     r.ratio("ckpt_write_disk_vs_local", "parityfs_ckpt_write_disk_mbps",
         "local_ckpt_write_disk_mbps");
+    r.ratio("ckpt_write_cpu_vs_hdfs", "parityfs_ckpt_write_core_s_per_gb",
+        "hdfs_ckpt_write_core_s_per_gb");
+    r.ratio("ckpt_read_cpu_vs_hdfs", "parityfs_ckpt_read_core_s_per_gb",
+        "hdfs_ckpt_read_core_s_per_gb");
+    // ParityFS's media bytes (data plus parity: its layout's factor) against the disk's own
+    // sequential O_DIRECT write: how close to the disk the protected write runs.
+    if (metrics.get("parityfs_ckpt_write_mbps") instanceof Number p
+        && metrics.get("parityfs_media_factor") instanceof Number factor
+        && metrics.get("disk_odirect_write_mbps") instanceof Number disk) {
+      r.ratios.put("ckpt_write_vs_disk_share", BenchReport.round(
+          p.doubleValue() * factor.doubleValue() / disk.doubleValue()));
+    }
     r.write(out);
   }
 }

@@ -75,6 +75,11 @@ public final class FuseBenchmark {
     b.report.ratio("rand4k_read_vs_client", "fuse_rand4k_read_iops", "client_rand4k_read_iops");
     b.report.ratio("seq_write_vs_local", "fuse_seq_write_mbps", "local_seq_write_mbps");
     b.report.ratio("seq_read_vs_local", "fuse_seq_read_mbps", "local_seq_read_mbps");
+    // CPU per byte against the client's (lower is better): what the mount costs on top.
+    b.report.ratio("seq_write_cpu_vs_client", "fuse_seq_write_core_s_per_gb",
+        "client_seq_write_core_s_per_gb");
+    b.report.ratio("seq_read_cpu_vs_client", "fuse_seq_read_core_s_per_gb",
+        "client_seq_read_core_s_per_gb");
     b.report.write(out);
     System.exit(0);
   }
@@ -94,8 +99,9 @@ public final class FuseBenchmark {
         + " of %d MiB of zeros in 1 MiB calls, durable at the end (client close; dd"
         + " conv=fsync, then close); page cache dropped%s; sequential read in 1 MiB calls;"
         + " %d reads of 4 KiB at random 4 KiB-aligned offsets (seeded, the same offsets on"
-        + " every side; the client with read-ahead 0)", mib, cold ? "" : " (could not: not"
-        + " root)", ops));
+        + " every side; the client with read-ahead 0); core_s_per_gb = the machine's busy CPU"
+        + " time over the phase (/proc/stat: every process and the kernel) per GB of the file",
+        mib, cold ? "" : " (could not: not root)", ops));
     try (MiniCluster cluster = MiniCluster.start(dir.resolve("cluster"), 3, "raid6:4+2", 6);
         ParityClient client = cluster.client(Caller.of("root"))) {
       client.namespace().setLayout("/", new Layout(8L << 20, 3, List.of(), "raid6:4+2"));
@@ -108,6 +114,7 @@ public final class FuseBenchmark {
 
   private void clientSide(ParityClient client) throws IOException {
     byte[] block = new byte[MIB];
+    double cpu = BenchReport.machineBusySeconds();
     long t = System.nanoTime();
     try (PfsOutputStream out = client.create("/client.bin", CreateOptions.file())) {
       for (int i = 0; i < mib; i++) {
@@ -115,7 +122,9 @@ public final class FuseBenchmark {
       }
     }
     mbps("client_seq_write_mbps", t);
+    cpuPerGb("client_seq_write_core_s_per_gb", cpu);
     BenchReport.dropCaches();
+    cpu = BenchReport.machineBusySeconds();
     t = System.nanoTime();
     long read = 0;
     try (PfsInputStream in = client.open("/client.bin")) {
@@ -126,6 +135,7 @@ public final class FuseBenchmark {
     }
     check(read, "client read");
     mbps("client_seq_read_mbps", t);
+    cpuPerGb("client_seq_read_core_s_per_gb", cpu);
     BenchReport.dropCaches();
     byte[] page = new byte[PAGE];
     Random r = new Random(42);
@@ -153,14 +163,18 @@ public final class FuseBenchmark {
 
   /** dd writes and reads {@code file}, then a FileChannel reads 4 KiB pages at random. */
   private void sequentialAndRandom(String side, Path file) throws Exception {
+    double cpu = BenchReport.machineBusySeconds();
     long t = System.nanoTime();
     dd("if=/dev/zero", "of=" + file, "bs=1M", "count=" + mib, "conv=fsync");
     mbps(side + "_seq_write_mbps", t);
+    cpuPerGb(side + "_seq_write_core_s_per_gb", cpu);
     check(Files.size(file), side + " write");
     BenchReport.dropCaches();
+    cpu = BenchReport.machineBusySeconds();
     t = System.nanoTime();
     dd("if=" + file, "of=/dev/null", "bs=1M");
     mbps(side + "_seq_read_mbps", t);
+    cpuPerGb(side + "_seq_read_core_s_per_gb", cpu);
     BenchReport.dropCaches();
     Random r = new Random(42);
     ByteBuffer page = ByteBuffer.allocateDirect(PAGE);
@@ -200,6 +214,13 @@ public final class FuseBenchmark {
     double v = (double) mib * MIB / 1e6 / s;
     report.metric(metric, v);
     log("%s: %.0f MB/s (%.1f s)", metric, v, s);
+  }
+
+  /** The machine's CPU time since {@code busyBefore}, in core-seconds per GB of the file. */
+  private void cpuPerGb(String metric, double busyBefore) {
+    double v = (BenchReport.machineBusySeconds() - busyBefore) / ((double) mib * MIB / 1e9);
+    report.metric(metric, v);
+    log("%s: %.2f core-s/GB", metric, v);
   }
 
   private void iops(String metric, long startNanos) {
