@@ -84,6 +84,11 @@ final class BenchReport {
     return Machine.loadAverage();
   }
 
+  /** Describes the load average: {@code before} (taken at the start) and now. */
+  void loadAverageSince(String before) {
+    describe("load_average", before + " before, " + loadAverage() + " after");
+  }
+
   static void log(String fmt, Object... args) {
     System.out.printf(Locale.ROOT, "[%s] %s%n", Instant.now().truncatedTo(ChronoUnit.SECONDS),
         String.format(Locale.ROOT, fmt, args));

@@ -68,8 +68,7 @@ public final class FuseBenchmark {
     FuseBenchmark b = new FuseBenchmark(mib, ops, command);
     String loadBefore = BenchReport.loadAverage();
     b.run();
-    b.report.describe("load_average", loadBefore + " before, " + BenchReport.loadAverage()
-        + " after");
+    b.report.loadAverageSince(loadBefore);
     b.report.ratio("seq_write_vs_client", "fuse_seq_write_mbps", "client_seq_write_mbps");
     b.report.ratio("seq_read_vs_client", "fuse_seq_read_mbps", "client_seq_read_mbps");
     b.report.ratio("rand4k_read_vs_client", "fuse_rand4k_read_iops", "client_rand4k_read_iops");

@@ -95,8 +95,7 @@ public final class TorchBenchmark {
     TorchBenchmark b = new TorchBenchmark(procs, shardMiB, command);
     String loadBefore = BenchReport.loadAverage();
     b.run();
-    b.report.describe("load_average", loadBefore + " before, " + BenchReport.loadAverage()
-        + " after");
+    b.report.loadAverageSince(loadBefore);
     b.report.ratio("torch_save_vs_local", "fuse_save_mbps", "local_save_mbps");
     b.report.ratio("torch_load_vs_client", "fuse_load_mbps", "client_load_mbps");
     b.report.ratio("torch_save_vs_client", "fuse_save_mbps", "client_save_mbps");
