@@ -34,7 +34,9 @@ import java.util.Random;
  *
  * <p>{@code mvn -q -pl fs-client -Pbench test-compile exec:exec
  * -Dbench.main=io.parityfs.client.bench.FuseBenchmark} writes {@code docs/benchmarks/fuse.json};
- * {@code -Dbench.args="--mib 256 --ops 2000 --out none"} for a quick look.
+ * {@code -Dbench.args="--mib 256 --ops 2000 --out none"} for a quick look; {@code --profile DIR}
+ * writes the CPU profile of each sequential phase of the mount and the disk there (this JVM's
+ * threads only, async-profiler's collapsed stacks, as {@code DataPathBenchmark}'s).
  */
 public final class FuseBenchmark {
   private static final int MIB = 1 << 20;
@@ -44,6 +46,8 @@ public final class FuseBenchmark {
   private final BenchReport report;
   private final int mib;
   private final int ops;
+  /** Where the mount's sequential phases' CPU profiles go (collapsed stacks); null: none. */
+  private static Path profile;
 
   private FuseBenchmark(int mib, int ops, String command) {
     this.mib = mib;
@@ -60,6 +64,7 @@ public final class FuseBenchmark {
         case "--mib" -> mib = Integer.parseInt(args[++i]);
         case "--ops" -> ops = Integer.parseInt(args[++i]);
         case "--out" -> out = args[++i].equals("none") ? null : Path.of(args[i]);
+        case "--profile" -> profile = Path.of(args[++i]).toAbsolutePath();
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -94,7 +99,8 @@ public final class FuseBenchmark {
         + " in this JVM; fuse: the jnr-fuse mount served by this JVM (parityfs mount's"
         + " default options), driven by dd and a FileChannel; local: the same disk (ext4) by dd"
         + " and a FileChannel");
-    report.describe("method", String.format(Locale.ROOT, "each side in turn: sequential write"
+    report.describe("method", String.format(Locale.ROOT, "each side in turn (the client and the"
+        + " mount after an unmeasured warm-up write and read of the same size): sequential write"
         + " of %d MiB of zeros in 1 MiB calls, durable at the end (client close; dd"
         + " conv=fsync, then close); page cache dropped%s; sequential read in 1 MiB calls;"
         + " %d reads of 4 KiB at random 4 KiB-aligned offsets (seeded, the same offsets on"
@@ -113,6 +119,19 @@ public final class FuseBenchmark {
 
   private void clientSide(ParityClient client) throws IOException {
     byte[] block = new byte[MIB];
+    // Warm-up, not measured: the same write and read once, so the measured phases run compiled
+    // code (in a cold JVM the JIT compilers took half the CPU time of a 1 GiB phase).
+    try (PfsOutputStream out = client.create("/warm.bin", CreateOptions.file())) {
+      for (int i = 0; i < mib; i++) {
+        out.write(block, 0, MIB);
+      }
+    }
+    try (PfsInputStream in = client.open("/warm.bin")) {
+      while (in.read(block, 0, MIB) > 0) {
+        // discard
+      }
+    }
+    client.namespace().delete("/warm.bin", false);
     double cpu = BenchReport.machineBusySeconds();
     long t = System.nanoTime();
     try (PfsOutputStream out = client.create("/client.bin", CreateOptions.file())) {
@@ -152,6 +171,10 @@ public final class FuseBenchmark {
     Path mnt = dir.resolve("mnt");
     Files.createDirectories(mnt);
     try (PfsMount mount = PfsMount.start(client, MountOptions.of(mnt))) {
+      Path warm = mnt.resolve("warm.bin"); // as the client's warm-up
+      dd("if=/dev/zero", "of=" + warm, "bs=1M", "count=" + mib, "conv=fsync");
+      dd("if=" + warm, "of=/dev/null", "bs=1M");
+      Files.delete(warm);
       sequentialAndRandom("fuse", mnt.resolve("fuse.bin"));
     }
   }
@@ -163,16 +186,24 @@ public final class FuseBenchmark {
   /** dd writes and reads {@code file}, then a FileChannel reads 4 KiB pages at random. */
   private void sequentialAndRandom(String side, Path file) throws Exception {
     double cpu = BenchReport.machineBusySeconds();
+    PathProfiler p = profile == null ? null : PathProfiler.start(side + "-write", profile);
     long t = System.nanoTime();
     dd("if=/dev/zero", "of=" + file, "bs=1M", "count=" + mib, "conv=fsync");
     mbps(side + "_seq_write_mbps", t);
+    if (p != null) {
+      p.stop((long) mib * MIB);
+    }
     cpuPerGb(side + "_seq_write_core_s_per_gb", cpu);
     check(Files.size(file), side + " write");
     BenchReport.dropCaches();
     cpu = BenchReport.machineBusySeconds();
+    p = profile == null ? null : PathProfiler.start(side + "-read", profile);
     t = System.nanoTime();
     dd("if=" + file, "of=/dev/null", "bs=1M");
     mbps(side + "_seq_read_mbps", t);
+    if (p != null) {
+      p.stop((long) mib * MIB);
+    }
     cpuPerGb(side + "_seq_read_core_s_per_gb", cpu);
     BenchReport.dropCaches();
     Random r = new Random(42);

@@ -94,6 +94,8 @@ public final class ObjectWriter implements Closeable {
   private long filled;
   /** The CRC32C of the bytes in the current cell so far, and how many there are. */
   private int cellCrc;
+  /** The running checksum of the cell window being filled ({@link #fill}). */
+  private final java.util.zip.CRC32C windowCrc = new java.util.zip.CRC32C();
   private int cellFill;
   /** Test hook: runs on each batch once it is encoded, before its cells go to the drives. */
   private java.util.function.Consumer<StripeBatch> beforeWrite;
@@ -203,7 +205,7 @@ public final class ObjectWriter implements Closeable {
   public void write(ByteBuffer src) throws IOException {
     checkOpen();
     checkRoom(src.remaining());
-    run(() -> fill(src));
+    run(() -> fill(new ByteBuffer[] {src}));
   }
 
   /**
@@ -226,11 +228,7 @@ public final class ObjectWriter implements Closeable {
     checkRoom(total);
     long bytes = total;
     run(() -> {
-      int got = 0;
-      for (ByteBuffer src : srcs) {
-        int n = src.remaining();
-        got = CellChecksums.combine(got, fill(src), n);
-      }
+      int got = fill(srcs);
       if (got != crc) {
         throw new ArrayException(ArrayError.CORRUPT_INPUT, null, String.format(
             "object %016x: %d bytes written at %d have CRC32C %08x, their sender gave %08x",
@@ -239,16 +237,39 @@ public final class ObjectWriter implements Closeable {
     });
   }
 
-  /** Copies all of src into the batch buffers; returns the CRC32C of its bytes. */
-  private int fill(ByteBuffer src) throws IOException {
+  /**
+   * Copies all of {@code srcs}, in order, into the batch buffers; returns the CRC32C of their
+   * bytes. Cell window by cell window: each window is checksummed in one running CRC as its
+   * pieces (from one source buffer or several) are copied in, so pieces are combined only where
+   * a window is not a whole cell (the edges of the sources).
+   */
+  private int fill(ByteBuffer[] srcs) throws IOException {
+    long left = 0;
+    for (ByteBuffer src : srcs) {
+      left += src.remaining();
+    }
     int crc = 0;
-    while (src.hasRemaining()) {
-      ByteBuffer cell = cellWindow(src.remaining());
+    int s = 0;
+    while (left > 0) {
+      ByteBuffer cell = cellWindow(left);
       int n = cell.remaining();
-      cell.put(src.duplicate().limit(src.position() + n));
-      src.position(src.position() + n);
-      crc = CellChecksums.combine(crc, account(filled, cell.position(cell.position() - n)), n);
+      windowCrc.reset();
+      while (cell.hasRemaining()) {
+        while (!srcs[s].hasRemaining()) {
+          s++;
+        }
+        ByteBuffer src = srcs[s];
+        int k = Math.min(cell.remaining(), src.remaining());
+        int at = cell.position();
+        cell.put(src.duplicate().limit(src.position() + k));
+        src.position(src.position() + k);
+        windowCrc.update(cell.duplicate().position(at).limit(at + k)); // as copied: in cache
+      }
+      int w = (int) windowCrc.getValue();
+      account(filled, w, n);
+      crc = CellChecksums.combine(crc, w, n);
       advance(n);
+      left -= n;
     }
     return crc;
   }
@@ -443,11 +464,13 @@ public final class ObjectWriter implements Closeable {
   /**
    * Takes the checksum of {@code piece}, bytes just put into the cell at batch byte {@code at}
    * (the fill point: cells fill in order), into that cell's; records the cell's once it is full.
-   * Returns the piece's CRC32C.
    */
-  private int account(long at, ByteBuffer piece) {
-    int n = piece.remaining();
-    int crc = CellChecksums.crc32c(piece);
+  private void account(long at, ByteBuffer piece) {
+    account(at, CellChecksums.crc32c(piece), piece.remaining());
+  }
+
+  /** {@link #account(long, ByteBuffer)} for a piece of {@code n} bytes whose CRC is known. */
+  private void account(long at, int crc, int n) {
     cellCrc = cellFill == 0 ? crc : CellChecksums.combine(cellCrc, crc, n);
     cellFill += n;
     if (cellFill == cellSize) {
@@ -456,7 +479,6 @@ public final class ObjectWriter implements Closeable {
       batches[current].crcs[shard][stripe] = cellCrc;
       cellFill = 0;
     }
-    return crc;
   }
 
   /** Counts {@code n} bytes just put into the current cell; dispatches a full batch. */
