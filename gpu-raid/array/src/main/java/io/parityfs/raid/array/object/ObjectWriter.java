@@ -94,9 +94,9 @@ public final class ObjectWriter implements Closeable {
   private long filled;
   /** The CRC32C of the bytes in the current cell so far, and how many there are. */
   private int cellCrc;
+  private int cellFill;
   /** The running checksum of the cell window being filled ({@link #fill}). */
   private final java.util.zip.CRC32C windowCrc = new java.util.zip.CRC32C();
-  private int cellFill;
   /** Test hook: runs on each batch once it is encoded, before its cells go to the drives. */
   private java.util.function.Consumer<StripeBatch> beforeWrite;
   private long length;
