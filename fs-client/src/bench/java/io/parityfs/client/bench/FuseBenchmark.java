@@ -121,36 +121,18 @@ public final class FuseBenchmark {
     byte[] block = new byte[MIB];
     // Warm-up, not measured: the same write and read once, so the measured phases run compiled
     // code (in a cold JVM the JIT compilers took half the CPU time of a 1 GiB phase).
-    try (PfsOutputStream out = client.create("/warm.bin", CreateOptions.file())) {
-      for (int i = 0; i < mib; i++) {
-        out.write(block, 0, MIB);
-      }
-    }
-    try (PfsInputStream in = client.open("/warm.bin")) {
-      while (in.read(block, 0, MIB) > 0) {
-        // discard
-      }
-    }
+    clientWrite(client, "/warm.bin", block);
+    clientRead(client, "/warm.bin", block);
     client.namespace().delete("/warm.bin", false);
     double cpu = BenchReport.machineBusySeconds();
     long t = System.nanoTime();
-    try (PfsOutputStream out = client.create("/client.bin", CreateOptions.file())) {
-      for (int i = 0; i < mib; i++) {
-        out.write(block, 0, MIB);
-      }
-    }
+    clientWrite(client, "/client.bin", block);
     mbps("client_seq_write_mbps", t);
     cpuPerGb("client_seq_write_core_s_per_gb", cpu);
     BenchReport.dropCaches();
     cpu = BenchReport.machineBusySeconds();
     t = System.nanoTime();
-    long read = 0;
-    try (PfsInputStream in = client.open("/client.bin")) {
-      int n;
-      while ((n = in.read(block, 0, MIB)) > 0) {
-        read += n;
-      }
-    }
+    long read = clientRead(client, "/client.bin", block);
     check(read, "client read");
     mbps("client_seq_read_mbps", t);
     cpuPerGb("client_seq_read_core_s_per_gb", cpu);
@@ -165,6 +147,28 @@ public final class FuseBenchmark {
       }
     }
     iops("client_rand4k_read_iops", t);
+  }
+
+  /** Writes {@code mib} MiB of {@code block} to {@code path} through the client, durably. */
+  private void clientWrite(ParityClient client, String path, byte[] block) throws IOException {
+    try (PfsOutputStream out = client.create(path, CreateOptions.file())) {
+      for (int i = 0; i < mib; i++) {
+        out.write(block, 0, MIB);
+      }
+    }
+  }
+
+  /** Reads {@code path} through the client in 1 MiB calls; returns the bytes read. */
+  private static long clientRead(ParityClient client, String path, byte[] block)
+      throws IOException {
+    long read = 0;
+    try (PfsInputStream in = client.open(path)) {
+      int n;
+      while ((n = in.read(block, 0, MIB)) > 0) {
+        read += n;
+      }
+    }
+    return read;
   }
 
   private void fuseSide(ParityClient client) throws Exception {

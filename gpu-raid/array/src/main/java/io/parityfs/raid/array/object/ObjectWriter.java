@@ -205,7 +205,7 @@ public final class ObjectWriter implements Closeable {
   public void write(ByteBuffer src) throws IOException {
     checkOpen();
     checkRoom(src.remaining());
-    run(() -> fill(new ByteBuffer[] {src}));
+    run(() -> fill(new ByteBuffer[] {src}, src.remaining()));
   }
 
   /**
@@ -228,7 +228,7 @@ public final class ObjectWriter implements Closeable {
     checkRoom(total);
     long bytes = total;
     run(() -> {
-      int got = fill(srcs);
+      int got = fill(srcs, bytes);
       if (got != crc) {
         throw new ArrayException(ArrayError.CORRUPT_INPUT, null, String.format(
             "object %016x: %d bytes written at %d have CRC32C %08x, their sender gave %08x",
@@ -238,16 +238,12 @@ public final class ObjectWriter implements Closeable {
   }
 
   /**
-   * Copies all of {@code srcs}, in order, into the batch buffers; returns the CRC32C of their
-   * bytes. Cell window by cell window: each window is checksummed in one running CRC as its
+   * Copies all of {@code srcs} ({@code left} bytes), in order, into the batch buffers; returns the
+   * CRC32C of their bytes. Cell window by cell window: each window is checksummed in one running CRC as its
    * pieces (from one source buffer or several) are copied in, so pieces are combined only where
    * a window is not a whole cell (the edges of the sources).
    */
-  private int fill(ByteBuffer[] srcs) throws IOException {
-    long left = 0;
-    for (ByteBuffer src : srcs) {
-      left += src.remaining();
-    }
+  private int fill(ByteBuffer[] srcs, long left) throws IOException {
     int crc = 0;
     int s = 0;
     while (left > 0) {
