@@ -188,7 +188,17 @@ public final class PfsInputStream extends InputStream {
    */
   public int read(long position, byte[] b, int off, int len) throws IOException {
     Objects.checkFromIndexSize(off, len, b.length);
+    return read(position, ByteBuffer.wrap(b, off, len));
+  }
+
+  /**
+   * Reads up to {@code dst.remaining()} bytes at {@code position} into {@code dst} (heap or
+   * direct; its position moves past them) without moving the stream's position; -1 when
+   * {@code position} is at or past the end. The chunks of the range are read in parallel.
+   */
+  public int read(long position, ByteBuffer dst) throws IOException {
     checkOpen();
+    int len = dst.remaining();
     if (len == 0) {
       return 0;
     }
@@ -199,7 +209,8 @@ public final class PfsInputStream extends InputStream {
       return -1;
     }
     int n = (int) Math.min(len, length - position);
-    readRange(position, ByteBuffer.wrap(b, off, n));
+    readRange(position, dst.slice(dst.position(), n));
+    dst.position(dst.position() + n);
     return n;
   }
 

@@ -198,14 +198,10 @@ final class FuseHandles {
       boolean sequential = (offset >= pos && offset - pos <= SEQUENTIAL_SLACK)
           || offset == h.lastEnd;
       h.lastEnd = offset + dst.remaining();
-      if (!sequential && dst.hasArray()) {
+      if (!sequential) {
         // a jump: read just this range (the stream's read-ahead is for sequential readers,
         // and a seek would throw it away and start another for every random read)
-        int n = in.read(offset, dst.array(), dst.arrayOffset() + dst.position(),
-            dst.remaining());
-        if (n > 0) {
-          dst.position(dst.position() + n);
-        }
+        in.read(offset, dst);
         return dst.position() - start;
       }
       if (in.getPos() != offset) {

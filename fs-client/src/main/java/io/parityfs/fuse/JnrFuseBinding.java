@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
@@ -35,7 +36,7 @@ import ru.serce.jnrfuse.struct.Timespec;
  * as strict UTF-8 ({@link FuseNames}): independent of the JVM's default charset and locale; a
  * path that is not UTF-8 is refused with EINVAL. Names listed go back as UTF-8 bytes.
  */
-public final class JnrFuseBinding extends FuseStubFS {
+public final class JnrFuseBinding extends FuseStubFS implements FuseBinding {
   private static final long UTIME_NOW = (1L << 30) - 1;
   private static final long UTIME_OMIT = (1L << 30) - 2;
   /** fuse.h's {@code flag_utime_omit_ok}, bit 2 of the flags word. */
@@ -57,6 +58,39 @@ public final class JnrFuseBinding extends FuseStubFS {
   protected String getFSName() {
     return fsName;
   }
+
+  @Override
+  public String describe() {
+    return "libfuse 2 (jnr-fuse), 128 KiB requests";
+  }
+
+  /** 128 KiB requests: libfuse 2's largest ({@code big_writes}, {@code max_write}). */
+  @Override
+  public List<String> libfuseOptions() {
+    return List.of("use_ino", "hard_remove", "big_writes", "max_write=131072",
+        "max_readahead=4194304");
+  }
+
+  /** libfuse's loop runs on a thread of its own until the file system is unmounted. */
+  @Override
+  public CompletableFuture<Void> start(Path at, List<String> args, boolean debug) {
+    CompletableFuture<Void> loop = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        mount(at, true, debug, args.toArray(new String[0]));
+        loop.complete(null);
+      } catch (Throwable e) {
+        loop.completeExceptionally(e);
+      }
+    }, "pfs-fuse-loop");
+    t.setDaemon(true);
+    t.start();
+    return loop;
+  }
+
+  /** Nothing to free: the loop frees its session when it ends. */
+  @Override
+  public void release() {}
 
   private Requester who() {
     FuseContext c = getContext();

@@ -8,9 +8,10 @@ import java.util.Objects;
 
 /**
  * How {@link PfsMount} mounts: where, and the libfuse options. The mount always passes
- * {@code default_permissions} (the kernel checks mode bits), {@code use_ino} (inode numbers
- * are the namespace's), {@code hard_remove} (no {@code .fuse_hidden} files), {@code big_writes}
- * and {@code max_write=131072} (128 KiB requests); by default {@code attr_timeout=0} (stats
+ * {@code default_permissions} (the kernel checks mode bits) and its binding's options ({@link
+ * FuseBinding#libfuseOptions}: with libfuse 2, {@code use_ino}, inode numbers are the
+ * namespace's, {@code hard_remove}, no {@code .fuse_hidden} files, and the request size;
+ * libfuse 3 takes those in its init); by default {@code attr_timeout=0} (stats
  * ask the namespace, whose cache is watched: what another mount committed shows at once) and
  * {@code entry_timeout=1}.
  *
@@ -55,11 +56,10 @@ public record MountOptions(Path mountPoint, boolean allowOther, boolean debug,
     return new MountOptions(mountPoint, allowOther, debug, v, timeout);
   }
 
-  /** The libfuse arguments: {@code -o a,b,c}. */
-  List<String> fuseArguments() {
-    List<String> o = new ArrayList<>(List.of("default_permissions", "use_ino", "hard_remove",
-        "big_writes", "max_write=131072", "max_readahead=4194304", "attr_timeout=0",
-        "entry_timeout=1", "subtype=parityfs"));
+  /** The libfuse arguments: {@code -o a,b,c}, with the binding's own options after the mount's. */
+  List<String> fuseArguments(List<String> bindingOptions) {
+    List<String> o = new ArrayList<>(List.of("default_permissions", "attr_timeout=0", "entry_timeout=1", "subtype=parityfs"));
+    o.addAll(bindingOptions);
     if (allowOther) {
       o.add("allow_other");
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAccumulator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +73,9 @@ public final class PfsFuseOperations implements AutoCloseable {
   private final FuseHandles handles;
   private final Map<Requester, Namespace> views = new ConcurrentHashMap<>();
   private final int pageSize;
+  /** The largest read and write the kernel asked for: what the binding's requests really are. */
+  private final LongAccumulator largestRead = new LongAccumulator(Math::max, 0);
+  private final LongAccumulator largestWrite = new LongAccumulator(Math::max, 0);
 
   /** The body of one operation. */
   @FunctionalInterface
@@ -288,11 +292,13 @@ public final class PfsFuseOperations implements AutoCloseable {
    * go through the handle's stream and its read-ahead; a read elsewhere reads just its range.
    */
   public int read(String path, long fh, long offset, ByteBuffer dst) {
+    largestRead.accumulate(dst.remaining());
     return call("read", path, () -> handles.read(fh, offset, dst));
   }
 
   /** Writes all of {@code src} at {@code offset} (at the end for O_APPEND); returns its size. */
   public int write(String path, long fh, long offset, ByteBuffer src) {
+    largestWrite.accumulate(src.remaining());
     return call("write", path, () -> handles.write(fh, offset, src));
   }
 
@@ -425,6 +431,16 @@ public final class PfsFuseOperations implements AutoCloseable {
   /** Open files (those with at least one handle), for tests and the unmount's report. */
   public int openFiles() {
     return handles.openFiles();
+  }
+
+  /** The largest read request so far, in bytes (the kernel's request size, at most). */
+  public long largestRead() {
+    return largestRead.get();
+  }
+
+  /** The largest write request so far, in bytes ({@code max_write}, at most). */
+  public long largestWrite() {
+    return largestWrite.get();
   }
 
   /**

@@ -38,12 +38,15 @@ public final class PfsMount implements Closeable {
 
   private final Path mountPoint;
   private final PfsFuseOperations ops;
+  private final FuseBinding binding;
   private final CompletableFuture<Void> loop;
   private final AtomicReference<State> state = new AtomicReference<>(State.MOUNTED);
 
-  private PfsMount(Path mountPoint, PfsFuseOperations ops, CompletableFuture<Void> loop) {
+  private PfsMount(Path mountPoint, PfsFuseOperations ops, FuseBinding binding,
+      CompletableFuture<Void> loop) {
     this.mountPoint = mountPoint;
     this.ops = ops;
+    this.binding = binding;
     this.loop = loop;
   }
 
@@ -51,7 +54,7 @@ public final class PfsMount implements Closeable {
    * Mounts the namespace of {@code client} at {@code options.mountPoint()}.
    *
    * @throws IOException when the mount point is not a directory, FUSE is not available
-   *     ({@code /dev/fuse}, libfuse 2), or the mount does not appear within the timeout
+   *     ({@code /dev/fuse}, libfuse 3 on JDK 22+ or libfuse 2: {@link FuseBindings}), or the mount does not appear within the timeout
    */
   public static PfsMount start(ParityClient client, MountOptions options) throws IOException {
     Path at = options.mountPoint().toAbsolutePath().normalize();
@@ -65,31 +68,18 @@ public final class PfsMount implements Closeable {
       throw new IOException(at + " is already a mount point");
     }
     PfsFuseOperations ops = new PfsFuseOperations(client, IdentityMap.system());
-    JnrFuseBinding binding;
-    try {
-      binding = new JnrFuseBinding(ops, "parityfs");
-    } catch (LinkageError | RuntimeException e) {
-      throw new IOException("cannot load libfuse 2 (apt-get install libfuse2): " + e, e);
-    }
-    String[] args = options.fuseArguments().toArray(new String[0]);
-    CompletableFuture<Void> loop = new CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        binding.mount(at, true, options.debug(), args);
-        loop.complete(null);
-      } catch (Throwable e) {
-        loop.completeExceptionally(e);
-      }
-    }, "pfs-fuse-loop");
-    t.setDaemon(true);
-    t.start();
+    FuseBinding binding = FuseBindings.choose(ops);
+    CompletableFuture<Void> loop = binding.start(at,
+        options.fuseArguments(binding.libfuseOptions()), options.debug());
     long deadline = System.nanoTime() + options.timeout().toNanos();
     while (!isMounted(at)) {
       if (loop.isDone()) {
+        binding.release();
         throw new IOException("mounting " + at + " failed: " + failure(loop));
       }
       if (System.nanoTime() > deadline) {
         unmount(at);
+        binding.release();
         throw new IOException("mounting " + at + ": no mount after " + options.timeout());
       }
       try {
@@ -97,11 +87,12 @@ public final class PfsMount implements Closeable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         unmount(at);
+        binding.release();
         throw new InterruptedIOException("interrupted mounting " + at);
       }
     }
-    LOG.info("mounted at {}", at);
-    return new PfsMount(at, ops, loop);
+    LOG.info("mounted at {} on {}", at, binding.describe());
+    return new PfsMount(at, ops, binding, loop);
   }
 
   public Path mountPoint() {
@@ -110,6 +101,11 @@ public final class PfsMount implements Closeable {
 
   public State state() {
     return state.get();
+  }
+
+  /** The native binding: {@code libfuse 3 (jfuse), 1024 KiB requests} or libfuse 2's. */
+  public String binding() {
+    return binding.describe();
   }
 
   /** The operations behind the mount (tests look at its open files). */
@@ -152,9 +148,15 @@ public final class PfsMount implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      try {
+        binding.release();
+      } catch (RuntimeException e) {
+        LOG.warn("freeing the FUSE session of {}: {}", mountPoint, e.toString());
+      }
       ops.close();
     }
-    LOG.info("unmounted {}", mountPoint);
+    LOG.info("unmounted {} (largest requests: read {} KiB, write {} KiB)", mountPoint,
+        ops.largestRead() >> 10, ops.largestWrite() >> 10);
     if (failure != null) {
       throw failure;
     }

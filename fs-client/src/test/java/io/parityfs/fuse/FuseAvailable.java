@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import jnr.ffi.LibraryLoader;
 import ru.serce.jnrfuse.LibFuse;
 
-/** Whether a real mount can run here: /dev/fuse and libfuse 2 (what jnr-fuse loads). */
+/**
+ * Whether a real mount can run here: /dev/fuse, and libfuse 3 on JDK 22+ (the jfuse binding)
+ * or libfuse 2 (what jnr-fuse loads).
+ */
 public final class FuseAvailable {
   private FuseAvailable() {}
 
@@ -32,6 +35,9 @@ public final class FuseAvailable {
         "/dev/fuse is absent: no FUSE here, the mount tests are skipped");
     if (why != null) {
       return why;
+    }
+    if (FuseBindings.libfuse3Unavailable() == null) {
+      return null; // the libfuse 3 binding mounts (FuseBindings)
     }
     String failure = libfuse2LoadFailure();
     return SystemDeps.missing("libfuse2", failure == null,

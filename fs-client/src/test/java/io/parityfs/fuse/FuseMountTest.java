@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.parityfs.client.ParityClient;
@@ -32,8 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real mount (jnr-fuse, in this JVM) of the shared cluster, used through the kernel by shell
- * tools and by Java I/O. Skipped, with the reason, where /dev/fuse or libfuse 2 is absent.
+ * A real mount (in this JVM: libfuse 3 through jfuse on JDK 22+, else libfuse 2 through
+ * jnr-fuse) of the shared cluster, used through the kernel by shell tools and by Java I/O.
+ * Skipped, with the reason, where /dev/fuse or the binding's libfuse is absent.
  */
 class FuseMountTest {
   static final String BASE = "/fuse-mnt-" + Long.toHexString(System.nanoTime());
@@ -271,9 +273,61 @@ class FuseMountTest {
     long t1 = System.nanoTime();
     sh("dd", "if=" + f, "of=/dev/null", "bs=1M", "status=none");
     long t2 = System.nanoTime();
-    System.out.printf("dd %d MiB through the mount: write %.0f MiB/s, read %.0f MiB/s%n", mib,
-        mib / ((t1 - t0) / 1e9), mib / ((t2 - t1) / 1e9));
+    System.out.printf("dd %d MiB through the mount (%s): write %.0f MiB/s, read %.0f MiB/s;"
+        + " largest requests: write %d KiB, read %d KiB%n", mib, mount.binding(),
+        mib / ((t1 - t0) / 1e9), mib / ((t2 - t1) / 1e9),
+        mount.operations().largestWrite() >> 10, mount.operations().largestRead() >> 10);
     assertEquals((long) mib << 20, Files.size(f));
+    // libfuse 3 wherever it can load (JDK 22+, fuse3 installed), with the 1 MiB requests it
+    // asks for; else libfuse 2's 128 KiB
+    boolean libfuse3 = FuseBindings.libfuse3Unavailable() == null;
+    assertEquals(libfuse3 ? "libfuse 3 (jfuse), 1024 KiB requests"
+        : "libfuse 2 (jnr-fuse), 128 KiB requests", mount.binding());
+    assertEquals(libfuse3 ? 1 << 20 : 128 << 10, mount.operations().largestWrite());
+  }
+
+  /**
+   * What each binding fills in: st_ino is the
+   * namespace's inode id, st_blocks and st_blksize are the operations', statfs's inode and
+   * block counts (df -i, df) too; an open file's unlink leaves no .fuse_hidden file (hard_remove)
+   * and its descriptor answers errors, the mount carrying on; and {@code mv -n}
+   * (renameat2's RENAME_NOREPLACE where the binding has it) keeps an existing destination.
+   */
+  @Test
+  void inodesBlocksHardRemoveAndNoReplaceThroughTheBinding() throws Exception {
+    Path dir = root.resolve("binding");
+    Files.createDirectories(dir);
+    Path f = dir.resolve("f.bin");
+    Files.write(f, random(300_000, 9));
+    FileAttributes[] a = new FileAttributes[1];
+    assertEquals(0, mount.operations().getattr(new Requester(0, 0), BASE + "/binding/f.bin", a));
+    assertEquals(client.namespace().getStatus(BASE + "/binding/f.bin").id(), a[0].inode());
+    assertEquals(a[0].inode() + " " + a[0].blocks() + " " + a[0].blockSize(),
+        sh("stat", "-c", "%i %b %o", f.toString()).trim());
+    FsStats[] fs = new FsStats[1];
+    assertEquals(0, mount.operations().statfs("/", fs));
+    assertEquals(fs[0].files() + " " + fs[0].blocks(),
+        sh("stat", "-f", "-c", "%c %b", mnt.toString()).trim()); // df -i, df
+
+    Path open = dir.resolve("open.bin");
+    Files.write(open, random(1000, 10));
+    try (RandomAccessFile r = new RandomAccessFile(open.toFile(), "r")) {
+      Files.delete(open);
+      try (Stream<Path> list = Files.list(dir)) {
+        assertEquals(List.of("f.bin"), list.map(p -> p.getFileName().toString()).toList());
+      }
+      // fstat, read and close of the unlinked file, for which libfuse passes no path: an
+      // error (the file is gone at once, docs/fuse.md "Not supported"), not a dead mount
+      assertThrows(IOException.class, () -> r.readFully(new byte[1000], 0, r.length() > 0
+          ? 1000 : 1));
+    }
+    assertEquals(300_000, Files.size(f));
+
+    Path g = dir.resolve("g.bin");
+    Files.write(g, random(10, 11));
+    sh("mv", "-n", f.toString(), g.toString());
+    assertArrayEquals(random(10, 11), Files.readAllBytes(g));
+    assertEquals(300_000, Files.size(f));
   }
 
   /** A command's exit status and output (stdout and stderr). */
