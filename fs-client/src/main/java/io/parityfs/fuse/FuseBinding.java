@@ -16,6 +16,9 @@ interface FuseBinding {
   /** What the mount says it runs on, e.g. {@code libfuse 2 (jnr-fuse), 128 KiB requests}. */
   String describe();
 
+  /** The largest read or write request the kernel sends through this binding, in bytes. */
+  int maxRequest();
+
   /** The libfuse {@code -o} options of this binding's libfuse, after the mount's own. */
   List<String> libfuseOptions();
 

@@ -17,7 +17,8 @@ import java.util.List;
  * namespace stores, the read-only virtual {@value PfsFuseOperations#LAYOUT_XATTR} (a file's or
  * a directory's default layout, as text), xattr(7)'s flags and FUSE's size-probe convention (a
  * buffer of no space asks for the size). {@code parityfs.*} names are the file system's (EPERM
- * to set or remove), {@code system.*} ones (POSIX ACLs) are not supported (EOPNOTSUPP). Each
+ * to set or remove), {@code system.*} ones (POSIX ACLs) and file capabilities ({@value
+ * PfsFuseOperations#CAPABILITY_XATTR}) are not supported (EOPNOTSUPP). Each
  * method is the body of one FUSE operation: it returns a size, 0 or a negative errno, and
  * throws what the caller maps to an errno ({@link Errno#of}). Stateless: each call gets the
  * namespace acting for its requester.
@@ -55,7 +56,7 @@ final class FuseXattrs {
     if (name.startsWith("parityfs.")) {
       return -Errno.EPERM;
     }
-    if (name.startsWith("system.")) {
+    if (name.startsWith("system.") || name.equals(PfsFuseOperations.CAPABILITY_XATTR)) {
       return -Errno.EOPNOTSUPP;
     }
     XAttrMode mode = (flags & XATTR_CREATE) != 0 ? XAttrMode.CREATE

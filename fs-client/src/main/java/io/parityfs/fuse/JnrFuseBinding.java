@@ -64,6 +64,11 @@ public final class JnrFuseBinding extends FuseStubFS implements FuseBinding {
     return "libfuse 2 (jnr-fuse), 128 KiB requests";
   }
 
+  @Override
+  public int maxRequest() {
+    return 128 << 10;
+  }
+
   /** 128 KiB requests: libfuse 2's largest ({@code big_writes}, {@code max_write}). */
   @Override
   public List<String> libfuseOptions() {
@@ -383,7 +388,7 @@ public final class JnrFuseBinding extends FuseStubFS implements FuseBinding {
 
   private int getXattr(String path, String name, Pointer value, @size_t long size) {
     ByteBuffer dst = ByteBuffer.allocate((int) size);
-    int n = ops.getxattr(who(), path, name, dst);
+    int n = ops.getxattr(this::who, path, name, dst);
     if (n > 0 && size > 0) {
       value.put(0, dst.array(), 0, n);
     }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAccumulator;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,11 @@ public final class PfsFuseOperations implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PfsFuseOperations.class);
   /** The read-only virtual xattr holding a file's (or a directory's default) layout. */
   public static final String LAYOUT_XATTR = "parityfs.layout";
+  /**
+   * File capabilities (setcap): not supported on the mount, as on NFS: setting them is
+   * EOPNOTSUPP and reading them ENODATA.
+   */
+  public static final String CAPABILITY_XATTR = "security.capability";
   private static final int BLOCK_SIZE = 128 << 10;
   /** {@code utimens}: leave this time as it is. */
   public static final long UTIME_OMIT = -1;
@@ -409,7 +415,20 @@ public final class PfsFuseOperations implements AutoCloseable {
    * targets=t1,t2}. Returns the size, -ENODATA when absent, -ERANGE when {@code dst} is short.
    */
   public int getxattr(Requester who, String path, String name, ByteBuffer dst) {
-    return call("getxattr", path, () -> FuseXattrs.get(ns(who), path, name, dst));
+    return getxattr(() -> who, path, name, dst);
+  }
+
+  /**
+   * {@link #getxattr(Requester, String, String, ByteBuffer)}, asking who only when it must:
+   * {@value #CAPABILITY_XATTR}, which the kernel asks before every write request (to drop a
+   * file's capabilities when it is written), is never stored here, so it is ENODATA at once,
+   * without reading the requester's groups or the namespace.
+   */
+  public int getxattr(Supplier<Requester> who, String path, String name, ByteBuffer dst) {
+    if (name.equals(CAPABILITY_XATTR)) {
+      return -Errno.ENODATA;
+    }
+    return call("getxattr", path, () -> FuseXattrs.get(ns(who.get()), path, name, dst));
   }
 
   /** Flags: XATTR_CREATE (1), XATTR_REPLACE (2), else create or replace. */

@@ -91,6 +91,12 @@ public final class PfsMount implements Closeable {
         throw new InterruptedIOException("interrupted mounting " + at);
       }
     }
+    if (binding.maxRequest() > 128 << 10) {
+      // libfuse 3: several requests of its size in flight. (libfuse 2's 128 KiB requests: not
+      // raised, the kernel's read-ahead requests then arrive too far out of order for the
+      // handle's stream, measured at a third of the read rate.)
+      raiseReadAhead(at, 4 * binding.maxRequest());
+    }
     LOG.info("mounted at {} on {}", at, binding.describe());
     return new PfsMount(at, ops, binding, loop);
   }
@@ -179,6 +185,33 @@ public final class PfsMount implements Closeable {
       errors.add(String.join(" ", cmd) + ": " + err);
     }
     throw new IOException("cannot unmount " + at + ": " + String.join("; ", errors));
+  }
+
+  /**
+   * Sets the mount's read-ahead to {@code bytes} ({@code /sys/class/bdi/<major:minor>/
+   * read_ahead_kb}, writable by root): the kernel keeps a FUSE mount's at its default, 128 KiB,
+   * whatever libfuse asks, so sequential reads would come in 128 KiB requests, one at a time.
+   * With more, the kernel sends several requests of up to the binding's size at once. Not root:
+   * left as it is (docs/fuse.md, "Performance notes").
+   */
+  static void raiseReadAhead(Path at, int bytes) {
+    String device = null;
+    try {
+      String want = at.toAbsolutePath().normalize().toString();
+      for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+        String[] f = line.split(" ");
+        if (f.length > 4 && unescape(f[4]).equals(want)) {
+          device = f[2];
+        }
+      }
+      if (device != null) {
+        Files.writeString(Path.of("/sys/class/bdi", device, "read_ahead_kb"),
+            Integer.toString(bytes >> 10));
+        LOG.debug("read-ahead of {} ({}): {} KiB", at, device, bytes >> 10);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("read-ahead of {} ({}) left as it is: {}", at, device, e.toString());
+    }
   }
 
   /** Whether {@code path} is a mount point now (per {@code /proc/self/mountinfo}). */

@@ -113,6 +113,11 @@ final class JfuseBinding implements FuseBinding {
     return "libfuse 3 (jfuse), " + (MAX_REQUEST >> 10) + " KiB requests";
   }
 
+  @Override
+  public int maxRequest() {
+    return MAX_REQUEST;
+  }
+
   /** libfuse 3 takes {@code use_ino} and {@code hard_remove} in its init ({@link #init}). */
   @Override
   public List<String> libfuseOptions() {
@@ -257,7 +262,7 @@ final class JfuseBinding implements FuseBinding {
         }))), a));
     fuse_operations.getxattr(t, fuse_operations.getxattr.allocate((p, n, value, size) -> guard("getxattr", () ->
         onPath(p, path -> onPath(n, name ->
-            ops.getxattr(who(), path, name, value.reinterpret(size).asByteBuffer())))), a));
+            ops.getxattr(this::who, path, name, value.reinterpret(size).asByteBuffer())))), a));
     fuse_operations.listxattr(t, fuse_operations.listxattr.allocate((p, list, size) -> guard("listxattr", () ->
         onPath(p, path -> ops.listxattr(who(), path, list.reinterpret(size).asByteBuffer()))),
         a));
@@ -387,7 +392,9 @@ final class JfuseBinding implements FuseBinding {
     stat.st_uid(st, (int) a.uid());
     stat.st_gid(st, (int) a.gid());
     stat.st_size(st, a.size());
-    stat.st_blksize(st, a.blockSize());
+    // the preferred I/O size is the request size: tools that size their buffers by it (cp,
+    // Python's open, so torch.save) then write whole requests
+    stat.st_blksize(st, Math.max(a.blockSize(), MAX_REQUEST));
     stat.st_blocks(st, a.blocks());
     time(stat.st_atim(st), a.accessMillis());
     time(stat.st_mtim(st), a.modificationMillis());

@@ -309,6 +309,14 @@ class PfsFuseOperationsTest {
     assertEquals(0, ops.removexattr(ROOT, p, "user.greeting"));
     assertEquals(-Errno.ENODATA, ops.removexattr(ROOT, p, "user.greeting"));
     assertEquals(-Errno.EOPNOTSUPP, ops.setxattr(ROOT, p, "system.posix_acl_access", v, 0));
+    // file capabilities: never stored, so the kernel's check before each write costs nothing
+    assertEquals(-Errno.EOPNOTSUPP, ops.setxattr(ROOT, p, "security.capability", v, 0));
+    assertEquals(-Errno.ENODATA, ops.getxattr(() -> {
+      throw new AssertionError("the requester is not needed");
+    }, p, "security.capability", ByteBuffer.allocate(8)));
+    assertEquals(0, ops.setxattr(ROOT, p, "security.selinux", v, 0)); // other security.* kept
+    assertEquals(v.length, ops.getxattr(ROOT, p, "security.selinux", ByteBuffer.allocate(64)));
+    assertEquals(0, ops.removexattr(ROOT, p, "security.selinux"));
 
     ByteBuffer layout = ByteBuffer.allocate(512);
     n = ops.getxattr(ROOT, p, PfsFuseOperations.LAYOUT_XATTR, layout);

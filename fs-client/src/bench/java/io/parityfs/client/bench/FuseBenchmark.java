@@ -96,7 +96,7 @@ public final class FuseBenchmark {
         + " one RAID-6 4+2 target over 6 folders of the same disk (64 KiB cells, CPU codec),"
         + " files in 8 MiB chunks striped over the 3 targets");
     report.describe("sides", "client: ParityClient streams (PfsOutputStream, PfsInputStream)"
-        + " in this JVM; fuse: the jnr-fuse mount served by this JVM (parityfs mount's"
+        + " in this JVM; fuse: the mount served by this JVM (parityfs mount's"
         + " default options), driven by dd and a FileChannel; local: the same disk (ext4) by dd"
         + " and a FileChannel");
     report.describe("method", String.format(Locale.ROOT, "each side in turn (the client and the"
@@ -180,6 +180,10 @@ public final class FuseBenchmark {
       dd("if=" + warm, "of=/dev/null", "bs=1M");
       Files.delete(warm);
       sequentialAndRandom("fuse", mnt.resolve("fuse.bin"));
+      report.describe("binding", mount.binding() + " (docs/fuse.md, \"Which binding runs on"
+          + " which JDK\")");
+      report.metric("fuse_largest_write_kib", mount.operations().largestWrite() >> 10);
+      report.metric("fuse_largest_read_kib", mount.operations().largestRead() >> 10);
     }
   }
 
