@@ -66,8 +66,8 @@ final class MountCommands {
       Thread stop = new Thread(() -> stop(mount, client), "pfs-mount-stop");
       Runtime.getRuntime().addShutdownHook(stop);
       s.err().println("parityfs: mounted " + s.zooKeeper().connect() + " at "
-          + mount.mountPoint() + " (`parityfs umount " + mount.mountPoint()
-          + "` to unmount)");
+          + mount.mountPoint() + " on " + mount.binding() + " (`parityfs umount "
+          + mount.mountPoint() + "` to unmount)");
       s.err().flush();
       try {
         mount.awaitUnmounted();

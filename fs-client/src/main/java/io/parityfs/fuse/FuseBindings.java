@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Picks the native binding of a mount ({@code docs/fuse.md}, "Which binding runs on which
@@ -15,6 +17,7 @@ import java.util.Locale;
  * library.
  */
 final class FuseBindings {
+  private static final Logger LOG = LoggerFactory.getLogger(FuseBindings.class);
   static final String PROPERTY = "parityfs.fuse.binding";
   private static final String JFUSE_BINDING = "io.parityfs.fuse.JfuseBinding";
   private static final List<String> LIBRARY_DIRS = List.of("/lib/x86_64-linux-gnu",
@@ -36,6 +39,7 @@ final class FuseBindings {
         } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
           Throwable c = e.getCause() != null ? e.getCause() : e;
           why3 = "its binding did not load: " + c;
+          LOG.warn("libfuse 3 is installed but {}; mounting with libfuse 2", why3);
         }
       }
       if (want.equals("libfuse3")) {
