@@ -32,4 +32,29 @@ interface FuseBinding {
 
   /** Frees the native session once the loop ended ({@link PfsMount#close}). Idempotent. */
   void release();
+
+  /** libfuse's loop, run until the file system is unmounted. */
+  @FunctionalInterface
+  interface Loop {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code loop} on a daemon thread of its own; the future completes when it returns
+   * (exceptionally when it throws).
+   */
+  static CompletableFuture<Void> onLoopThread(Loop loop) {
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        loop.run();
+        ended.complete(null);
+      } catch (Throwable e) {
+        ended.completeExceptionally(e);
+      }
+    }, "pfs-fuse-loop");
+    t.setDaemon(true);
+    t.start();
+    return ended;
+  }
 }

@@ -79,18 +79,7 @@ public final class JnrFuseBinding extends FuseStubFS implements FuseBinding {
   /** libfuse's loop runs on a thread of its own until the file system is unmounted. */
   @Override
   public CompletableFuture<Void> start(Path at, List<String> args, boolean debug) {
-    CompletableFuture<Void> loop = new CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        mount(at, true, debug, args.toArray(new String[0]));
-        loop.complete(null);
-      } catch (Throwable e) {
-        loop.completeExceptionally(e);
-      }
-    }, "pfs-fuse-loop");
-    t.setDaemon(true);
-    t.start();
-    return loop;
+    return FuseBinding.onLoopThread(() -> mount(at, true, debug, args.toArray(new String[0])));
   }
 
   /** Nothing to free: the loop frees its session when it ends. */

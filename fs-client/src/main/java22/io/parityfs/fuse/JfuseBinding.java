@@ -152,23 +152,11 @@ final class JfuseBinding implements FuseBinding {
     } catch (ReflectiveOperationException | RuntimeException e) {
       throw new IOException("jfuse's mount cannot be called: " + e, e);
     }
-    CompletableFuture<Void> ended = new CompletableFuture<>();
     synchronized (this) {
       session = m;
-      loop = ended;
+      loop = FuseBinding.onLoopThread(() -> LOG.debug("libfuse's loop ended ({})", m.loop()));
+      return loop;
     }
-    Thread t = new Thread(() -> {
-      try {
-        int rc = m.loop();
-        LOG.debug("libfuse's loop ended ({})", rc);
-        ended.complete(null);
-      } catch (Throwable e) {
-        ended.completeExceptionally(e);
-      }
-    }, "pfs-fuse-loop");
-    t.setDaemon(true);
-    t.start();
-    return ended;
   }
 
   /**
