@@ -61,7 +61,7 @@ public final class JnrFuseBinding extends FuseStubFS implements FuseBinding {
 
   @Override
   public String describe() {
-    return "libfuse 2 (jnr-fuse), 128 KiB requests";
+    return "libfuse 2 (jnr-fuse), " + (maxRequest() >> 10) + " KiB requests";
   }
 
   @Override

@@ -56,9 +56,10 @@ public record MountOptions(Path mountPoint, boolean allowOther, boolean debug,
     return new MountOptions(mountPoint, allowOther, debug, v, timeout);
   }
 
-  /** The libfuse arguments: {@code -o a,b,c}, with the binding's own options after the mount's. */
+  /** The libfuse arguments, {@code -o a,b,c}: the mount's, then the binding's own. */
   List<String> fuseArguments(List<String> bindingOptions) {
-    List<String> o = new ArrayList<>(List.of("default_permissions", "attr_timeout=0", "entry_timeout=1", "subtype=parityfs"));
+    List<String> o = new ArrayList<>(List.of("default_permissions", "attr_timeout=0",
+        "entry_timeout=1", "subtype=parityfs"));
     o.addAll(bindingOptions);
     if (allowOther) {
       o.add("allow_other");

@@ -54,7 +54,8 @@ public final class PfsMount implements Closeable {
    * Mounts the namespace of {@code client} at {@code options.mountPoint()}.
    *
    * @throws IOException when the mount point is not a directory, FUSE is not available
-   *     ({@code /dev/fuse}, libfuse 3 on JDK 22+ or libfuse 2: {@link FuseBindings}), or the mount does not appear within the timeout
+   *     ({@code /dev/fuse}, libfuse 3 on JDK 22+ or libfuse 2: {@link FuseBindings}), or the
+   *     mount does not appear within the timeout
    */
   public static PfsMount start(ParityClient client, MountOptions options) throws IOException {
     Path at = options.mountPoint().toAbsolutePath().normalize();
@@ -197,14 +198,9 @@ public final class PfsMount implements Closeable {
   static void raiseReadAhead(Path at, int bytes) {
     String device = null;
     try {
-      String want = at.toAbsolutePath().normalize().toString();
-      for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-        String[] f = line.split(" ");
-        if (f.length > 4 && unescape(f[4]).equals(want)) {
-          device = f[2];
-        }
-      }
-      if (device != null) {
+      String[] mount = mountInfo(at);
+      if (mount != null) {
+        device = mount[2];
         Files.writeString(Path.of("/sys/class/bdi", device, "read_ahead_kb"),
             Integer.toString(bytes >> 10));
         LOG.debug("read-ahead of {} ({}): {} KiB", at, device, bytes >> 10);
@@ -216,14 +212,23 @@ public final class PfsMount implements Closeable {
 
   /** Whether {@code path} is a mount point now (per {@code /proc/self/mountinfo}). */
   public static boolean isMounted(Path path) throws IOException {
+    return mountInfo(path) != null;
+  }
+
+  /**
+   * The fields of {@code /proc/self/mountinfo}'s line for the mount at {@code path} (the last,
+   * topmost one when mounts are stacked; field 2 is its {@code major:minor}), or null.
+   */
+  private static String[] mountInfo(Path path) throws IOException {
     String at = path.toAbsolutePath().normalize().toString();
+    String[] found = null;
     for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
       String[] f = line.split(" ");
       if (f.length > 4 && unescape(f[4]).equals(at)) {
-        return true;
+        found = f;
       }
     }
-    return false;
+    return found;
   }
 
   /** mountinfo writes space, tab, newline and backslash as octal escapes. */

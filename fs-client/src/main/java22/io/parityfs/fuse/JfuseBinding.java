@@ -110,7 +110,7 @@ final class JfuseBinding implements FuseBinding {
 
   @Override
   public String describe() {
-    return "libfuse 3 (jfuse), " + (MAX_REQUEST >> 10) + " KiB requests";
+    return "libfuse 3 (jfuse), " + (maxRequest() >> 10) + " KiB requests";
   }
 
   @Override
@@ -197,65 +197,93 @@ final class JfuseBinding implements FuseBinding {
 
   /** Fills libfuse's operations table with this binding's callbacks. */
   private void install(MemorySegment t, Arena a) {
-    fuse_operations.init(t, fuse_operations.init.allocate(this::init, a));
-    fuse_operations.getattr(t, fuse_operations.getattr.allocate((p, st, fi) -> guard("getattr", () ->
-        getattr(p, st, fi)), a));
-    fuse_operations.mkdir(t, fuse_operations.mkdir.allocate((p, mode) -> guard("mkdir", () ->
-        onPath(p, path -> ops.mkdir(who(), path, mode))), a));
-    fuse_operations.rmdir(t, fuse_operations.rmdir.allocate(p -> guard("rmdir", () ->
-        onPath(p, path -> ops.rmdir(who(), path))), a));
-    fuse_operations.unlink(t, fuse_operations.unlink.allocate(p -> guard("unlink", () ->
-        onPath(p, path -> ops.unlink(who(), path))), a));
-    fuse_operations.rename(t, fuse_operations.rename.allocate((from, to, flags) -> guard("rename", () ->
-        rename(from, to, flags)), a));
-    fuse_operations.symlink(t, fuse_operations.symlink.allocate((target, p) -> -Errno.EPERM, a));
-    fuse_operations.link(t, fuse_operations.link.allocate((from, to) -> -Errno.EPERM, a));
-    fuse_operations.mknod(t, fuse_operations.mknod.allocate((p, mode, dev) -> -Errno.EPERM, a));
-    fuse_operations.chmod(t, fuse_operations.chmod.allocate((p, mode, fi) -> guard("chmod", () ->
-        onPath(p, path -> ops.chmod(who(), path, mode))), a));
-    fuse_operations.chown(t, fuse_operations.chown.allocate((p, uid, gid, fi) -> guard("chown", () ->
-        onPath(p, path -> ops.chown(who(), path, Integer.toUnsignedLong(uid),
-            Integer.toUnsignedLong(gid)))), a));
-    fuse_operations.truncate(t, fuse_operations.truncate.allocate((p, size, fi) -> guard("truncate", () ->
-        truncate(p, size, fi)), a));
-    fuse_operations.utimens(t, fuse_operations.utimens.allocate((p, times, fi) -> guard("utimens", () ->
-        onPath(p, path -> ops.utimens(who(), path, millis(times, 0), millis(times, 1)))), a));
-    fuse_operations.statfs(t, fuse_operations.statfs.allocate((p, st) -> guard("statfs", () ->
-        statfs(p, st)), a));
-    fuse_operations.create(t, fuse_operations.create.allocate((p, mode, fi) -> guard("create", () ->
-        onPath(p, path -> handle(fi, fh -> ops.create(who(), path, mode, flags(fi), fh)))), a));
-    fuse_operations.open(t, fuse_operations.open.allocate((p, fi) -> guard("open", () ->
-        onPath(p, path -> handle(fi, fh -> ops.open(who(), path, flags(fi), fh)))), a));
-    fuse_operations.read(t, fuse_operations.read.allocate((p, buf, size, off, fi) -> guard("read", () ->
-        ops.read(pathOrNull(p), fh(fi), off, buf.reinterpret(size).asByteBuffer())), a));
-    fuse_operations.write(t, fuse_operations.write.allocate((p, buf, size, off, fi) -> guard("write", () ->
-        ops.write(pathOrNull(p), fh(fi), off, buf.reinterpret(size).asByteBuffer())), a));
-    fuse_operations.flush(t, fuse_operations.flush.allocate((p, fi) -> guard("flush", () ->
-        ops.flush(pathOrNull(p), fh(fi))), a));
-    fuse_operations.fsync(t, fuse_operations.fsync.allocate((p, datasync, fi) -> guard("fsync", () ->
-        ops.fsync(pathOrNull(p), fh(fi))), a));
-    fuse_operations.release(t, fuse_operations.release.allocate((p, fi) -> guard("release", () ->
-        ops.release(pathOrNull(p), fh(fi))), a));
-    fuse_operations.opendir(t, fuse_operations.opendir.allocate((p, fi) -> guard("opendir", () ->
-        onPath(p, path -> handle(fi, fh -> ops.opendir(who(), path, fh)))), a));
-    fuse_operations.readdir(t, fuse_operations.readdir.allocate((p, buf, filler, off, fi, flags) ->
-        guard("readdir", () -> readdir(p, buf, filler, off, fi)), a));
-    fuse_operations.releasedir(t, fuse_operations.releasedir.allocate((p, fi) -> guard("releasedir", () ->
-        ops.releasedir(fh(fi))), a));
-    fuse_operations.setxattr(t, fuse_operations.setxattr.allocate((p, n, value, size, flags) ->
-        guard("setxattr", () -> onPath(p, path -> onPath(n, name -> {
-          byte[] v = new byte[(int) size];
-          MemorySegment.copy(value.reinterpret(size), ValueLayout.JAVA_BYTE, 0, v, 0, v.length);
-          return ops.setxattr(who(), path, name, v, flags);
-        }))), a));
-    fuse_operations.getxattr(t, fuse_operations.getxattr.allocate((p, n, value, size) -> guard("getxattr", () ->
-        onPath(p, path -> onPath(n, name ->
-            ops.getxattr(this::who, path, name, value.reinterpret(size).asByteBuffer())))), a));
-    fuse_operations.listxattr(t, fuse_operations.listxattr.allocate((p, list, size) -> guard("listxattr", () ->
-        onPath(p, path -> ops.listxattr(who(), path, list.reinterpret(size).asByteBuffer()))),
-        a));
-    fuse_operations.removexattr(t, fuse_operations.removexattr.allocate((p, n) -> guard("removexattr", () ->
-        onPath(p, path -> onPath(n, name -> ops.removexattr(who(), path, name)))), a));
+    fuse_operations.init(t,
+        fuse_operations.init.allocate(this::init, a));
+    fuse_operations.getattr(t,
+        fuse_operations.getattr.allocate((p, st, fi) -> guard("getattr", () ->
+            getattr(p, st, fi)), a));
+    fuse_operations.mkdir(t,
+        fuse_operations.mkdir.allocate((p, mode) -> guard("mkdir", () ->
+            onPath(p, path -> ops.mkdir(who(), path, mode))), a));
+    fuse_operations.rmdir(t,
+        fuse_operations.rmdir.allocate(p -> guard("rmdir", () ->
+            onPath(p, path -> ops.rmdir(who(), path))), a));
+    fuse_operations.unlink(t,
+        fuse_operations.unlink.allocate(p -> guard("unlink", () ->
+            onPath(p, path -> ops.unlink(who(), path))), a));
+    fuse_operations.rename(t,
+        fuse_operations.rename.allocate((from, to, flags) -> guard("rename", () ->
+            rename(from, to, flags)), a));
+    fuse_operations.symlink(t,
+        fuse_operations.symlink.allocate((target, p) -> -Errno.EPERM, a));
+    fuse_operations.link(t,
+        fuse_operations.link.allocate((from, to) -> -Errno.EPERM, a));
+    fuse_operations.mknod(t,
+        fuse_operations.mknod.allocate((p, mode, dev) -> -Errno.EPERM, a));
+    fuse_operations.chmod(t,
+        fuse_operations.chmod.allocate((p, mode, fi) -> guard("chmod", () ->
+            onPath(p, path -> ops.chmod(who(), path, mode))), a));
+    fuse_operations.chown(t,
+        fuse_operations.chown.allocate((p, uid, gid, fi) -> guard("chown", () ->
+            onPath(p, path -> ops.chown(who(), path, Integer.toUnsignedLong(uid),
+                Integer.toUnsignedLong(gid)))), a));
+    fuse_operations.truncate(t,
+        fuse_operations.truncate.allocate((p, size, fi) -> guard("truncate", () ->
+            truncate(p, size, fi)), a));
+    fuse_operations.utimens(t,
+        fuse_operations.utimens.allocate((p, times, fi) -> guard("utimens", () ->
+            onPath(p, path -> ops.utimens(who(), path, millis(times, 0), millis(times, 1)))), a));
+    fuse_operations.statfs(t,
+        fuse_operations.statfs.allocate((p, st) -> guard("statfs", () ->
+            statfs(p, st)), a));
+    fuse_operations.create(t,
+        fuse_operations.create.allocate((p, mode, fi) -> guard("create", () ->
+            onPath(p, path -> handle(fi, fh -> ops.create(who(), path, mode, flags(fi), fh)))), a));
+    fuse_operations.open(t,
+        fuse_operations.open.allocate((p, fi) -> guard("open", () ->
+            onPath(p, path -> handle(fi, fh -> ops.open(who(), path, flags(fi), fh)))), a));
+    fuse_operations.read(t,
+        fuse_operations.read.allocate((p, buf, size, off, fi) -> guard("read", () ->
+            ops.read(pathOrNull(p), fh(fi), off, buf.reinterpret(size).asByteBuffer())), a));
+    fuse_operations.write(t,
+        fuse_operations.write.allocate((p, buf, size, off, fi) -> guard("write", () ->
+            ops.write(pathOrNull(p), fh(fi), off, buf.reinterpret(size).asByteBuffer())), a));
+    fuse_operations.flush(t,
+        fuse_operations.flush.allocate((p, fi) -> guard("flush", () ->
+            ops.flush(pathOrNull(p), fh(fi))), a));
+    fuse_operations.fsync(t,
+        fuse_operations.fsync.allocate((p, datasync, fi) -> guard("fsync", () ->
+            ops.fsync(pathOrNull(p), fh(fi))), a));
+    fuse_operations.release(t,
+        fuse_operations.release.allocate((p, fi) -> guard("release", () ->
+            ops.release(pathOrNull(p), fh(fi))), a));
+    fuse_operations.opendir(t,
+        fuse_operations.opendir.allocate((p, fi) -> guard("opendir", () ->
+            onPath(p, path -> handle(fi, fh -> ops.opendir(who(), path, fh)))), a));
+    fuse_operations.readdir(t,
+        fuse_operations.readdir.allocate((p, buf, filler, off, fi, flags) ->
+            guard("readdir", () -> readdir(p, buf, filler, off, fi)), a));
+    fuse_operations.releasedir(t,
+        fuse_operations.releasedir.allocate((p, fi) -> guard("releasedir", () ->
+            ops.releasedir(fh(fi))), a));
+    fuse_operations.setxattr(t,
+        fuse_operations.setxattr.allocate((p, n, value, size, flags) ->
+            guard("setxattr", () -> onPath(p, path -> onPath(n, name -> {
+              byte[] v = new byte[(int) size];
+              MemorySegment.copy(value.reinterpret(size), ValueLayout.JAVA_BYTE, 0, v, 0, v.length);
+              return ops.setxattr(who(), path, name, v, flags);
+            }))), a));
+    fuse_operations.getxattr(t,
+        fuse_operations.getxattr.allocate((p, n, value, size) -> guard("getxattr", () ->
+            onPath(p, path -> onPath(n, name ->
+                ops.getxattr(this::who, path, name, value.reinterpret(size).asByteBuffer())))), a));
+    fuse_operations.listxattr(t,
+        fuse_operations.listxattr.allocate((p, list, size) -> guard("listxattr", () ->
+            onPath(p, path -> ops.listxattr(who(), path, list.reinterpret(size).asByteBuffer()))),
+            a));
+    fuse_operations.removexattr(t,
+        fuse_operations.removexattr.allocate((p, n) -> guard("removexattr", () ->
+            onPath(p, path -> onPath(n, name -> ops.removexattr(who(), path, name)))), a));
   }
 
   /** Runs one callback; what it throws is logged and answered with EIO (never reaches C). */
