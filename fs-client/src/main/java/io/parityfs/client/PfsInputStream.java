@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -40,6 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class PfsInputStream extends InputStream {
   private record Window(long start, int length, CompletableFuture<ByteBuffer> data) {}
 
+  /** A window the reader has moved past, kept for {@link #readBuffered}. */
+  private record Passed(long start, ByteBuffer data) {}
+
   private static final byte[] ZEROS = new byte[64 * 1024];
   /** How long a read of a file being written waits for a group's round in flight. */
   static final long ROUND_WAIT_NANOS = 10_000_000_000L;
@@ -62,6 +66,9 @@ public final class PfsInputStream extends InputStream {
   private ByteBuffer win;
   private long winStart;
   private final ArrayDeque<Window> ahead = new ArrayDeque<>();
+  /** The last windows the reader moved past, oldest first, at most {@link #keepPassed}. */
+  private final ArrayDeque<Passed> passed = new ArrayDeque<>();
+  private int keepPassed;
   /** Buffers of finished windows, for the next fetches (taken on the transfer threads). */
   private final Queue<ByteBuffer> spare = new ConcurrentLinkedQueue<>();
   private final AtomicLong buffersAllocated = new AtomicLong();
@@ -226,9 +233,90 @@ public final class PfsInputStream extends InputStream {
     readRange(position, dst);
   }
 
+  /**
+   * Keeps the last {@code windows} windows the reader has moved past (0, the default: none),
+   * so that {@link #readBuffered} can serve a request that arrives after the reader passed it.
+   * Costs up to that many read requests' worth of memory.
+   */
+  public void keepPassedWindows(int windows) {
+    if (windows < 0) {
+      throw new IllegalArgumentException("windows (" + windows + ") must be >= 0");
+    }
+    keepPassed = windows;
+    while (passed.size() > keepPassed) {
+      spare.offer(passed.pollFirst().data());
+    }
+  }
+
+  /**
+   * Copies the bytes at {@code position} into {@code dst}, up to its remaining bytes or the
+   * end of the file, if this stream holds or is already fetching every one of them: in the
+   * window, the windows kept after the reader passed them ({@link #keepPassedWindows}), or the
+   * read-ahead (waiting for a window still in flight). The position and the read-ahead stay as
+   * they are. Returns the count copied, or -1 with nothing copied when any byte of the range is
+   * elsewhere (or a read-ahead window failed): then a positional read is the caller's way.
+   *
+   * <p>For a reader whose sequential requests arrive slightly out of order (the FUSE mount's
+   * concurrent read-ahead requests): one that arrives late, or well ahead of the position, is
+   * served from what the stream read for the others instead of asking the nodes again.
+   */
+  public int readBuffered(long position, ByteBuffer dst) throws IOException {
+    checkOpen();
+    if (position < 0 || position >= length || !dst.hasRemaining()) {
+      return -1;
+    }
+    int n = (int) Math.min(dst.remaining(), length - position);
+    List<ByteBuffer> pieces = new ArrayList<>();
+    long p = position;
+    long end = position + n;
+    while (p < end) {
+      ByteBuffer held = held(p);
+      if (held == null) {
+        return -1;
+      }
+      pieces.add(held.limit((int) Math.min(held.limit(), held.position() + (end - p))));
+      p += pieces.get(pieces.size() - 1).remaining();
+    }
+    for (ByteBuffer piece : pieces) {
+      dst.put(piece);
+    }
+    return n;
+  }
+
+  /**
+   * A view from {@code p} to the end of the held window that covers it (waiting for a
+   * read-ahead window in flight), or null when none does or that window's fetch failed.
+   */
+  private ByteBuffer held(long p) {
+    ByteBuffer data = null;
+    long start = 0;
+    if (win != null && p >= winStart && p < winStart + win.limit()) {
+      data = win;
+      start = winStart;
+    }
+    for (Passed w : passed) {
+      if (data == null && p >= w.start() && p < w.start() + w.data().limit()) {
+        data = w.data();
+        start = w.start();
+      }
+    }
+    for (Window w : ahead) {
+      if (data == null && p >= w.start() && p < w.start() + w.length()) {
+        try {
+          data = await(w.data());
+        } catch (IOException | CancellationException e) {
+          return null; // the stream meets that failure itself when it reaches the window
+        }
+        start = w.start();
+      }
+    }
+    return data == null ? null : data.duplicate().position((int) (p - start));
+  }
+
   /** Drops the read-ahead, the window and the spare buffers (Hadoop's {@code CanUnbuffer}). */
   public void unbuffer() {
     cancelAhead();
+    passed.clear();
     win = null;
     spare.clear();
   }
@@ -299,7 +387,11 @@ public final class PfsInputStream extends InputStream {
       drop(ahead.pollFirst());
     }
     if (win != null) {
-      spare.offer(win); // the reader has moved past it: no view of it is left
+      // the reader has moved past it: kept for late requests, or reused (no view of it is left)
+      passed.addLast(new Passed(winStart, win));
+      while (passed.size() > keepPassed) {
+        spare.offer(passed.pollFirst().data());
+      }
       win = null;
     }
     if (!ahead.isEmpty()) {

@@ -123,6 +123,48 @@ class ClientDataPathTest extends StripedClusterTest {
     }
   }
 
+  /**
+   * A request that arrives late or early (the mount's concurrent read-ahead requests) is served
+   * from what the stream holds: the two windows it was told to keep after passing them, the
+   * window and the read-ahead, across window boundaries, without moving the position. A range
+   * with any byte elsewhere is refused with nothing copied, and so is a passed window when the
+   * stream keeps none.
+   */
+  @Test
+  void lateAndEarlyRequestsAreServedFromTheWindowsTheStreamHolds() throws Exception {
+    byte[] data = random(12 * CHUNK, 12);
+    try (PfsOutputStream out = client.create("/d/late", CreateOptions.file())) {
+      out.write(data);
+    }
+    try (PfsInputStream in = client.open("/d/late", 3L * CHUNK)) {
+      in.keepPassedWindows(2);
+      // one-chunk windows: passed [3C, 5C), the window [5C, 6C), read ahead [6C, 9C)
+      in.readNBytes(5 * CHUNK + 100);
+      ByteBuffer late = ByteBuffer.allocateDirect(2 * CHUNK);
+      assertEquals(2 * CHUNK, in.readBuffered(3L * CHUNK + 10, late));
+      assertEquals(ByteBuffer.wrap(data, 3 * CHUNK + 10, 2 * CHUNK), late.flip());
+      ByteBuffer early = ByteBuffer.allocate(100);
+      assertEquals(100, in.readBuffered(7L * CHUNK - 5, early));
+      assertArrayEquals(java.util.Arrays.copyOfRange(data, 7 * CHUNK - 5, 7 * CHUNK + 95),
+          early.array());
+      ByteBuffer untouched = ByteBuffer.allocate(2 * CHUNK);
+      assertEquals(-1, in.readBuffered(3L * CHUNK - 1, untouched), "one byte before the kept");
+      assertEquals(-1, in.readBuffered(9L * CHUNK - 10, untouched), "past the read-ahead");
+      assertEquals(-1, in.readBuffered(data.length, untouched), "at the end");
+      assertEquals(0, untouched.position());
+      assertEquals(5L * CHUNK + 100, in.getPos());
+      assertArrayEquals(java.util.Arrays.copyOfRange(data, 5 * CHUNK + 100, data.length),
+          in.readAllBytes());
+      in.keepPassedWindows(0);
+      assertEquals(-1, in.readBuffered(data.length - CHUNK - 1, ByteBuffer.allocate(10)),
+          "no passed window kept");
+      ByteBuffer tail = ByteBuffer.allocate(2 * CHUNK);
+      assertEquals(CHUNK - 1, in.readBuffered(data.length - CHUNK + 1, tail),
+          "the last window, up to the end");
+      assertEquals(ByteBuffer.wrap(data, data.length - CHUNK + 1, CHUNK - 1), tail.flip());
+    }
+  }
+
   @Test
   void hflushMakesBytesVisibleAndCloseIsFinal() throws Exception {
     byte[] data = random(CHUNK + 500, 2);
