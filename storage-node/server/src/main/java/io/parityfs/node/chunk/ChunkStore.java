@@ -12,6 +12,7 @@ import io.parityfs.raid.array.format.RunningCrc;
 import io.parityfs.raid.array.format.VersionTag;
 import io.parityfs.raid.array.object.ObjectStore;
 import io.parityfs.raid.array.object.ObjectWriter;
+import io.parityfs.raid.array.object.PieceSink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -223,18 +224,24 @@ public final class ChunkStore {
    */
   public int read(ChunkId id, long version, long offset, ByteBuffer into)
       throws ChunkStoreException {
-    return read(id, version, offset, into, null);
+    try {
+      return objects.read(id.objectId(), version, offset, into, null);
+    } catch (IOException | IllegalArgumentException e) {
+      throw translate(id, e);
+    }
   }
 
   /**
-   * {@link #read(ChunkId, long, long, ByteBuffer)}, appending the bytes' CRC32C to {@code crc}:
-   * the stored checksums of the whole cells read ({@link ObjectStore#read(long, long, long,
-   * ByteBuffer, RunningCrc)}), for the frame that carries them.
+   * {@link #read(ChunkId, long, long, ByteBuffer)} without a copy: up to {@code max} bytes go to
+   * {@code sink} as views of the buffers the drives read them into ({@link ObjectStore#read(long,
+   * long, long, int, PieceSink, RunningCrc)}), and their CRC32C is appended to {@code crc}: the
+   * stored checksums of the whole cells read, for the frame that carries them. After an
+   * exception, the caller releases what the sink was given.
    */
-  public int read(ChunkId id, long version, long offset, ByteBuffer into, RunningCrc crc)
+  public int read(ChunkId id, long version, long offset, int max, PieceSink sink, RunningCrc crc)
       throws ChunkStoreException {
     try {
-      return objects.read(id.objectId(), version, offset, into, crc);
+      return objects.read(id.objectId(), version, offset, max, sink, crc);
     } catch (IOException | IllegalArgumentException e) {
       throw translate(id, e);
     }

@@ -356,6 +356,36 @@ public final class ObjectStore implements Closeable {
   public int read(long objectId, long version, long offset, ByteBuffer into, RunningCrc crc)
       throws IOException {
     ctx.throttle().foreground();
+    ObjectManifest m = committed(objectId, version);
+    int start = into.position();
+    try {
+      return new RangeRead(ctx, m).read(offset, into, crc);
+    } catch (ArrayException e) {
+      into.position(start);
+      throw goneIfDeleted(objectId, version, e);
+    }
+  }
+
+  /**
+   * {@link #read(long, long, long, ByteBuffer, RunningCrc)} without a copy: up to {@code max}
+   * bytes from {@code offset} go to {@code sink} in order, as views of the buffers the drives
+   * read them into, lent to it ({@link PieceSink}). Returns the count passed on. After an
+   * exception the sink may hold pieces of the range, which its caller discards (releasing their
+   * loans).
+   */
+  public int read(long objectId, long version, long offset, int max, PieceSink sink,
+      RunningCrc crc) throws IOException {
+    ctx.throttle().foreground();
+    ObjectManifest m = committed(objectId, version);
+    try {
+      return new RangeRead(ctx, m).read(offset, max, sink, crc);
+    } catch (ArrayException e) {
+      throw goneIfDeleted(objectId, version, e);
+    }
+  }
+
+  /** The manifest of {@code version} of the object, VERSION_GONE when it is not the committed. */
+  private ObjectManifest committed(long objectId, long version) throws IOException {
     ObjectManifest m = catalog.cached(objectId);
     if (m == null || m.version() != version) {
       m = stat(objectId).orElse(null);
@@ -363,20 +393,23 @@ public final class ObjectStore implements Closeable {
     if (m == null || m.version() != version) {
       throw versionGone(objectId, version, m);
     }
-    int start = into.position();
-    try {
-      return new RangeRead(ctx, m).read(offset, into, crc);
-    } catch (ArrayException e) {
-      into.position(start);
-      if (e.error() == ArrayError.OBJECT_LOST) {
-        catalog.evict(objectId);
-        ObjectManifest now = stat(objectId).orElse(null);
-        if (now == null || now.version() != version) {
-          throw versionGone(objectId, version, now); // its files were deleted under the read
-        }
+    return m;
+  }
+
+  /**
+   * What a read of {@code version} that failed with {@code e} throws: VERSION_GONE when the
+   * object lost means its files were deleted under the read (a newer version committed).
+   */
+  private ArrayException goneIfDeleted(long objectId, long version, ArrayException e)
+      throws IOException {
+    if (e.error() == ArrayError.OBJECT_LOST) {
+      catalog.evict(objectId);
+      ObjectManifest now = stat(objectId).orElse(null);
+      if (now == null || now.version() != version) {
+        return versionGone(objectId, version, now);
       }
-      throw e;
     }
+    return e;
   }
 
   private static ArrayException versionGone(long objectId, long version, ObjectManifest now) {

@@ -50,6 +50,10 @@ final class RangeRead {
   private final ByteBuffer[] cells;
   /** The CRC of the bytes given so far, for the caller; null when it wants none. */
   private RunningCrc crc;
+  /** Where the bytes go, in order. */
+  private PieceSink sink;
+  /** Whether the sink is lent views of the window buffers instead of copying them at once. */
+  private boolean lends;
 
   RangeRead(StoreContext ctx, ObjectManifest manifest) {
     this.ctx = ctx;
@@ -77,22 +81,39 @@ final class RangeRead {
    * restored from parity) are checksummed as they are copied.
    */
   int read(long offset, ByteBuffer into, RunningCrc crc) throws IOException {
+    return read(offset, into.remaining(), (view, loan) -> into.put(view), false, crc);
+  }
+
+  /**
+   * See {@link ObjectStore#read(long, long, long, int, PieceSink, RunningCrc)}: up to {@code
+   * max} bytes from {@code offset} to {@code sink}, whole window buffers lent to it (read into
+   * buffers about the size of what is sent, {@link StoreContext#lendable}); the per-cell path's
+   * pieces (a cell alone, restored or repaired) are passed without a loan, to be copied.
+   */
+  int read(long offset, int max, PieceSink sink, RunningCrc crc) throws IOException {
+    return read(offset, max, sink, true, crc);
+  }
+
+  private int read(long offset, int max, PieceSink sink, boolean lends, RunningCrc crc)
+      throws IOException {
     this.crc = crc;
+    this.sink = sink;
+    this.lends = lends;
     long length = manifest.objectLength();
     if (offset < 0 || offset > length) {
       throw new IllegalArgumentException(String.format(
           "offset (%d) must be in 0..%d for object %016x version %d", offset, length,
           manifest.objectId(), manifest.version()));
     }
-    int n = (int) Math.min(into.remaining(), length - offset);
+    int n = (int) Math.min(max, length - offset);
     try {
       List<CellSpan> spans = layout.spans(offset, n);
       if (spans.size() < 2) {
         for (CellSpan span : spans) {
-          put(span, into);
+          put(span);
         }
       } else {
-        bulk(spans, into);
+        bulk(spans);
       }
     } finally {
       for (int i = 0; i < width; i++) {
@@ -105,15 +126,15 @@ final class RangeRead {
     return n;
   }
 
-  /** Copies {@code span} into {@code into}, reading (or restoring) its cell alone. */
-  private void put(CellSpan span, ByteBuffer into) throws IOException {
+  /** Passes {@code span} on (to be copied), reading (or restoring) its cell alone. */
+  private void put(CellSpan span) throws IOException {
     ByteBuffer cell = mirror ? copy(span.stripe()) : cell(span.stripe(), span.shard());
     int from = span.offsetInCell();
     ByteBuffer piece = cell.duplicate().limit(from + span.length()).position(from);
     if (crc != null) {
       crc.addBytes(piece);
     }
-    into.put(piece);
+    sink.piece(piece, null);
   }
 
   /**
@@ -126,7 +147,7 @@ final class RangeRead {
    * and stripes a batch cannot restore, take the per-cell path ({@link #put}), which restores and
    * repairs them.
    */
-  private void bulk(List<CellSpan> spans, ByteBuffer into) throws IOException {
+  private void bulk(List<CellSpan> spans) throws IOException {
     int window = ctx.options().stripesPerBatch(cellSize);
     List<List<CellSpan>> windows = new ArrayList<>();
     for (int from = 0; from < spans.size(); ) {
@@ -148,15 +169,15 @@ final class RangeRead {
         }
         WindowRead w = inFlight.poll();
         try {
-          finishWindow(w, into);
+          finishWindow(w);
         } finally {
-          w.release(ctx.buffers());
+          w.release();
         }
       }
     } finally {
       for (WindowRead w : inFlight) {
         w.awaitQuietly();
-        w.release(ctx.buffers());
+        w.release();
       }
     }
   }
@@ -168,8 +189,13 @@ final class RangeRead {
     final int hi;
     final int readable;
     final boolean degraded;
+    /** Where its buffers come from and go back to. */
+    final BufferPool pool;
     final ByteBuffer[] bufs = new ByteBuffer[width];
     final ByteBuffer[] restored = new ByteBuffer[width];
+    /** The loans of buffers lent to the sink (null: not lent), as bufs and restored. */
+    final BufferLoan[] bufLoans = new BufferLoan[width];
+    final BufferLoan[] restoredLoans = new BufferLoan[width];
     @SuppressWarnings("unchecked")
     final CompletableFuture<int[]>[] reads =
         new CompletableFuture[width];
@@ -180,6 +206,22 @@ final class RangeRead {
       this.hi = spans.get(spans.size() - 1).stripe();
       this.readable = readable;
       this.degraded = degraded;
+      this.pool = lends ? ctx.lendable((hi - lo + 1) * cellSize) : ctx.buffers();
+    }
+
+    /** A loan of {@code src} (one of this window's buffers) for one more view of it. */
+    BufferLoan lend(ByteBuffer src) {
+      for (int i = 0; i < width; i++) {
+        if (src == bufs[i]) {
+          return (bufLoans[i] = bufLoans[i] == null ? new BufferLoan(src, pool) : bufLoans[i])
+              .lend();
+        }
+        if (src == restored[i]) {
+          return (restoredLoans[i] = restoredLoans[i] == null
+              ? new BufferLoan(src, pool) : restoredLoans[i]).lend();
+        }
+      }
+      throw new IllegalArgumentException("not a buffer of this window");
     }
 
     void awaitQuietly() {
@@ -194,12 +236,23 @@ final class RangeRead {
       }
     }
 
-    void release(BufferPool pool) {
+    /** Gives the buffers back, or this read's hold of those lent (the sink's last frees it). */
+    void release() {
       for (int i = 0; i < width; i++) {
-        pool.give(bufs[i]);
-        pool.give(restored[i]);
+        giveOrRelease(bufs[i], bufLoans[i]);
+        giveOrRelease(restored[i], restoredLoans[i]);
         bufs[i] = null;
         restored[i] = null;
+        bufLoans[i] = null;
+        restoredLoans[i] = null;
+      }
+    }
+
+    private void giveOrRelease(ByteBuffer b, BufferLoan loan) {
+      if (loan != null) {
+        loan.release();
+      } else {
+        pool.give(b);
       }
     }
   }
@@ -223,7 +276,7 @@ final class RangeRead {
         continue;
       }
       ShardReader r = readers[i];
-      ByteBuffer buf = w.bufs[i] = ctx.buffers().take();
+      ByteBuffer buf = w.bufs[i] = w.pool.take();
       long at = (long) w.lo * cellSize;
       long len = (long) (w.hi - w.lo + 1) * cellSize;
       w.reads[i] = ctx.queues().submit(manifest.slotOf(i), () -> r.readRange(at, len, buf));
@@ -231,8 +284,8 @@ final class RangeRead {
     return w;
   }
 
-  /** Waits for one window's reads and copies its spans into {@code into}. */
-  private void finishWindow(WindowRead w, ByteBuffer into) throws IOException {
+  /** Waits for one window's reads and passes its spans to the sink. */
+  private void finishWindow(WindowRead w) throws IOException {
     int[][] bad = new int[width][];
     for (int i = 0; i < width; i++) {
       if (w.reads[i] == null) {
@@ -252,7 +305,7 @@ final class RangeRead {
     }
     int lo = w.lo;
     boolean[] batched = w.degraded
-        ? restoreWindow(lo, w.hi, bad, w.bufs, w.restored, ctx.buffers()) : null;
+        ? restoreWindow(lo, w.hi, bad, w.bufs, w.restored, w.pool) : null;
     for (CellSpan span : w.spans) {
       int s = span.stripe();
       int i = mirror ? w.readable : span.shard();
@@ -264,7 +317,7 @@ final class RangeRead {
         ctx.countDegraded();
       }
       if (src == null) {
-        put(span, into);
+        put(span);
         continue;
       }
       int at = (s - lo) * cellSize + span.offsetInCell();
@@ -276,7 +329,7 @@ final class RangeRead {
           crc.addBytes(piece);
         }
       }
-      into.put(piece);
+      sink.piece(piece, lends ? w.lend(src) : null);
     }
   }
 

@@ -10,6 +10,7 @@ import io.parityfs.raid.array.format.Protection;
 import io.parityfs.raid.codec.ParityCodec;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -36,6 +37,8 @@ public final class StoreContext {
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
+  /** Smaller buffers for reads that lend their bytes ({@link #lendable}), by size, ascending. */
+  private final BufferPool[] lendable;
   private final ShardReaderCache readerCache = new ShardReaderCache(1024);
   private final SlotTracker slots;
   private final ObjectLocks locks = new ObjectLocks();
@@ -70,6 +73,15 @@ public final class StoreContext {
     this.queues = new DriveQueues(drives.length, options.threadsPerDrive());
     this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
         Math.min(512, 4 * drives.length * options.threadsPerDrive()));
+    List<BufferPool> classes = new ArrayList<>();
+    int lent = Math.min(256, 2 * drives.length * options.threadsPerDrive());
+    for (int size = buffers.bufferBytes(); ; size /= 2) {
+      classes.add(0, new BufferPool(size, lent));
+      if (size % 8192 != 0) {
+        break; // half of it would not be a whole number of 4 KiB blocks
+      }
+    }
+    this.lendable = classes.toArray(new BufferPool[0]);
   }
 
   /** The array's configuration. */
@@ -98,6 +110,21 @@ public final class StoreContext {
 
   /** Aligned buffers of one read window per shard ({@link StoreOptions#stripesPerBatch} cells). */
   BufferPool buffers() {
+    return buffers;
+  }
+
+  /**
+   * Aligned buffers of at least {@code bytes} (at most a window, {@link #buffers}) for a read
+   * that lends its views to the caller ({@link PieceSink}): the smallest of the window halved
+   * down to 4 KiB that fits, so a lent read holds about what it sends, not a whole window per
+   * shard.
+   */
+  BufferPool lendable(int bytes) {
+    for (BufferPool p : lendable) {
+      if (p.bufferBytes() >= bytes) {
+        return p;
+      }
+    }
     return buffers;
   }
 

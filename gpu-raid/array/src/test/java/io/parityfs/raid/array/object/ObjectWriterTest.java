@@ -222,6 +222,82 @@ class ObjectWriterTest {
     }
   }
 
+  /**
+   * A read that lends its buffers (the storage node's READ, which copies nothing): the pieces,
+   * in order, are the range's bytes and carry its stored CRC, healthy and degraded. Every lent
+   * view keeps its bytes while it is held, through all the later reads of the round (a buffer
+   * given back too early would be refilled by them); each loan is released once.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"raid6:4+2", "mirror:3"})
+  void aLendingReadGivesTheRangeAsViewsThatKeepTheirBytesUntilReleased(String protection)
+      throws IOException {
+    record Piece(ByteBuffer view, PieceSink.Loan loan) {}
+    record Read(int off, int n, List<Piece> pieces) {}
+    ArrayConfig c = config(protection);
+    Drive[] d = drives("lend" + protection.charAt(0), c.protection().width());
+    byte[] data = random(3 * CELL * 40 + 1000, 10);
+    try (ObjectStore s = store(c, d)) {
+      s.write(ID, channel(data), data.length);
+      long version = s.stat(ID).orElseThrow().version();
+      Random r = new Random(11);
+      for (int round = 0; round < 2; round++) {
+        List<Read> held = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+          int off = i == 0 ? 0 : r.nextInt(data.length);
+          int n = i == 0 ? data.length : 1 + r.nextInt(Math.min(40 * CELL, data.length - off));
+          List<Piece> pieces = new ArrayList<>();
+          io.parityfs.raid.array.format.RunningCrc crc =
+              new io.parityfs.raid.array.format.RunningCrc();
+          assertEquals(n, s.read(ID, version, off, n, (view, loan) -> pieces.add(new Piece(
+              loan == null ? ByteBuffer.allocate(view.remaining()).put(view).flip() : view,
+              loan)), crc));
+          assertEquals(crc(data, off, n), crc.value(), round + ": " + n + " bytes at " + off);
+          assertTrue(pieces.stream().anyMatch(p -> p.loan() != null) || n < 2 * CELL,
+              "a range of many cells is lent, not copied");
+          held.add(new Read(off, n, pieces));
+        }
+        for (Read read : held) {
+          ByteBuffer got = ByteBuffer.allocate(read.n());
+          for (Piece p : read.pieces()) {
+            got.put(p.view().duplicate());
+          }
+          assertArrayEquals(Arrays.copyOfRange(data, read.off(), read.off() + read.n()),
+              got.array(), round + ": held " + read.n() + " bytes at " + read.off());
+          for (Piece p : read.pieces()) {
+            if (p.loan() != null) {
+              p.loan().release();
+            }
+          }
+        }
+        if (round == 1) {
+          assertTrue(s.degradedReads() > 0, "the second round read degraded");
+          break;
+        }
+        // then degraded: the first data shard's first cells damaged on the drive
+        Path shard = d[s.stat(ID).orElseThrow().slots().get(0)].root()
+            .resolve(ObjectFiles.shard(ID, version, 0));
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(shard,
+            java.nio.file.StandardOpenOption.WRITE)) {
+          for (int cell = 0; cell < 4; cell++) {
+            ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A}),
+                io.parityfs.raid.array.format.ShardFormat.cellOffset(CELL, cell) + 5);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aLoanReleasedMoreOftenThanLentFails() {
+    BufferPool pool = new BufferPool(4096, 1);
+    BufferLoan loan = new BufferLoan(pool.take(), pool).lend();
+    loan.release();
+    loan.release();
+    assertThrows(IllegalStateException.class, loan::release);
+    assertThrows(IllegalStateException.class, loan::lend);
+  }
+
   private static int crc(byte[] b, int from, int n) {
     java.util.zip.CRC32C c = new java.util.zip.CRC32C();
     c.update(b, from, n);
