@@ -37,6 +37,8 @@ public final class StoreContext {
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
+  /** Idle bytes each pool of {@link #lendable} buffers keeps for reuse. */
+  private static final int LENDABLE_KEPT_BYTES = 64 << 20;
   /** Smaller buffers for reads that lend their bytes ({@link #lendable}), by size, ascending. */
   private final BufferPool[] lendable;
   private final ShardReaderCache readerCache = new ShardReaderCache(1024);
@@ -74,9 +76,12 @@ public final class StoreContext {
     this.buffers = new BufferPool(options.stripesPerBatch(config.cellSize()) * config.cellSize(),
         Math.min(512, 4 * drives.length * options.threadsPerDrive()));
     List<BufferPool> classes = new ArrayList<>();
-    int lent = Math.min(256, 2 * drives.length * options.threadsPerDrive());
     for (int size = buffers.bufferBytes(); ; size /= 2) {
-      classes.add(0, new BufferPool(size, lent));
+      // lent buffers wait in outbound frames, so more of them are out at once than windows
+      // are read: each size keeps up to LENDABLE_KEPT_BYTES idle for reuse (the node benchmark's
+      // 8 streams allocated 108 of 256 KiB in all, then reused them), 16 to 1024 buffers
+      int kept = Math.min(1024, Math.max(16, LENDABLE_KEPT_BYTES / size));
+      classes.add(0, new BufferPool(size, kept));
       if (size % 8192 != 0) {
         break; // half of it would not be a whole number of 4 KiB blocks
       }
