@@ -49,23 +49,34 @@ import java.util.concurrent.TimeUnit;
  *       file (durable at close); a load streams the file to the process's stdin.
  * </ul>
  *
- * Timing: each process builds its tensors first (not timed) and says so; the phase starts when
+ * The mount and the client each run an unmeasured pass of a quarter of the size first: in a
+ * cold JVM the JIT compilers took a third of the mount's CPU time.
+ *
+ * <p>Timing: each process builds its tensors first (not timed) and says so; the phase starts when
  * all are ready (a go file appears) and ends when the last shard is durable and the folder
  * renamed (save) or the last process has loaded its shard (load, before its comparison). CPU:
  * the machine's busy time over the phase ({@code /proc/stat}), per GB of checkpoint.
  *
  * <p>{@code mvn -q -pl fs-client -Pbench test-compile exec:exec
  * -Dbench.main=io.parityfs.client.bench.TorchBenchmark} writes {@code docs/benchmarks/torch.json};
- * {@code -Dbench.args="--procs 2 --shard-mib 256 --out none"} for a quick look.
+ * {@code -Dbench.args="--procs 2 --shard-mib 256 --out none"} for a quick look; {@code --profile
+ * DIR} writes the CPU profile of this JVM's threads in each local and mount phase there
+ * (async-profiler's collapsed stacks, as {@code FuseBenchmark}'s).
  */
 public final class TorchBenchmark {
   private static final String PYTHON = "/usr/bin/python3";
 
+  /** Where each phase's CPU profile of this JVM goes (collapsed stacks); null: none. */
+  private static Path profile;
   private final Path dir = Path.of("fs-client/target/bench/torch").toAbsolutePath();
   private final Path script;
   private final BenchReport report;
   private final int procs;
   private final int shardMiB;
+  /** The shard size of the pass under way: a quarter of it in the warm-up pass. */
+  private int passMiB;
+  /** Whether the pass under way is the unmeasured warm-up. */
+  private boolean warmup;
   private final ExecutorService pumps = Executors.newCachedThreadPool();
   /** The machine's busy CPU seconds when the last rank of a phase said done. */
   private double busyAtDone;
@@ -73,6 +84,7 @@ public final class TorchBenchmark {
   private TorchBenchmark(int procs, int shardMiB, String command) {
     this.procs = procs;
     this.shardMiB = shardMiB;
+    this.passMiB = shardMiB;
     this.report = new BenchReport("torch", command);
     this.script = Path.of("fs-client/src/bench/python/torch_checkpoint.py").toAbsolutePath();
   }
@@ -86,8 +98,9 @@ public final class TorchBenchmark {
         case "--procs" -> procs = Integer.parseInt(args[++i]);
         case "--shard-mib" -> shardMiB = Integer.parseInt(args[++i]);
         case "--out" -> out = args[++i].equals("none") ? null : Path.of(args[i]);
+        case "--profile" -> profile = Path.of(args[++i]).toAbsolutePath();
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + " (--procs N, --shard-mib N, --out PATH|none)");
+            + " (--procs N, --shard-mib N, --out PATH|none, --profile DIR)");
       }
     }
     String command = "mvn -q -pl fs-client -Pbench test-compile exec:exec"
@@ -122,7 +135,8 @@ public final class TorchBenchmark {
         + " the tensors it was made from (not timed). local: a folder of this disk; fuse:"
         + " through the mount; client: each process serializes to memory and pipes the bytes"
         + " to this JVM, which writes them through ParityClient (durable at close), and a load"
-        + " pipes the file back. mbps = checkpoint bytes (the .pt files) / phase seconds;"
+        + " pipes the file back; the mount and the client each run an unmeasured pass of a"
+        + " quarter of the size first (the JIT). mbps = checkpoint bytes (the .pt files) / phase seconds;"
         + " core_s_per_gb = the machine's busy CPU time over the phase (/proc/stat; a load's"
         + " to the last rank's end of loading, its comparison excluded) per GB",
         procs, shardMiB, cold ? "" : " (could not: not root)"));
@@ -137,9 +151,17 @@ public final class TorchBenchmark {
       try (PfsMount mount = PfsMount.start(client, MountOptions.of(mnt))) {
         Path d = mnt.resolve("fuse");
         Files.createDirectories(d);
+        // an unmeasured pass of a quarter of the size through the mount and the client first:
+        // in a cold JVM the JIT compilers took a third of the mount's CPU time (profiled)
+        warmup = true;
+        passMiB = Math.max(32, shardMiB / 4);
+        side("fuse", d);
+        clientSide(client, "/warmup");
+        warmup = false;
+        passMiB = shardMiB;
         side("fuse", d);
       }
-      clientSide(client);
+      clientSide(client, "/client");
     }
     TestDirs.deleteTree(dir);
   }
@@ -178,11 +200,15 @@ public final class TorchBenchmark {
       ranks.add(start("save", tmp.resolve(shardName(r)).toString(), r));
     }
     double cpu = BenchReport.machineBusySeconds();
+    PathProfiler p = profile == null || warmup ? null : PathProfiler.start(name + "-save", profile);
     long go = go(ranks);
     finish(ranks);
     Files.move(tmp, done);
     fsyncDir(root);
     long bytes = sizes(done);
+    if (p != null) {
+      p.stop(bytes);
+    }
     phase(name + "_save", bytes, go, System.currentTimeMillis(), cpu,
         BenchReport.machineBusySeconds());
     BenchReport.dropCaches();
@@ -191,16 +217,20 @@ public final class TorchBenchmark {
       ranks.add(start("load", done.resolve(shardName(r)).toString(), r));
     }
     cpu = BenchReport.machineBusySeconds();
+    p = profile == null || warmup ? null : PathProfiler.start(name + "-load", profile);
     go = go(ranks);
     long end = finish(ranks);
+    if (p != null) {
+      p.stop(bytes);
+    }
     phase(name + "_load", bytes, go, end, cpu, busyAtDone); // not the comparison after it
     TestDirs.deleteTree(done);
   }
 
   /** The client side: shards piped between the processes and ParityClient streams. */
-  private void clientSide(ParityClient client) throws Exception {
-    String tmp = "/client/.ckpt-1.tmp";
-    String done = "/client/ckpt-1";
+  private void clientSide(ParityClient client, String root) throws Exception {
+    String tmp = root + "/.ckpt-1.tmp";
+    String done = root + "/ckpt-1";
     client.namespace().mkdirs(tmp);
     List<Rank> ranks = new ArrayList<>();
     List<Future<Long>> stores = new ArrayList<>();
@@ -260,7 +290,7 @@ public final class TorchBenchmark {
 
   private Rank start(String mode, String path, int rank) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(PYTHON, script.toString(), mode, path,
-        Integer.toString(rank), Integer.toString(shardMiB), dir.resolve("go").toString());
+        Integer.toString(rank), Integer.toString(passMiB), dir.resolve("go").toString());
     if (!path.equals("-")) {
       pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
       pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
@@ -332,6 +362,10 @@ public final class TorchBenchmark {
       double cpuEnd) {
     double s = (endMillis - startMillis) / 1000.0;
     double busy = cpuEnd - cpu;
+    if (warmup) {
+      log("warm-up %s: %.0f MB/s", name, bytes / 1e6 / s);
+      return;
+    }
     report.metric(name + "_mbps", bytes / 1e6 / s);
     report.metric(name + "_core_s_per_gb", busy / (bytes / 1e9));
     log("%s: %.0f MB/s (%.2f s, %,d bytes), %.2f core-s/GB", name, bytes / 1e6 / s, s, bytes,
