@@ -209,15 +209,7 @@ class ObjectWriterTest {
         }
         // Then degraded: the first data shard's first cells damaged on the drive, restored from
         // parity (or read from another copy) and repaired as they are read.
-        Path shard = d[s.stat(ID).orElseThrow().slots().get(0)].root()
-            .resolve(ObjectFiles.shard(ID, version, 0));
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(shard,
-            java.nio.file.StandardOpenOption.WRITE)) {
-          for (int cell = 0; cell < 4; cell++) {
-            ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A}),
-                io.parityfs.raid.array.format.ShardFormat.cellOffset(CELL, cell) + 5);
-          }
-        }
+        damageFirstCells(s, d, version);
       }
     }
   }
@@ -274,16 +266,7 @@ class ObjectWriterTest {
           assertTrue(s.degradedReads() > 0, "the second round read degraded");
           break;
         }
-        // then degraded: the first data shard's first cells damaged on the drive
-        Path shard = d[s.stat(ID).orElseThrow().slots().get(0)].root()
-            .resolve(ObjectFiles.shard(ID, version, 0));
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(shard,
-            java.nio.file.StandardOpenOption.WRITE)) {
-          for (int cell = 0; cell < 4; cell++) {
-            ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A}),
-                io.parityfs.raid.array.format.ShardFormat.cellOffset(CELL, cell) + 5);
-          }
-        }
+        damageFirstCells(s, d, version); // then degraded
       }
     }
   }
@@ -296,6 +279,19 @@ class ObjectWriterTest {
     loan.release();
     assertThrows(IllegalStateException.class, loan::release);
     assertThrows(IllegalStateException.class, loan::lend);
+  }
+
+  /** Damages two bytes of each of the first 4 cells of the object's first data shard. */
+  private static void damageFirstCells(ObjectStore s, Drive[] d, long version) throws IOException {
+    Path shard = d[s.stat(ID).orElseThrow().slots().get(0)].root()
+        .resolve(ObjectFiles.shard(ID, version, 0));
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(shard,
+        java.nio.file.StandardOpenOption.WRITE)) {
+      for (int cell = 0; cell < 4; cell++) {
+        ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A}),
+            io.parityfs.raid.array.format.ShardFormat.cellOffset(CELL, cell) + 5);
+      }
+    }
   }
 
   private static int crc(byte[] b, int from, int n) {
