@@ -31,7 +31,10 @@ final class FuseBindings {
     String why3 = null;
     if (!want.equals("libfuse2")) {
       why3 = libfuse3Unavailable();
-      if (why3 == null) {
+      if (why3 != null && want.equals("auto")) {
+        LOG.info("mounting with libfuse 2 (128 KiB requests): libfuse 3 (1 MiB requests) is not"
+            + " used here because {}", why3);
+      } else if (why3 == null) {
         try {
           return (FuseBinding) Class.forName(JFUSE_BINDING)
               .getDeclaredConstructor(PfsFuseOperations.class, Path.class)
