@@ -274,8 +274,9 @@ public final class PfsInputStream extends InputStream {
       if (held == null) {
         return -1;
       }
-      pieces.add(held.limit((int) Math.min(held.limit(), held.position() + (end - p))));
-      p += pieces.get(pieces.size() - 1).remaining();
+      held.limit((int) Math.min(held.limit(), held.position() + (end - p)));
+      pieces.add(held);
+      p += held.remaining();
     }
     for (ByteBuffer piece : pieces) {
       dst.put(piece);
@@ -288,29 +289,24 @@ public final class PfsInputStream extends InputStream {
    * read-ahead window in flight), or null when none does or that window's fetch failed.
    */
   private ByteBuffer held(long p) {
-    ByteBuffer data = null;
-    long start = 0;
     if (win != null && p >= winStart && p < winStart + win.limit()) {
-      data = win;
-      start = winStart;
+      return win.duplicate().position((int) (p - winStart));
     }
     for (Passed w : passed) {
-      if (data == null && p >= w.start() && p < w.start() + w.data().limit()) {
-        data = w.data();
-        start = w.start();
+      if (p >= w.start() && p < w.start() + w.data().limit()) {
+        return w.data().duplicate().position((int) (p - w.start()));
       }
     }
     for (Window w : ahead) {
-      if (data == null && p >= w.start() && p < w.start() + w.length()) {
+      if (p >= w.start() && p < w.start() + w.length()) {
         try {
-          data = await(w.data());
+          return await(w.data()).duplicate().position((int) (p - w.start()));
         } catch (IOException | CancellationException e) {
           return null; // the stream meets that failure itself when it reaches the window
         }
-        start = w.start();
       }
     }
-    return data == null ? null : data.duplicate().position((int) (p - start));
+    return null;
   }
 
   /** Drops the read-ahead, the window and the spare buffers (Hadoop's {@code CanUnbuffer}). */

@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class StoreContext {
   private static final System.Logger LOG = System.getLogger(StoreContext.class.getName());
+  /** Idle bytes each pool of {@link #lendable} buffers keeps for reuse. */
+  private static final int LENDABLE_KEPT_BYTES = 64 << 20;
 
   private final ArrayConfig config;
   private final ParityCodec codec;
@@ -37,8 +39,6 @@ public final class StoreContext {
   private final StoreOptions options;
   private final DriveQueues queues;
   private final BufferPool buffers;
-  /** Idle bytes each pool of {@link #lendable} buffers keeps for reuse. */
-  private static final int LENDABLE_KEPT_BYTES = 64 << 20;
   /** Smaller buffers for reads that lend their bytes ({@link #lendable}), by size, ascending. */
   private final BufferPool[] lendable;
   private final ShardReaderCache readerCache = new ShardReaderCache(1024);
