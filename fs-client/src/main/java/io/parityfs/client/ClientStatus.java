@@ -32,6 +32,12 @@ public enum ClientStatus {
   IS_A_DIRECTORY,
   /** A non-recursive delete of a directory that has entries. */
   NOT_EMPTY,
+  /**
+   * A symbolic link the operation does not follow: a link above the path, or the link itself
+   * opened, appended to or overwritten (the Hadoop client follows links before it asks; the
+   * mount's kernel resolves them).
+   */
+  UNRESOLVED_LINK,
   /** A malformed path or name. */
   INVALID_PATH,
   /** A rename of the root, or of a directory into itself or its own descendant. */
@@ -109,6 +115,7 @@ public enum ClientStatus {
       case LEASE_CONFLICT -> LEASE_CONFLICT;
       case LEASE_EXPIRED -> LEASE_EXPIRED;
       case DATA_MISSING -> DATA_LOST;
+      case UNRESOLVED_LINK -> UNRESOLVED_LINK;
     };
   }
 

@@ -26,6 +26,8 @@ public final class Errno {
   public static final int ENOSPC = 28;
   public static final int ERANGE = 34;
   public static final int ENAMETOOLONG = 36;
+  /** A link where none may be followed (O_NOFOLLOW's answer). */
+  public static final int ELOOP = 40;
   public static final int ENOSYS = 38;
   public static final int ENOTEMPTY = 39;
   public static final int ENODATA = 61;
@@ -48,6 +50,7 @@ public final class Errno {
       case PARENT_NOT_DIRECTORY, NOT_A_DIRECTORY -> ENOTDIR;
       case IS_A_DIRECTORY -> EISDIR;
       case NOT_EMPTY -> ENOTEMPTY;
+      case UNRESOLVED_LINK -> ELOOP;
       case INVALID_PATH, INVALID_RENAME, INVALID_ARGUMENT -> EINVAL;
       case TOO_LARGE -> E2BIG;
       case FILE_TOO_LARGE -> EFBIG;

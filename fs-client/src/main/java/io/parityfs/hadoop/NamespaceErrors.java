@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.PathIsDirectoryException;
 import org.apache.hadoop.fs.PathIsNotDirectoryException;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.UnresolvedLinkException;
 import org.apache.hadoop.security.AccessControlException;
 
 /**
@@ -97,6 +98,7 @@ final class NamespaceErrors {
       case NOT_FOUND -> new FileNotFoundException(msg);
       case ALREADY_EXISTS -> new FileAlreadyExistsException(msg);
       case PARENT_NOT_DIRECTORY -> new ParentNotDirectoryException(msg);
+      case UNRESOLVED_LINK -> new UnresolvedLinkException(msg);
       case NOT_EMPTY -> new PathIsNotEmptyDirectoryException(path);
       case NOT_A_DIRECTORY -> new PathIsNotDirectoryException(path);
       case IS_A_DIRECTORY -> new PathIsDirectoryException(path);

@@ -164,7 +164,7 @@ final class AccessChecker {
   static String describe(Entry e) {
     Inode i = e.inode();
     return "\"" + e.path() + "\":" + i.owner() + ":" + i.group() + ":"
-        + (i.isDirectory() ? 'd' : '-') + modeString(i.perm());
+        + (i.isDirectory() ? 'd' : i.isSymlink() ? 'l' : '-') + modeString(i.perm());
   }
 
   static String modeString(int perm) {

@@ -36,7 +36,7 @@ final class Creates {
         Entry file = walk.get(walk.size() - 1);
         throw new NamespaceException(walk.size() == comps.size()
             ? NamespaceStatus.ALREADY_EXISTS : NamespaceStatus.PARENT_NOT_DIRECTORY,
-            file.path(), "is a file");
+            file.path(), file.inode().isSymlink() ? "is a symbolic link" : "is a file");
       }
       if (walk.size() == comps.size()) {
         access.traverse(walker.rootForChecks(), walk, walk.size() - 1);
@@ -79,8 +79,7 @@ final class Creates {
         throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, "exists");
       }
       if (lastFound != null && !lastFound.isDirectory()) {
-        throw new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, lastFound.path(),
-            "is a file");
+        throw EntryWalker.notADirectory(lastFound);
       }
       if (walk.size() < comps.size() - 1) {
         throw new NamespaceException(NamespaceStatus.NOT_FOUND,
@@ -121,8 +120,7 @@ final class Creates {
           && !walk.get(n - 2).isDirectory())) {
         Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
         if (lastFound != null && !lastFound.isDirectory()) {
-          throw new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, lastFound.path(),
-              "is a file");
+          throw EntryWalker.notADirectory(lastFound);
         }
         String parentPath = Names.join(comps.subList(0, n - 1));
         if (!options.createParents()) {
@@ -135,6 +133,10 @@ final class Creates {
       Entry parent = n == 1 ? walker.readRoot() : walk.get(n - 2);
       Entry existing = walk.size() == n ? walk.get(n - 1) : null;
       access.traverse(walker.rootForChecks(), walk, n - 1);
+      if (existing != null && existing.inode().isSymlink() && options.overwrite()) {
+        // POSIX open(O_CREAT | O_TRUNC) follows a link: the caller resolves it and asks again
+        throw EntryWalker.unresolvedLink(existing);
+      }
       if (existing != null && (existing.isDirectory() || !options.overwrite())) {
         throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p,
             existing.isDirectory() ? "is a directory" : "file exists");
@@ -165,6 +167,60 @@ final class Creates {
           throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p,
               there.isDirectory() ? "is a directory" : "file exists");
         }
+      }
+    }
+    throw core.conflict(p);
+  }
+
+  /** The longest symbolic link target, in UTF-8 bytes (Linux's PATH_MAX less its NUL). */
+  static final int MAX_LINK_TARGET_BYTES = 4095;
+
+  /** {@link Namespace#createSymlink}. */
+  FileStatus createSymlink(String target, String path, CreateOptions options)
+      throws NamespaceException {
+    List<String> comps = Names.split(path);
+    String p = Names.join(comps);
+    if (target == null || target.isEmpty() || target.indexOf('\0') >= 0
+        || target.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+            > MAX_LINK_TARGET_BYTES) {
+      throw new NamespaceException(NamespaceStatus.INVALID_PATH, p, "a link target is 1 to "
+          + MAX_LINK_TARGET_BYTES + " bytes without NUL: " + (target == null ? "none" : "\""
+              + target + "\" (" + target.length() + " characters)"));
+    }
+    if (comps.isEmpty()) {
+      throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, "is a directory");
+    }
+    int n = comps.size();
+    for (int attempt = 0; attempt < core.config.maxRetries(); attempt++) {
+      List<Entry> walk = walker.walk(comps.subList(0, n - 1));
+      if (walk.size() < n - 1 || (n > 1 && !walk.get(n - 2).isDirectory())) {
+        Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
+        if (lastFound != null && !lastFound.isDirectory()) {
+          throw EntryWalker.notADirectory(lastFound);
+        }
+        String parentPath = Names.join(comps.subList(0, n - 1));
+        if (!options.createParents()) {
+          throw new NamespaceException(NamespaceStatus.NOT_FOUND, parentPath,
+              "parent directory does not exist");
+        }
+        mkdirs(parentPath, CreateOptions.directory().withOwner(options.owner(), options.group()));
+        continue;
+      }
+      Entry parent = n == 1 ? walker.readRoot() : walk.get(n - 2);
+      access.traverse(walker.rootForChecks(), walk, n - 1);
+      access.check(parent, AccessChecker.WRITE | AccessChecker.EXECUTE);
+      CreateOptions resolved = access.resolve(options, parent, p, false);
+      Layout layout = parent.inode().layout();
+      Inode made = createChild(parent, comps.get(n - 1), p,
+          id -> Inode.newSymlink(id, System.currentTimeMillis(), resolved, layout, target), null);
+      if (made != null) {
+        return made.status(p);
+      }
+      Entry there = walker.read(parent.inode().id(), parent.inode().buckets(), comps.get(n - 1),
+          p);
+      if (there != null) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, p, there.isDirectory()
+            ? "is a directory" : there.inode().isSymlink() ? "is a symbolic link" : "file exists");
       }
     }
     throw core.conflict(p);

@@ -65,8 +65,24 @@ final class EntryWalker {
   }
 
   /**
+   * Why {@code e}, found where a directory was expected (above the path an operation names), is
+   * not one: PARENT_NOT_DIRECTORY for a file, UNRESOLVED_LINK for a symbolic link.
+   */
+  static NamespaceException notADirectory(Entry e) {
+    return e.inode().isSymlink() ? unresolvedLink(e)
+        : new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, e.path(), "is a file");
+  }
+
+  /** UNRESOLVED_LINK for the link {@code e}: the caller resolves its target and asks again. */
+  static NamespaceException unresolvedLink(Entry e) {
+    return new NamespaceException(NamespaceStatus.UNRESOLVED_LINK, e.path(),
+        "is a symbolic link to " + e.inode().target());
+  }
+
+  /**
    * Reads the entries of the components from the root down, one {@code getData} each, stopping
-   * after the first missing component or the first file.
+   * after the first missing component or the first file. A symbolic link before the last
+   * component is UNRESOLVED_LINK (a link as the last component is returned, not followed).
    */
   List<Entry> walk(List<String> comps) throws NamespaceException {
     if (core.closed.get()) {
@@ -85,6 +101,9 @@ final class EntryWalker {
       }
       out.add(e);
       if (!e.isDirectory()) {
+        if (e.inode().isSymlink() && out.size() < comps.size()) {
+          throw unresolvedLink(e);
+        }
         break;
       }
       dirId = e.inode().id();

@@ -32,6 +32,9 @@ final class FileRemovals {
     if (file.isDirectory()) {
       throw new IllegalArgumentException("inode " + file.id() + " is a directory, not a file");
     }
+    if (file.isSymlink()) {
+      return List.of(); // a link has no chunks, no lease and no repair record
+    }
     DeferredDelete record = new DeferredDelete(file.id(), file.layout(), file.length(),
         file.version(), System.currentTimeMillis());
     List<Op> ops = new java.util.ArrayList<>(3);

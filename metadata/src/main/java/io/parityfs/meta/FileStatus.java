@@ -24,14 +24,31 @@ package io.parityfs.meta;
  *     must not use ({@link Repairs}); empty for directories and healthy files
  * @param holes a sparse file's groups never stored, which read as zeros ({@link Holes}); empty
  *     for directories and dense files
+ * @param linkTarget a symbolic link's target, as it was given (relative to the link's directory
+ *     unless it starts with {@code /}); null for everything else. A link's length is its target's
+ *     UTF-8 bytes, its permission 0777
  */
 public record FileStatus(String path, long id, FileType type, long length, long version,
     long modificationTime, long accessTime, String owner, String group, int permission,
-    Layout layout, String writer, long generation, Repairs repairs, Holes holes) {
+    Layout layout, String writer, long generation, Repairs repairs, Holes holes,
+    String linkTarget) {
 
   public FileStatus {
     repairs = repairs == null ? Repairs.NONE : repairs;
     holes = holes == null ? Holes.NONE : holes;
+  }
+
+  /** A status that is not a symbolic link's. */
+  public FileStatus(String path, long id, FileType type, long length, long version,
+      long modificationTime, long accessTime, String owner, String group, int permission,
+      Layout layout, String writer, long generation, Repairs repairs, Holes holes) {
+    this(path, id, type, length, version, modificationTime, accessTime, owner, group, permission,
+        layout, writer, generation, repairs, holes, null);
+  }
+
+  /** Whether this is a symbolic link's status ({@link #linkTarget} says where it points). */
+  public boolean isSymlink() {
+    return type == FileType.SYMLINK;
   }
 
   /** A status without holes. */
@@ -61,13 +78,13 @@ public record FileStatus(String path, long id, FileType type, long length, long 
   /** This status with {@code r} as its repair record (what a mover reads around). */
   public FileStatus withRepairs(Repairs r) {
     return new FileStatus(path, id, type, length, version, modificationTime, accessTime, owner,
-        group, permission, layout, writer, generation, r, holes);
+        group, permission, layout, writer, generation, r, holes, linkTarget);
   }
 
   /** This status with layout {@code l} (what a mover writes to before the switch). */
   public FileStatus withLayout(Layout l) {
     return new FileStatus(path, id, type, length, version, modificationTime, accessTime, owner,
-        group, permission, l, writer, generation, repairs, holes);
+        group, permission, l, writer, generation, repairs, holes, linkTarget);
   }
 
   /**

@@ -1,7 +1,9 @@
 package io.parityfs.meta;
 
-/** What an inode is. There are no symbolic or hard links. */
+/** What an inode is. There are no hard links. */
 public enum FileType {
   FILE,
-  DIRECTORY
+  DIRECTORY,
+  /** A symbolic link: its target path is its content ({@link FileStatus#linkTarget}). */
+  SYMLINK
 }

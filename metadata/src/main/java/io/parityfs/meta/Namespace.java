@@ -253,6 +253,35 @@ public final class Namespace implements Closeable {
     return creates.create(path, options);
   }
 
+  /**
+   * Creates a symbolic link at {@code path} to {@code target} (one {@code multi}, as {@link
+   * #create} without overwrite): the target is kept as given, 1 to 4,095 bytes without NUL,
+   * relative to the link's directory unless absolute, and need not exist. The link is owned by
+   * {@code options}' owner and group (the caller's by default), mode 0777; {@code
+   * options.createParents()} makes missing parents. ALREADY_EXISTS when the path exists (a link
+   * is never replaced); INVALID_PATH for a bad target.
+   *
+   * <p>The namespace never follows links: {@link #getStatus} and {@link #list} show a link as
+   * itself ({@link FileStatus#isSymlink}); a link met on the way to a path is UNRESOLVED_LINK,
+   * as is {@link #openForRead}, {@link #append}, {@link #setLayout} and an overwriting {@link
+   * #create} of a link, for the caller to resolve (the FUSE kernel resolves links itself;
+   * the Hadoop client follows them, docs/metadata.md).
+   */
+  public FileStatus createSymlink(String target, String path, CreateOptions options)
+      throws NamespaceException {
+    return creates.createSymlink(target, path, options);
+  }
+
+  /** The target of the symbolic link at {@code path}; INVALID_PATH when it is not a link. */
+  public String readLink(String path) throws NamespaceException {
+    FileStatus s = getStatus(path);
+    if (!s.isSymlink()) {
+      throw new NamespaceException(NamespaceStatus.INVALID_PATH, s.path(),
+          "is not a symbolic link");
+    }
+    return s.linkTarget();
+  }
+
   // ---------------------------------------------------------------- delete
 
   /**

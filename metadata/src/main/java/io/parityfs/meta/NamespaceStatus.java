@@ -46,5 +46,11 @@ public enum NamespaceStatus {
    * length: bytes a writer was told are stored (hflush, hsync) are missing. The file is left
    * open (not recovered, not shortened) for an operator; see {@code docs/metadata.md}.
    */
-  DATA_MISSING
+  DATA_MISSING,
+  /**
+   * A directory on the way to the path is a symbolic link (the exception's path is the link's):
+   * the caller resolves the path through the link's target and asks again, as HDFS clients do
+   * on its {@code UnresolvedLinkException}. The namespace itself never follows links.
+   */
+  UNRESOLVED_LINK
 }

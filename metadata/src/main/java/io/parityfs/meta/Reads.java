@@ -33,6 +33,9 @@ final class Reads {
     if (e.isDirectory()) {
       throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p, "cannot open a directory");
     }
+    if (e.inode().isSymlink()) {
+      throw EntryWalker.unresolvedLink(e);
+    }
     return e.inode().status(p);
   }
 

@@ -78,8 +78,7 @@ final class Rename {
         if (dw.size() < d.size() - 1 || (!dw.isEmpty() && !dw.get(dw.size() - 1).isDirectory())) {
           Entry lastFound = dw.isEmpty() ? null : dw.get(dw.size() - 1);
           if (lastFound != null && !lastFound.isDirectory()) {
-            throw new NamespaceException(NamespaceStatus.PARENT_NOT_DIRECTORY, lastFound.path(),
-                "is a file");
+            throw EntryWalker.notADirectory(lastFound);
           }
           throw new NamespaceException(NamespaceStatus.NOT_FOUND,
               Names.join(d.subList(0, d.size() - 1)), "rename destination's parent not found");

@@ -140,7 +140,12 @@ final class Updates {
     if (placer != null) {
       placer.check(layout, path);
     }
-    return update(path, e -> access.check(e, AccessChecker.WRITE), i -> {
+    return update(path, e -> {
+      if (e.inode().isSymlink()) {
+        throw EntryWalker.unresolvedLink(e); // a link has no layout of its own: its target's
+      }
+      access.check(e, AccessChecker.WRITE);
+    }, i -> {
       if (!i.isDirectory() && (i.length() != 0 || i.version() != 0)) {
         throw new NamespaceException(NamespaceStatus.CONFLICT, path,
             "the layout of a file with data cannot change");

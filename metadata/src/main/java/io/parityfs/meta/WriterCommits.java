@@ -306,6 +306,9 @@ final class WriterCommits {
         throw new NamespaceException(NamespaceStatus.IS_A_DIRECTORY, p,
             "cannot append to a directory");
       }
+      if (e.inode().isSymlink()) {
+        throw EntryWalker.unresolvedLink(e);
+      }
       Inode i = e.inode();
       if (i.lease() != null) {
         throw new NamespaceException(NamespaceStatus.LEASE_CONFLICT, p, core.leases.alive(i.lease())
