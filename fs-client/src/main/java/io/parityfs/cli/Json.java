@@ -30,6 +30,9 @@ final class Json {
     m.put("permission", Modes.octal(f.permission()));
     m.put("layout", layout(f.layout()));
     m.put("writer", f.writer());
+    if (f.isSymlink()) {
+      m.put("target", f.linkTarget());
+    }
     List<Map<String, Object>> repairs = new ArrayList<>();
     for (Repairs.Range r : f.repairs().ranges()) {
       Map<String, Object> range = new LinkedHashMap<>();

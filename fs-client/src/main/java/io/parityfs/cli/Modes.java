@@ -9,10 +9,19 @@ final class Modes {
     return String.format("%04o", mode & 07777);
   }
 
+  /** {@link #symbolic(char, int)} of an entry: {@code d}, {@code l} or {@code -} first. */
+  static String symbolic(io.parityfs.meta.FileStatus f) {
+    return symbolic(f.isDirectory() ? 'd' : f.isSymlink() ? 'l' : '-', f.permission());
+  }
+
   /** {@code drwxr-xr-x}, {@code -rw-r--r--}, with s/S and t/T for setuid, setgid, sticky. */
   static String symbolic(boolean directory, int mode) {
+    return symbolic(directory ? 'd' : '-', mode);
+  }
+
+  private static String symbolic(char type, int mode) {
     StringBuilder b = new StringBuilder(10);
-    b.append(directory ? 'd' : '-');
+    b.append(type);
     for (int who = 2; who >= 0; who--) {
       int bits = (mode >> (who * 3)) & 7;
       b.append((bits & 4) != 0 ? 'r' : '-');

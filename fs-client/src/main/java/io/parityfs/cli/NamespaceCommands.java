@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The namespace commands that move no file data: ls, stat, mkdir, rm, mv, du. */
+/** The namespace commands that move no file data: ls, stat, mkdir, rm, mv, du, ln, readlink. */
 final class NamespaceCommands {
   static final int PAGE = 1000;
   private static final DateTimeFormatter MTIME =
@@ -128,9 +128,9 @@ final class NamespaceCommands {
       }
       Table t = new Table("lllrll", 10, 8, 10, 10, 16);
       for (FileStatus f : entries) {
-        t.row(Modes.symbolic(f.isDirectory(), f.permission()), f.owner(), f.group(),
+        t.row(Modes.symbolic(f), f.owner(), f.group(),
             Sizes.of(f.length(), human), MTIME.format(Instant.ofEpochMilli(f.modificationTime())),
-            f.path());
+            f.isSymlink() ? f.path() + " -> " + Printable.of(f.linkTarget()) : f.path());
       }
       t.print(out);
     }
@@ -157,6 +157,9 @@ final class NamespaceCommands {
           out.println("type:        " + f.type());
           out.println("id:          " + f.id());
           out.println("length:      " + f.length() + " (" + Sizes.human(f.length()) + ")");
+          if (f.isSymlink()) {
+            out.println("target:      " + Printable.of(f.linkTarget()));
+          }
           if (!f.holes().isEmpty()) {
             out.println("stored:      " + f.storedBytes() + " (" + Sizes.human(f.storedBytes())
                 + "; sparse, groups never stored: " + f.holes() + ")");
@@ -169,7 +172,7 @@ final class NamespaceCommands {
           out.println("owner:       " + f.owner());
           out.println("group:       " + f.group());
           out.println("permission:  " + Modes.octal(f.permission()) + " ("
-              + Modes.symbolic(f.isDirectory(), f.permission()) + ")");
+              + Modes.symbolic(f) + ")");
           StripeCommands.printLayout(out, f, "layout:      ", null);
           out.println("writer:      " + (f.writer() == null ? "- (closed)" : f.writer()));
           if (!f.repairs().isEmpty()) {
@@ -253,6 +256,54 @@ final class NamespaceCommands {
               throw new CliException(ExitStatus.NOT_FOUND, path,
                   "NOT_FOUND: no such file or directory");
             }
+          }
+        });
+      }
+    }
+  }
+
+  /** {@code ln -s TARGET LINK}. */
+  @Command(name = "ln", description = "Make a symbolic link LINK to TARGET (-s; the namespace has"
+      + " no hard links).")
+  static final class Ln extends CliCommand {
+    @Option(names = "-s", required = true, description = "symbolic (the only kind there is)")
+    boolean symbolic;
+
+    @Option(names = "-p", description = "make LINK's parent directories as needed")
+    boolean parents;
+
+    @Parameters(index = "0", paramLabel = "TARGET", description = "what the link points at, kept"
+        + " as given: relative to LINK's directory unless it starts with /; need not exist")
+    String target;
+
+    @Parameters(index = "1", paramLabel = "LINK")
+    String link;
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      each(s, link, () -> ns.createSymlink(target, link, CreateOptions.file()
+          .withCreateParents(parents)));
+    }
+  }
+
+  /** {@code readlink PATH...}. */
+  @Command(name = "readlink", description = "Print the targets of symbolic links.")
+  static final class ReadLink extends CliCommand {
+    @Parameters(paramLabel = "PATH", arity = "1..*")
+    List<String> paths;
+
+    @Override
+    void run(Session s) throws CliException {
+      Namespace ns = s.client().namespace();
+      for (String path : paths) {
+        each(s, path, () -> {
+          String t = ns.readLink(path);
+          if (s.json()) {
+            s.printJson(Map.of("path", path, "target", t));
+          } else {
+            s.out().println(Printable.of(t));
+            s.out().flush();
           }
         });
       }

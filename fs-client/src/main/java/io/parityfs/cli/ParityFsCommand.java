@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
         NamespaceCommands.Ls.class, NamespaceCommands.Stat.class, DataCommands.Put.class,
         DataCommands.Get.class, DataCommands.Cat.class, NamespaceCommands.Mkdir.class,
         NamespaceCommands.Rm.class, NamespaceCommands.Mv.class, NamespaceCommands.Du.class,
+        NamespaceCommands.Ln.class, NamespaceCommands.ReadLink.class,
         ClusterCommands.Df.class, StripeCommands.SetStripe.class, StripeCommands.GetStripe.class,
         ClusterCommands.Nodes.class, ClusterCommands.Targets.class, DriveCommands.Drives.class,
         DriveCommands.FailDrive.class, DriveCommands.ReplaceDrive.class,

@@ -5,8 +5,8 @@ package io.parityfs.fuse;
  * fills itself.
  *
  * @param inode the inode id (st_ino; the mount passes it through, {@code use_ino})
- * @param mode file type and permission bits, as {@code st_mode} ({@link #S_IFREG} or
- *     {@link #S_IFDIR} | 07777 bits)
+ * @param mode file type and permission bits, as {@code st_mode} ({@link #S_IFREG}, {@link
+ *     #S_IFDIR} or {@link #S_IFLNK} | 07777 bits)
  * @param nlink 1 for files; 1 for directories too (no subdirectory count is kept, and 1 tells
  *     find and fts not to rely on it)
  * @param uid owner uid (the namespace stores names; see {@link IdentityMap})
@@ -23,6 +23,7 @@ public record FileAttributes(long inode, int mode, int nlink, long uid, long gid
     int blockSize, long accessMillis, long modificationMillis, long holeBytes) {
   public static final int S_IFDIR = 0040000;
   public static final int S_IFREG = 0100000;
+  public static final int S_IFLNK = 0120000;
 
   /** Attributes of a file without holes. */
   public FileAttributes(long inode, int mode, int nlink, long uid, long gid, long size,

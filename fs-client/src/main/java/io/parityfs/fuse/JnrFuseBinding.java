@@ -179,7 +179,24 @@ public final class JnrFuseBinding extends FuseStubFS implements FuseBinding {
       String to = FuseNames.decode(b);
       return from == null || to == null ? -Errno.EINVAL : ops.rename(who(), from, to);
     });
-    install(t.symlink.offset(), RawCallbacks.TwoPaths.class, (a, b) -> -Errno.EPERM);
+    install(t.symlink.offset(), RawCallbacks.TwoPaths.class, (a, b) -> {
+      String target = FuseNames.decode(a);
+      String path = FuseNames.decode(b);
+      return target == null || path == null ? -Errno.EINVAL : ops.symlink(who(), target, path);
+    });
+    install(t.readlink.offset(), RawCallbacks.Readlink.class, (p, buf, size) -> {
+      String path = FuseNames.decode(p);
+      if (path == null) {
+        return -Errno.EINVAL;
+      }
+      byte[][] target = new byte[1][];
+      int rc = ops.readlink(who(), path, target);
+      if (rc == 0) {
+        byte[] c = PfsFuseOperations.linkBytes(target[0], size);
+        buf.put(0, c, 0, c.length);
+      }
+      return rc;
+    });
     install(t.link.offset(), RawCallbacks.TwoPaths.class, (a, b) -> -Errno.EPERM);
     install(t.mknod.offset(), RawCallbacks.Mknod.class, (p, mode, rdev) -> -Errno.EPERM);
     install(t.chmod.offset(), RawCallbacks.PathMode.class, (p, mode) -> {

@@ -45,7 +45,11 @@ import org.slf4j.LoggerFactory;
  * file or empty directory replaces it in one namespace transaction ({@link
  * Namespace#renameReplacing}).
  *
- * <p>Not supported: symbolic and hard links (EPERM), special files (EPERM), POSIX ACLs
+ * <p><b>Symbolic links</b> are the namespace's ({@link Namespace#createSymlink}): {@code
+ * symlink} makes one, {@code readlink} reads it, and the kernel follows them itself (it asks
+ * {@code readlink} and looks the target up), so every other operation gets link-free paths.
+ *
+ * <p>Not supported: hard links (EPERM), special files (EPERM), POSIX ACLs
  * ({@code system.*} xattrs: EOPNOTSUPP). Thread-safe: the binding calls from many threads.
  *
  * <p>This class holds the operations' contracts, the identity mapping and the errno mapping
@@ -391,9 +395,39 @@ public final class PfsFuseOperations implements AutoCloseable {
     });
   }
 
-  /** Symbolic links: the namespace has none. */
-  public int symlink(String target, String path) {
-    return -Errno.EPERM;
+  /**
+   * symlink(2): a link at {@code path} to {@code target}, kept as given (the kernel resolves it
+   * when a path goes through it), owned by the requester and its group.
+   */
+  public int symlink(Requester who, String target, String path) {
+    return call("symlink", path, () -> {
+      ns(who).createSymlink(target, path, CreateOptions.file().withCreateParents(false)
+          .withPosixGroup(true));
+      return 0;
+    });
+  }
+
+  /**
+   * readlink(2): the link's target, as UTF-8 bytes, in {@code out[0]} (the binding copies what
+   * fits its buffer and ends it with a NUL); EINVAL when the path is not a link.
+   */
+  public int readlink(Requester who, String path, byte[][] out) {
+    return call("readlink", path, () -> {
+      out[0] = ns(who).readLink(path).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      return 0;
+    });
+  }
+
+  /**
+   * The bytes libfuse's {@code readlink} gives the kernel: the target as far as it fits in
+   * {@code size} bytes with the NUL that must end it (libfuse's contract: truncated, never
+   * unterminated).
+   */
+  static byte[] linkBytes(byte[] target, long size) {
+    int n = (int) Math.max(0, Math.min(target.length, size - 1));
+    byte[] c = java.util.Arrays.copyOf(target, n + 1);
+    c[n] = 0;
+    return size <= 0 ? new byte[0] : c;
   }
 
   /** Hard links: the namespace has none. */
@@ -551,7 +585,8 @@ public final class PfsFuseOperations implements AutoCloseable {
 
   private FileAttributes attributes(FileStatus s) {
     long size = handles.length(s);
-    int type = s.isDirectory() ? FileAttributes.S_IFDIR : FileAttributes.S_IFREG;
+    int type = s.isDirectory() ? FileAttributes.S_IFDIR
+        : s.isSymlink() ? FileAttributes.S_IFLNK : FileAttributes.S_IFREG;
     return new FileAttributes(s.id(), type | (s.permission() & 07777), 1, ids.uid(s.owner()),
         ids.gid(s.group()), size, BLOCK_SIZE, s.accessTime(), s.modificationTime(),
         s.length() - s.storedBytes());

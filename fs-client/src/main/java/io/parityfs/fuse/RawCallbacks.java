@@ -92,6 +92,13 @@ public final class RawCallbacks {
     int readdir(Pointer path, Pointer buf, Pointer filler, @off_t long offset, Pointer fi);
   }
 
+  /** readlink: path, the buffer for the target, its size (the NUL included). */
+  @FunctionalInterface
+  public interface Readlink {
+    @Delegate
+    int readlink(Pointer path, Pointer buf, @size_t long size);
+  }
+
   @FunctionalInterface
   public interface Setxattr {
     @Delegate

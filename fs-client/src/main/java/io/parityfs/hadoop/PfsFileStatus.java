@@ -20,9 +20,15 @@ final class PfsFileStatus extends org.apache.hadoop.fs.FileStatus implements Eta
   PfsFileStatus(FileStatus f, Path qualified) {
     super(f.isDirectory() ? 0 : f.length(), f.isDirectory(), replication(f.layout().across()),
         f.layout().chunkSize(), f.modificationTime(), f.accessTime(),
-        new FsPermission((short) f.permission()), f.owner(), f.group(), null, qualified, false,
-        false, f.layout().across().isErasureCoded());
+        new FsPermission((short) f.permission()), f.owner(), f.group(),
+        f.isSymlink() ? linkPath(f.linkTarget()) : null, qualified, false, false,
+        f.layout().across().isErasureCoded());
     this.etag = etagOf(f);
+  }
+
+  /** A link's target as a Hadoop path, as given (a relative one stays relative). */
+  static Path linkPath(String target) {
+    return new Path(null, null, target);
   }
 
   private static short replication(Across across) {

@@ -5,6 +5,7 @@ import static io.parityfs.hadoop.NamespaceErrors.namespace;
 import static org.apache.hadoop.fs.Options.OpenFileOptions.FS_OPTION_OPENFILE_READ_POLICY;
 import static org.apache.hadoop.fs.Options.OpenFileOptions.FS_OPTION_OPENFILE_STANDARD_OPTIONS;
 
+import io.parityfs.client.Links;
 import io.parityfs.client.ParityClient;
 import io.parityfs.client.PfsInputStream;
 import io.parityfs.client.PfsOutputStream;
@@ -12,6 +13,7 @@ import io.parityfs.meta.Caller;
 import io.parityfs.meta.CreateOptions;
 import io.parityfs.meta.Namespace;
 import io.parityfs.meta.NamespaceException;
+import io.parityfs.meta.NamespaceStatus;
 import io.parityfs.meta.XAttrMode;
 import io.parityfs.meta.targets.SpaceTotal;
 import java.io.FileNotFoundException;
@@ -25,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.HadoopIllegalArgumentException;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.CreateFlag;
@@ -60,7 +63,14 @@ import org.slf4j.LoggerFactory;
  * fs.permissions.umask-mode}. Semantics are HDFS's where {@code filesystem.md} allows a choice;
  * the differences are in {@code docs/hadoop.md}. Thread-safe.
  *
- * <p>What is not supported: {@code concat}, symlinks, ACLs, snapshots, path
+ * <p><b>Symbolic links</b> (docs/hadoop.md): every call follows the links on its path
+ * ({@link Links}), as HDFS's client does, unless {@code fs.client.resolve.remote.symlinks} is
+ * false; {@code getFileStatus} of a link is its target's status under the link's path, a
+ * listing shows links as links ({@code isSymlink}), {@code rename} and {@code delete} act on a
+ * link itself. {@code createSymlink} needs {@value #SYMLINKS_KEY}=true (as HDFS needs symlinks
+ * enabled), since tools that copy trees treat links in their own ways.
+ *
+ * <p>What is not supported: {@code concat}, ACLs, snapshots, path
  * handles, storage policies, safe mode, delegation tokens. {@code create}'s replication and block
  * size are ignored: redundancy is parity inside each storage node, and the chunk size comes from
  * the directory's layout.
@@ -71,6 +81,8 @@ import org.slf4j.LoggerFactory;
 public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   /** The URI scheme. */
   public static final String SCHEME = "pfs";
+  /** Whether {@code createSymlink} is allowed (default false; links are followed either way). */
+  public static final String SYMLINKS_KEY = "fs.pfs.symlinks";
 
   private static final Logger LOG = LoggerFactory.getLogger(PfsFileSystem.class);
 
@@ -82,6 +94,8 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   private long blockSize;
   private boolean checksums;
   private long readAhead;
+  private Links links;
+  private boolean symlinks;
 
   @Override
   public String getScheme() {
@@ -104,6 +118,10 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     readAhead = config.readAheadBytes();
     client = ParityClient.connect(config, caller);
     ns = client.namespace();
+    links = new Links(ns, conf.getBoolean(
+        CommonConfigurationKeysPublic.FS_CLIENT_RESOLVE_REMOTE_SYMLINKS_KEY,
+        CommonConfigurationKeysPublic.FS_CLIENT_RESOLVE_REMOTE_SYMLINKS_DEFAULT));
+    symlinks = conf.getBoolean(SYMLINKS_KEY, false);
     workingDir = new Path("/user", caller.user()).makeQualified(uri, null);
   }
 
@@ -165,6 +183,27 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     return new PfsFileStatus(f, qualified(f.path()));
   }
 
+  /**
+   * A status found at {@code resolved} (the path {@code asked} with its links followed) under
+   * the asked path: {@code resolved} itself becomes {@code asked}, an entry below it keeps its
+   * name under {@code asked} (what a listing through a link to a directory shows).
+   */
+  private PfsFileStatus toHadoop(io.parityfs.meta.FileStatus f, String asked, String resolved) {
+    if (asked.equals(resolved)) {
+      return toHadoop(f);
+    }
+    String path = f.path().equals(resolved) ? asked
+        : (asked.equals("/") ? "" : asked) + f.path().substring(
+            resolved.equals("/") ? 0 : resolved.length());
+    return new PfsFileStatus(f, qualified(path));
+  }
+
+  /** The namespace path of {@code f} with every link on it followed, the last one included. */
+  private String followed(Path f) throws IOException {
+    String p = pathOf(f);
+    return namespace(() -> links.resolve(p).path());
+  }
+
   private static int mode(FsPermission permission, int defaultMode) {
     return permission == null ? defaultMode : permission.toShort() & 07777;
   }
@@ -184,7 +223,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       // close-to-open: what another client closed before this open is seen, not a stale
       // cached entry or a lagging follower's (one ZooKeeper round trip per open)
       client.namespace().sync();
-      in = client.open(p, readAheadBytes);
+      in = links.follow(p, q -> client.open(q, readAheadBytes));
     } catch (NamespaceException e) {
       throw fileExpected(e);
     }
@@ -218,7 +257,15 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    return namespace(() -> toHadoop(ns.getStatus(pathOf(f))));
+    String p = pathOf(f);
+    return namespace(() -> {
+      Links.Resolved r = links.resolve(p);
+      if (r.status() == null) {
+        throw new NamespaceException(NamespaceStatus.NOT_FOUND, p, "no such file or directory"
+            + (r.path().equals(p) ? "" : " (a symbolic link to the missing " + r.path() + ")"));
+      }
+      return toHadoop(r.status(), p, r.path());
+    });
   }
 
   @Override
@@ -234,17 +281,21 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    DirectoryListing listing = new DirectoryListing(ns, pathOf(f), pageSize);
-    return RemoteIterators.mappingRemoteIterator(listing, this::toHadoop);
+    String p = pathOf(f);
+    String dir = followed(f);
+    DirectoryListing listing = new DirectoryListing(ns, dir, pageSize);
+    return RemoteIterators.mappingRemoteIterator(listing, s -> toHadoop(s, p, dir));
   }
 
   @Override
   protected RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter)
       throws IOException {
     statistics.incrementReadOps(1);
-    DirectoryListing listing = new DirectoryListing(ns, pathOf(f), pageSize);
+    String p = pathOf(f);
+    String dir = followed(f);
+    DirectoryListing listing = new DirectoryListing(ns, dir, pageSize);
     RemoteIterator<LocatedFileStatus> located = RemoteIterators.mappingRemoteIterator(listing,
-        s -> new PfsLocatedFileStatus(toHadoop(s), s.isFile()
+        s -> new PfsLocatedFileStatus(toHadoop(s, p, dir), s.isFile()
             ? ChunkLocations.of(client, s, 0, s.length()) : null));
     return RemoteIterators.filteringRemoteIterator(located, s -> filter.accept(s.getPath()));
   }
@@ -266,7 +317,8 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       throw new IllegalArgumentException("Invalid start (" + start + ") or len (" + len + ")");
     }
     statistics.incrementReadOps(1);
-    return namespace(() -> ChunkLocations.of(client, ns.getStatus(pathOf(p)), start, len));
+    String target = followed(p);
+    return namespace(() -> ChunkLocations.of(client, ns.getStatus(target), start, len));
   }
 
   /**
@@ -280,7 +332,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     }
     statistics.incrementReadOps(1);
     String p = pathOf(f);
-    try (PfsInputStream in = client.open(p)) {
+    try (PfsInputStream in = links.follow(p, client::open)) {
       return CompositeCrc.of(in, length);
     } catch (NamespaceException e) {
       throw fileExpected(e);
@@ -332,7 +384,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
         .withCreateParents(parents).withPermission(mode(permission, 0666));
     PfsOutputStream out;
     try {
-      out = client.create(p, options);
+      out = links.follow(p, q -> client.create(q, options));
     } catch (NamespaceException e) {
       throw NamespaceErrors.toHadoop(e);
     }
@@ -346,7 +398,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     String p = pathOf(f);
     PfsOutputStream out;
     try {
-      out = client.append(p);
+      out = links.follow(p, client::append);
     } catch (NamespaceException e) {
       throw fileExpected(e);
     }
@@ -371,7 +423,10 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
           + status.getLen() + " bytes to " + newLength);
     }
     try {
-      client.truncate(p, newLength);
+      links.follow(p, q -> {
+        client.truncate(q, newLength);
+        return null;
+      });
     } catch (NamespaceException e) {
       throw fileExpected(e);
     }
@@ -388,7 +443,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   public boolean rename(Path src, Path dst) throws IOException {
     statistics.incrementWriteOps(1);
     try {
-      ns.rename(pathOf(src), pathOf(dst));
+      links.follow(pathOf(src), s -> links.follow(pathOf(dst), d -> ns.rename(s, d)));
       return true;
     } catch (NamespaceException e) {
       switch (e.status()) {
@@ -416,7 +471,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       if (p.equals("/") && !recursive && !ns.list(p, null, 1).entries().isEmpty()) {
         throw new PathIsNotEmptyDirectoryException(p);
       }
-      return ns.delete(p, recursive);
+      return links.follow(p, q -> ns.delete(q, recursive));
     } catch (NamespaceException e) {
       throw NamespaceErrors.toHadoop(e);
     }
@@ -425,26 +480,29 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean mkdirs(Path f, FsPermission permission) throws IOException {
     statistics.incrementWriteOps(1);
-    return namespace(() -> ns.mkdirs(pathOf(f), CreateOptions.directory()
-              .withPermission(mode(permission, 0777))));
+    return namespace(() -> links.follow(pathOf(f), q -> ns.mkdirs(q, CreateOptions.directory()
+        .withPermission(mode(permission, 0777)))));
   }
 
   @Override
   public void setTimes(Path p, long mtime, long atime) throws IOException {
     statistics.incrementWriteOps(1);
-    namespace(() -> ns.setTimes(pathOf(p), mtime, atime));
+    String target = followed(p);
+    namespace(() -> ns.setTimes(target, mtime, atime));
   }
 
   @Override
   public void setPermission(Path p, FsPermission permission) throws IOException {
     statistics.incrementWriteOps(1);
-    namespace(() -> ns.setPermission(pathOf(p), permission.toShort() & 07777));
+    String target = followed(p);
+    namespace(() -> ns.setPermission(target, permission.toShort() & 07777));
   }
 
   @Override
   public void setOwner(Path p, String username, String groupname) throws IOException {
     statistics.incrementWriteOps(1);
-    namespace(() -> ns.setOwner(pathOf(p), username, groupname));
+    String target = followed(p);
+    namespace(() -> ns.setOwner(target, username, groupname));
   }
 
   /**
@@ -454,7 +512,8 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean setReplication(Path p, short replication) throws IOException {
     statistics.incrementReadOps(1);
-    return namespace(() -> ns.getStatus(pathOf(p)).isFile());
+    String target = followed(p);
+    return namespace(() -> ns.getStatus(target).isFile());
   }
 
   /**
@@ -466,6 +525,61 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     namespace(() -> ns.sync());
   }
 
+  // ---------------------------------------------------------------- symbolic links
+
+  /** Whether {@code createSymlink} is allowed here ({@value #SYMLINKS_KEY}). */
+  @Override
+  public boolean supportsSymlinks() {
+    return symlinks;
+  }
+
+  /**
+   * A link at {@code link} to {@code target}: a relative target is kept as given (resolved
+   * from the link's directory when followed), an absolute one as its path in this file system;
+   * a target in another file system is refused. Needs {@value #SYMLINKS_KEY}=true.
+   */
+  @Override
+  public void createSymlink(Path target, Path link, boolean createParent) throws IOException {
+    if (!symlinks) {
+      throw new UnsupportedOperationException("symbolic links are off for this client: set "
+          + SYMLINKS_KEY + "=true to create them (links are followed either way)");
+    }
+    statistics.incrementWriteOps(1);
+    URI t = target.toUri();
+    if (t.getScheme() != null && (!SCHEME.equalsIgnoreCase(t.getScheme())
+        || !java.util.Objects.equals(t.getAuthority(), uri.getAuthority()))) {
+      throw new IOException("cannot link " + link + " to " + target + ": a symbolic link"
+          + " points inside its own file system (" + uri + ")");
+    }
+    String to = t.getPath();
+    String p = pathOf(link);
+    namespace(() -> links.follow(p, q -> ns.createSymlink(to, q, CreateOptions.file()
+        .withCreateParents(createParent))));
+  }
+
+  /** The link's own status ({@code isSymlink}); anything else's as {@link #getFileStatus}. */
+  @Override
+  public FileStatus getFileLinkStatus(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    String p = pathOf(f);
+    return namespace(() -> {
+      io.parityfs.meta.FileStatus s = links.follow(p, ns::getStatus);
+      return toHadoop(s, p, s.path());
+    });
+  }
+
+  /** The target of the link at {@code f}, as it was given (relative or absolute). */
+  @Override
+  public Path getLinkTarget(Path f) throws IOException {
+    String p = pathOf(f);
+    return PfsFileStatus.linkPath(namespace(() -> links.follow(p, ns::readLink)));
+  }
+
+  @Override
+  protected Path resolveLink(Path f) throws IOException {
+    return getLinkTarget(f);
+  }
+
   // ---------------------------------------------------------------- extended attributes
 
   @Override
@@ -473,7 +587,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       throws IOException {
     XAttrMode mode = HadoopXAttrs.mode(name, flag);
     statistics.incrementWriteOps(1);
-    HadoopXAttrs.set(ns, pathOf(path), path, name, value, mode);
+    HadoopXAttrs.set(ns, followed(path), path, name, value, mode);
   }
 
   /** As HDFS: a missing attribute is an IOException, a missing path a FileNotFoundException. */
@@ -486,7 +600,8 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public Map<String, byte[]> getXAttrs(Path path) throws IOException {
     statistics.incrementReadOps(1);
-    return namespace(() -> ns.getXAttrs(pathOf(path)));
+    String target = followed(path);
+    return namespace(() -> ns.getXAttrs(target));
   }
 
   /** The named attributes; as HDFS, an IOException if any of them is missing. */
@@ -504,7 +619,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public void removeXAttr(Path path, String name) throws IOException {
     statistics.incrementWriteOps(1);
-    HadoopXAttrs.remove(ns, pathOf(path), path, name);
+    HadoopXAttrs.remove(ns, followed(path), path, name);
   }
 
   // ---------------------------------------------------------------- leases
@@ -513,13 +628,15 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean recoverLease(Path file) throws IOException {
     statistics.incrementWriteOps(1);
-    return NamespaceErrors.file(() -> client.recoverLease(pathOf(file)));
+    String target = followed(file);
+    return NamespaceErrors.file(() -> client.recoverLease(target));
   }
 
   @Override
   public boolean isFileClosed(Path file) throws IOException {
     statistics.incrementReadOps(1);
-    return NamespaceErrors.file(() -> ns.isFileClosed(pathOf(file)));
+    String target = followed(file);
+    return NamespaceErrors.file(() -> ns.isFileClosed(target));
   }
 
   // ---------------------------------------------------------------- what Hadoop is told
@@ -539,9 +656,10 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
         return true;
       case CommonPathCapabilities.FS_CHECKSUMS:
         return checksums;
+      case CommonPathCapabilities.FS_SYMLINKS:
+        return symlinks;
       case CommonPathCapabilities.FS_CONCAT:
       case CommonPathCapabilities.FS_ACLS:
-      case CommonPathCapabilities.FS_SYMLINKS:
       case CommonPathCapabilities.FS_SNAPSHOTS:
       case CommonPathCapabilities.FS_PATHHANDLES:
       case CommonPathCapabilities.FS_STORAGEPOLICY:

@@ -20,12 +20,18 @@ public final class FileWalk {
     default void directory(FileStatus d) throws E, IOException {}
   }
 
-  /** Visits every file at or under {@code top} (a file: itself). */
+  /**
+   * Visits every file at or under {@code top} (a file: itself). Symbolic links are not visited
+   * nor followed: a link has no data, and its target is walked where it lives.
+   */
   public static <E extends Exception> void files(Namespace ns, FileStatus top, Visit<E> visit)
       throws E, IOException {
     Deque<FileStatus> todo = new ArrayDeque<>(List.of(top));
     while (!todo.isEmpty()) {
       FileStatus f = todo.pop();
+      if (f.isSymlink()) {
+        continue; // no data of its own; what it points at is walked where it is
+      }
       if (!f.isDirectory()) {
         visit.file(f);
         continue;

@@ -124,7 +124,7 @@ public final class GroupCheck {
     Layout layout = f.layout();
     Map<State, Long> counts = new EnumMap<>(State.class);
     List<Finding> findings = new ArrayList<>();
-    if (f.isDirectory() || layout.across().isNone()) {
+    if (f.isDirectory() || f.isSymlink() || layout.across().isNone()) {
       return new Report(f.path(), layout.across().toString(), 0, counts, findings);
     }
     ChunkMap map = ChunkMap.of(layout);

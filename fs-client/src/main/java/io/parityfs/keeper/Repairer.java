@@ -73,7 +73,7 @@ public final class Repairer {
   /** Repairs the members of {@code path}'s repair record whose targets are up. */
   public Outcome repair(String path) throws IOException {
     FileStatus f = client.namespace().getStatus(path);
-    if (f.isDirectory() || f.repairs().isEmpty()) {
+    if (f.isDirectory() || f.isSymlink() || f.repairs().isEmpty()) {
       return new Outcome(f.path(), 0, 0, 0, null);
     }
     if (f.isOpenForWrite()) {

@@ -141,7 +141,7 @@ public final class Reprotector {
   private Outcome move(String path, Set<String> lost, boolean copy, String destination)
       throws IOException {
     FileStatus f = client.namespace().getStatus(path);
-    if (f.isDirectory() || !uses(f, lost)) {
+    if (f.isDirectory() || f.isSymlink() || !uses(f, lost)) {
       return new Outcome(f.path(), 0, 0, 0, null);
     }
     if (f.layout().across().isNone() && !copy) {

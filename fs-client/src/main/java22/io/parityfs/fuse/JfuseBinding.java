@@ -57,8 +57,7 @@ import org.slf4j.LoggerFactory;
  * this mount's thread, whose end is the unmount). {@code FuseMountTest} proves them on every
  * CI run on JDK 22+.
  *
- * <p>Not carried (ENOSYS, as libfuse answers for a callback it lacks): {@code readlink},
- * {@code access} (the kernel checks, {@code default_permissions}), locks, {@code fallocate},
+ * <p>Not carried (ENOSYS, as libfuse answers for a callback it lacks): {@code access} (the kernel checks, {@code default_permissions}), locks, {@code fallocate},
  * {@code lseek}, {@code copy_file_range}; RENAME_EXCHANGE is EINVAL.
  */
 final class JfuseBinding implements FuseBinding {
@@ -215,7 +214,11 @@ final class JfuseBinding implements FuseBinding {
         fuse_operations.rename.allocate((from, to, flags) -> guard("rename", () ->
             rename(from, to, flags)), a));
     fuse_operations.symlink(t,
-        fuse_operations.symlink.allocate((target, p) -> -Errno.EPERM, a));
+        fuse_operations.symlink.allocate((target, p) -> guard("symlink", () ->
+            onPath(target, to -> onPath(p, path -> ops.symlink(who(), to, path)))), a));
+    fuse_operations.readlink(t,
+        fuse_operations.readlink.allocate((p, buf, size) -> guard("readlink", () ->
+            onPath(p, path -> readlink(path, buf, size))), a));
     fuse_operations.link(t,
         fuse_operations.link.allocate((from, to) -> -Errno.EPERM, a));
     fuse_operations.mknod(t,
@@ -284,6 +287,17 @@ final class JfuseBinding implements FuseBinding {
     fuse_operations.removexattr(t,
         fuse_operations.removexattr.allocate((p, n) -> guard("removexattr", () ->
             onPath(p, path -> onPath(n, name -> ops.removexattr(who(), path, name)))), a));
+  }
+
+  /** readlink: the target into libfuse's buffer, NUL-terminated, cut to fit. */
+  private int readlink(String path, MemorySegment buf, long size) {
+    byte[][] target = new byte[1][];
+    int rc = ops.readlink(who(), path, target);
+    if (rc == 0) {
+      byte[] c = PfsFuseOperations.linkBytes(target[0], size);
+      MemorySegment.copy(c, 0, buf.reinterpret(size), ValueLayout.JAVA_BYTE, 0, c.length);
+    }
+    return rc;
   }
 
   /** Runs one callback; what it throws is logged and answered with EIO (never reaches C). */

@@ -42,6 +42,36 @@ class CliNamespaceTest {
   }
 
   @Test
+  void lnReadlinkAndLinksInListings() throws Exception {
+    String dir = BASE + "/links";
+    cli.ok("mkdir", "-p", dir + "/ckpt-1000");
+    cli.ok("ln", "-s", "ckpt-1000", dir + "/latest");
+    assertEquals("ckpt-1000\n", cli.ok("readlink", dir + "/latest").out());
+    assertEquals("ckpt-1000", cli.ok("readlink", "--json", dir + "/latest").json()
+        .get("target").asText());
+    String line = cli.ok("ls", "-l", dir).out().lines()
+        .filter(l -> l.contains("latest")).findFirst().orElseThrow();
+    assertTrue(line.startsWith("lrwxrwxrwx") && line.endsWith(dir + "/latest -> ckpt-1000"),
+        line);
+    JsonNode st = cli.ok("stat", "--json", dir + "/latest").json();
+    assertEquals("SYMLINK", st.get("type").asText());
+    assertEquals("ckpt-1000", st.get("target").asText());
+    assertTrue(cli.ok("stat", dir + "/latest").out().contains("target:      ckpt-1000"));
+    // -p makes parents; a taken name is exit 4; readlink of a directory is a usage error (2)
+    cli.ok("ln", "-s", "-p", "../../ckpt-1000", dir + "/a/b/up");
+    assertEquals("../../ckpt-1000\n", cli.ok("readlink", dir + "/a/b/up").out());
+    cli.fails(4, "ln", "-s", "x", dir + "/latest");
+    cli.fails(2, "readlink", dir + "/ckpt-1000");
+    cli.fails(2, "ln", "x", dir + "/hard"); // -s is required: no hard links
+    // a path through a link is refused with the link named (the CLI does not follow links)
+    CliRunner.Run through = cli.fails(1, "ls", dir + "/latest/x");
+    assertTrue(through.err().contains("UNRESOLVED_LINK") && through.err().contains(dir
+        + "/latest"), through.err());
+    cli.ok("rm", dir + "/latest");
+    cli.ok("ls", "-d", dir + "/ckpt-1000");
+  }
+
+  @Test
   void putListStatCatGetMoveDuRemove() throws Exception {
     byte[] data = new byte[700_000]; // three 256 KiB chunks over two targets
     new Random(5).nextBytes(data);

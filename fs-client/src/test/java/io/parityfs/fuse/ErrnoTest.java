@@ -45,7 +45,8 @@ class ErrnoTest {
         Map.entry(NamespaceStatus.UNAVAILABLE, Errno.EIO),
         Map.entry(NamespaceStatus.CORRUPT, Errno.EIO),
         Map.entry(NamespaceStatus.LEASE_EXPIRED, Errno.EIO),
-        Map.entry(NamespaceStatus.DATA_MISSING, Errno.EIO));
+        Map.entry(NamespaceStatus.DATA_MISSING, Errno.EIO),
+        Map.entry(NamespaceStatus.UNRESOLVED_LINK, Errno.ELOOP));
     assertEquals(NamespaceStatus.values().length, before.size());
     before.forEach((s, e) -> {
       assertEquals(e, Errno.of(s), s.name());

@@ -139,6 +139,56 @@ class FuseMountTest {
   }
 
   @Test
+  void symbolicLinksThroughTheKernel() throws Exception {
+    Path dir = root.resolve("links");
+    sh("mkdir", "-p", dir.resolve("ckpt-1000").toString(), dir.resolve("ckpt-2000").toString());
+    Files.write(dir.resolve("ckpt-1000/shard-0"), random(300_000, 11));
+    Files.write(dir.resolve("ckpt-2000/shard-0"), random(300_000, 12));
+    // ln -s: a relative link to a directory, read through, listed, and shown by ls -l
+    sh("ln", "-s", "ckpt-1000", dir.resolve("latest").toString());
+    assertEquals("ckpt-1000\n", sh("readlink", dir.resolve("latest").toString()));
+    assertTrue(Files.isSymbolicLink(dir.resolve("latest")));
+    assertTrue(Files.isDirectory(dir.resolve("latest")), "followed by the kernel");
+    assertArrayEquals(random(300_000, 11), Files.readAllBytes(dir.resolve("latest/shard-0")));
+    String ls = sh("ls", "-l", dir.toString());
+    assertTrue(ls.contains("latest -> ckpt-1000"), ls);
+    assertTrue(ls.lines().anyMatch(l -> l.startsWith("lrwxrwxrwx") && l.contains("latest")), ls);
+    assertEquals("symbolic link 9\n", sh("stat", "-c", "%F %s", dir.resolve("latest")
+        .toString()));
+    FileStatus st = client.namespace().getStatus(BASE + "/links/latest");
+    assertEquals("ckpt-1000", st.linkTarget());
+    // writing through the link writes the target
+    Files.write(dir.resolve("latest/shard-1"), random(1000, 13));
+    assertEquals(1000, client.namespace().getStatus(BASE + "/links/ckpt-1000/shard-1").length());
+    // the atomic switch of a "latest" link (ln -sfn makes a new link and renames it over)
+    sh("ln", "-sfn", "ckpt-2000", dir.resolve("latest").toString());
+    assertEquals("ckpt-2000\n", sh("readlink", dir.resolve("latest").toString()));
+    assertArrayEquals(random(300_000, 12), Files.readAllBytes(dir.resolve("latest/shard-0")));
+    // an absolute link, a link to a file, and a dangling one
+    sh("ln", "-s", dir.resolve("ckpt-1000/shard-0").toString(), dir.resolve("abs").toString());
+    sh("cmp", dir.resolve("abs").toString(), dir.resolve("ckpt-1000/shard-0").toString());
+    sh("ln", "-s", "nowhere", dir.resolve("dangling").toString());
+    assertFalse(Files.exists(dir.resolve("dangling")));
+    assertTrue(Files.exists(dir.resolve("dangling"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    // a loop is the kernel's ELOOP
+    sh("ln", "-s", "loop-b", dir.resolve("loop-a").toString());
+    sh("ln", "-s", "loop-a", dir.resolve("loop-b").toString());
+    Process cat = new ProcessBuilder("cat", dir.resolve("loop-a").toString())
+        .redirectErrorStream(true).start();
+    String err = new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(cat.waitFor() != 0 && err.contains("symbolic links"), err);
+    // mv moves the link (relative to nothing: this one is absolute); rm removes the link only
+    sh("mv", dir.resolve("abs").toString(), dir.resolve("ckpt-2000/abs").toString());
+    sh("cmp", dir.resolve("ckpt-2000/abs").toString(), dir.resolve("ckpt-1000/shard-0")
+        .toString());
+    sh("rm", dir.resolve("latest").toString(), dir.resolve("dangling").toString());
+    assertFalse(Files.exists(dir.resolve("latest"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    assertTrue(Files.isDirectory(dir.resolve("ckpt-2000")));
+    sh("rm", "-r", dir.toString());
+    assertFalse(client.namespace().exists(BASE + "/links"));
+  }
+
+  @Test
   void extendedAttributesAndTheLayout() throws Exception {
     Path f = root.resolve("xattr.txt");
     Files.writeString(f, "x");

@@ -88,6 +88,51 @@ class PfsFuseOperationsTest {
   }
 
   @Test
+  void symlinkAndReadlinkAsTheBindingCallsThem() {
+    String dir = BASE + "/links";
+    assertEquals(0, ops.mkdir(ROOT, dir, 0777));
+    assertEquals(0, ops.symlink(NOBODY_IN_65533, "../target dir/é", dir + "/l"));
+    FileAttributes a = stat(dir + "/l");
+    assertEquals(FileAttributes.S_IFLNK | 0777, a.mode());
+    assertEquals("../target dir/é".getBytes(StandardCharsets.UTF_8).length, a.size());
+    assertEquals(65534, a.uid(), "owned by the requester");
+    byte[][] target = new byte[1][];
+    assertEquals(0, ops.readlink(ROOT, dir + "/l", target));
+    assertArrayEquals("../target dir/é".getBytes(StandardCharsets.UTF_8), target[0]);
+    // libfuse's buffer: the target cut to fit, always ending in a NUL
+    assertArrayEquals(new byte[] {'a', 'b', 'c', 0}, PfsFuseOperations.linkBytes(
+        "abc".getBytes(StandardCharsets.UTF_8), 4096));
+    assertArrayEquals(new byte[] {'a', 'b', 0}, PfsFuseOperations.linkBytes(
+        "abc".getBytes(StandardCharsets.UTF_8), 3));
+    assertArrayEquals(new byte[] {0}, PfsFuseOperations.linkBytes(
+        "abc".getBytes(StandardCharsets.UTF_8), 1));
+    // readlink of a file is EINVAL; a name taken is EEXIST; a missing parent ENOENT
+    assertEquals(0, ops.release(dir + "/f", create(dir + "/f")));
+    assertEquals(-Errno.EINVAL, ops.readlink(ROOT, dir + "/f", target));
+    assertEquals(-Errno.EEXIST, ops.symlink(ROOT, "x", dir + "/f"));
+    assertEquals(-Errno.EEXIST, ops.symlink(ROOT, "x", dir + "/l"));
+    assertEquals(-Errno.ENOENT, ops.symlink(ROOT, "x", dir + "/none/l"));
+    assertEquals(-Errno.ENOENT, ops.readlink(ROOT, dir + "/none", target));
+    // readdir shows the link as a link
+    List<String> links = new ArrayList<>();
+    long[] fh = new long[1];
+    assertEquals(0, ops.opendir(ROOT, dir, fh));
+    assertEquals(0, ops.readdir(ROOT, dir, fh[0], 0, (name, attrs, next) -> {
+      if (attrs != null && (attrs.mode() & 0170000) == FileAttributes.S_IFLNK) {
+        links.add(name);
+      }
+      return true;
+    }));
+    ops.releasedir(fh[0]);
+    assertEquals(List.of("l"), links);
+    // unlink removes the link, rename moves it
+    assertEquals(0, ops.rename(ROOT, dir + "/l", dir + "/m"));
+    assertEquals(0, ops.readlink(ROOT, dir + "/m", target));
+    assertEquals(0, ops.unlink(ROOT, dir + "/m"));
+    assertEquals(-Errno.ENOENT, ops.readlink(ROOT, dir + "/m", target));
+  }
+
+  @Test
   void writeRandomlyReadYourWritesTruncateAndReopen() {
     String p = BASE + "/rw.bin";
     byte[] expect = random(700_000, 1); // three chunks
@@ -139,7 +184,7 @@ class PfsFuseOperationsTest {
     assertEquals(-Errno.ENOTDIR, ops.rmdir(ROOT, d + "/f"));
     assertEquals(-Errno.EISDIR, ops.unlink(ROOT, d));
     assertEquals(-Errno.EISDIR, ops.open(ROOT, d, 0, new long[1]));
-    assertEquals(-Errno.EPERM, ops.symlink("/x", d + "/link"));
+    assertEquals(-Errno.EACCES, ops.symlink(NOBODY, "/x", d + "/link"));
     assertEquals(-Errno.EPERM, ops.link(d + "/f", d + "/hard"));
     // permissions are the requester's: nobody cannot write a directory of root's (0755)
     assertEquals(-Errno.EACCES, ops.mkdir(NOBODY, d + "/theirs", 0755));
