@@ -23,6 +23,18 @@ import java.util.List;
 public final class Links {
   /** The most links one path may go through (Hadoop's {@code FsConstants.MAX_PATH_LINKS}). */
   public static final int MAX_LINKS = 32;
+  /** What the message of the failure for a path through more links than that starts with. */
+  public static final String TOO_MANY = "more than " + MAX_LINKS + " symbolic links";
+
+  /**
+   * The namespace path a target with a scheme or an authority ({@code pfs://cluster/a}, {@code
+   * //cluster/a}) stands for, or a NamespaceException where it is not this file system's. Null
+   * (the default): such targets are taken as paths.
+   */
+  @FunctionalInterface
+  public interface QualifiedTargets {
+    String pathOf(String link, String target) throws NamespaceException;
+  }
 
   /** An operation on a namespace path. */
   @FunctionalInterface
@@ -35,14 +47,17 @@ public final class Links {
 
   private final Namespace ns;
   private final boolean follow;
+  private final QualifiedTargets qualified;
 
   /**
    * @param follow false: a link on the way is an error (UNRESOLVED_LINK, Hadoop's {@code
    *     fs.client.resolve.remote.symlinks=false})
+   * @param qualified how a target with a scheme or an authority is taken (null: as a path)
    */
-  public Links(Namespace ns, boolean follow) {
+  public Links(Namespace ns, boolean follow, QualifiedTargets qualified) {
     this.ns = ns;
     this.follow = follow;
+    this.qualified = qualified;
   }
 
   /**
@@ -104,11 +119,19 @@ public final class Links {
           + " and links are not followed here (fs.client.resolve.remote.symlinks=false)");
     }
     if (hops >= MAX_LINKS) {
-      throw new NamespaceException(NamespaceStatus.UNRESOLVED_LINK, asked, "more than "
-          + MAX_LINKS + " symbolic links on the way (a loop?); the last was " + link);
+      throw new NamespaceException(NamespaceStatus.UNRESOLVED_LINK, asked, TOO_MANY
+          + " on the way (a loop?); the last was " + link);
     }
     String target = known != null ? known : ns.readLink(link);
+    if (qualified != null && isQualified(target)) {
+      target = qualified.pathOf(link, target);
+    }
     return substitute(link, target, p);
+  }
+
+  /** Whether a target names a scheme ({@code pfs:...}) or an authority ({@code //host/...}). */
+  public static boolean isQualified(String target) {
+    return target.startsWith("//") || target.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*");
   }
 
   /** Whether {@code link} is {@code p} or a directory above it. */
@@ -124,6 +147,11 @@ public final class Links {
     String dir = link.substring(0, Math.max(0, link.lastIndexOf('/')));
     String base = target.startsWith("/") ? target : dir + "/" + target;
     return normalize(base + path.substring(link.length()));
+  }
+
+  /** Where a plain target of the link at {@code link} points, normalised. */
+  public static String normalizeFrom(String link, String target) {
+    return substitute(link, target, link);
   }
 
   /** An absolute path with empty, {@code .} and {@code ..} components resolved by name. */

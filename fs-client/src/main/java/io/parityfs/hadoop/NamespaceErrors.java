@@ -98,7 +98,10 @@ final class NamespaceErrors {
       case NOT_FOUND -> new FileNotFoundException(msg);
       case ALREADY_EXISTS -> new FileAlreadyExistsException(msg);
       case PARENT_NOT_DIRECTORY -> new ParentNotDirectoryException(msg);
-      case UNRESOLVED_LINK -> new UnresolvedLinkException(msg);
+      case UNRESOLVED_LINK -> msg != null && msg.contains(io.parityfs.client.Links.TOO_MANY)
+          // Hadoop's own words for it (FileSystemLinkResolver), which its suite checks
+          ? new IOException("Possible cyclic loop while following symbolic link " + path)
+          : new UnresolvedLinkException(msg);
       case NOT_EMPTY -> new PathIsNotEmptyDirectoryException(path);
       case NOT_A_DIRECTORY -> new PathIsNotDirectoryException(path);
       case IS_A_DIRECTORY -> new PathIsDirectoryException(path);

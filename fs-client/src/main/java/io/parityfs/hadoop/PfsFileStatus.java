@@ -26,9 +26,13 @@ final class PfsFileStatus extends org.apache.hadoop.fs.FileStatus implements Eta
     this.etag = etagOf(f);
   }
 
-  /** A link's target as a Hadoop path, as given (a relative one stays relative). */
+  /**
+   * A link's target as a Hadoop path, as given: a qualified one ({@code pfs://c/a}, {@code
+   * file:/a}, {@code //c/a}) parsed as a URI, a plain one (relative stays relative) as a path.
+   */
   static Path linkPath(String target) {
-    return new Path(null, null, target);
+    return io.parityfs.client.Links.isQualified(target) ? new Path(target)
+        : new Path(null, null, target);
   }
 
   private static short replication(Across across) {

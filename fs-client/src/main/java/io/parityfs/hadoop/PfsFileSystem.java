@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.HadoopIllegalArgumentException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.CreateFlag;
@@ -120,7 +121,8 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     ns = client.namespace();
     links = new Links(ns, conf.getBoolean(
         CommonConfigurationKeysPublic.FS_CLIENT_RESOLVE_REMOTE_SYMLINKS_KEY,
-        CommonConfigurationKeysPublic.FS_CLIENT_RESOLVE_REMOTE_SYMLINKS_DEFAULT));
+        CommonConfigurationKeysPublic.FS_CLIENT_RESOLVE_REMOTE_SYMLINKS_DEFAULT),
+        this::qualifiedTarget);
     symlinks = conf.getBoolean(SYMLINKS_KEY, false);
     workingDir = new Path("/user", caller.user()).makeQualified(uri, null);
   }
@@ -184,18 +186,26 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   }
 
   /**
-   * A status found at {@code resolved} (the path {@code asked} with its links followed) under
-   * the asked path: {@code resolved} itself becomes {@code asked}, an entry below it keeps its
-   * name under {@code asked} (what a listing through a link to a directory shows).
+   * The namespace path of a link target that names a scheme or an authority: this file
+   * system's path for {@code pfs://<this cluster>/a} and {@code pfs:///a}; a target elsewhere is
+   * not followed (UNRESOLVED_LINK; HDFS's client would hand it to the other file system).
    */
-  private PfsFileStatus toHadoop(io.parityfs.meta.FileStatus f, String asked, String resolved) {
-    if (asked.equals(resolved)) {
-      return toHadoop(f);
+  private String qualifiedTarget(String link, String target) throws NamespaceException {
+    URI t;
+    try {
+      t = new URI(target);
+    } catch (java.net.URISyntaxException e) {
+      throw new NamespaceException(NamespaceStatus.UNRESOLVED_LINK, link, "its target " + target
+          + " is not a URI: " + e.getMessage());
     }
-    String path = f.path().equals(resolved) ? asked
-        : (asked.equals("/") ? "" : asked) + f.path().substring(
-            resolved.equals("/") ? 0 : resolved.length());
-    return new PfsFileStatus(f, qualified(path));
+    boolean here = SCHEME.equalsIgnoreCase(t.getScheme()) && (t.getAuthority() == null
+        || t.getAuthority().equals(uri.getAuthority()));
+    if (!here || t.getPath() == null || !t.getPath().startsWith("/")) {
+      throw new NamespaceException(NamespaceStatus.UNRESOLVED_LINK, link, "its target " + target
+          + " is not in this file system (" + uri + "): links to other file systems are not"
+          + " followed");
+    }
+    return t.getPath();
   }
 
   /** The namespace path of {@code f} with every link on it followed, the last one included. */
@@ -264,7 +274,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
         throw new NamespaceException(NamespaceStatus.NOT_FOUND, p, "no such file or directory"
             + (r.path().equals(p) ? "" : " (a symbolic link to the missing " + r.path() + ")"));
       }
-      return toHadoop(r.status(), p, r.path());
+      return toHadoop(r.status()); // the target's status and path, as HDFS gives
     });
   }
 
@@ -281,21 +291,17 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    String p = pathOf(f);
-    String dir = followed(f);
-    DirectoryListing listing = new DirectoryListing(ns, dir, pageSize);
-    return RemoteIterators.mappingRemoteIterator(listing, s -> toHadoop(s, p, dir));
+    DirectoryListing listing = new DirectoryListing(ns, followed(f), pageSize);
+    return RemoteIterators.mappingRemoteIterator(listing, this::toHadoop);
   }
 
   @Override
   protected RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter)
       throws IOException {
     statistics.incrementReadOps(1);
-    String p = pathOf(f);
-    String dir = followed(f);
-    DirectoryListing listing = new DirectoryListing(ns, dir, pageSize);
+    DirectoryListing listing = new DirectoryListing(ns, followed(f), pageSize);
     RemoteIterator<LocatedFileStatus> located = RemoteIterators.mappingRemoteIterator(listing,
-        s -> new PfsLocatedFileStatus(toHadoop(s, p, dir), s.isFile()
+        s -> new PfsLocatedFileStatus(toHadoop(s), s.isFile()
             ? ChunkLocations.of(client, s, 0, s.length()) : null));
     return RemoteIterators.filteringRemoteIterator(located, s -> filter.accept(s.getPath()));
   }
@@ -384,7 +390,10 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
         .withCreateParents(parents).withPermission(mode(permission, 0666));
     PfsOutputStream out;
     try {
-      out = links.follow(p, q -> client.create(q, options));
+      // parents are made on the path as named, not past a link (POSIX: a dangling link's
+      // missing target directory is ENOENT, not made)
+      out = links.follow(p, q -> client.create(q, q.equals(p) ? options
+          : options.withCreateParents(false)));
     } catch (NamespaceException e) {
       throw NamespaceErrors.toHadoop(e);
     }
@@ -534,9 +543,10 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   }
 
   /**
-   * A link at {@code link} to {@code target}: a relative target is kept as given (resolved
-   * from the link's directory when followed), an absolute one as its path in this file system;
-   * a target in another file system is refused. Needs {@value #SYMLINKS_KEY}=true.
+   * A link at {@code link} to {@code target}, kept as given ({@code target.toString()}, as
+   * HDFS keeps it): a relative target is followed from the link's directory, an absolute path
+   * in this file system, and a qualified one ({@code pfs://cluster/a}) only when it names this
+   * file system. Needs {@value #SYMLINKS_KEY}=true.
    */
   @Override
   public void createSymlink(Path target, Path link, boolean createParent) throws IOException {
@@ -545,39 +555,93 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
           + SYMLINKS_KEY + "=true to create them (links are followed either way)");
     }
     statistics.incrementWriteOps(1);
-    URI t = target.toUri();
-    if (t.getScheme() != null && (!SCHEME.equalsIgnoreCase(t.getScheme())
-        || !java.util.Objects.equals(t.getAuthority(), uri.getAuthority()))) {
-      throw new IOException("cannot link " + link + " to " + target + ": a symbolic link"
-          + " points inside its own file system (" + uri + ")");
+    String to = target.toString();
+    if (to.isEmpty()) {
+      throw new IOException("cannot link " + link + " to an empty path (" + target + ")");
     }
-    String to = t.getPath();
     String p = pathOf(link);
     namespace(() -> links.follow(p, q -> ns.createSymlink(to, q, CreateOptions.file()
         .withCreateParents(createParent))));
   }
 
-  /** The link's own status ({@code isSymlink}); anything else's as {@link #getFileStatus}. */
+  /**
+   * The link's own status ({@code isSymlink}, its {@code getSymlink()} the target qualified
+   * from the link's directory, as HDFS gives it); anything else's as {@link #getFileStatus}.
+   */
   @Override
   public FileStatus getFileLinkStatus(Path f) throws IOException {
     statistics.incrementReadOps(1);
     String p = pathOf(f);
     return namespace(() -> {
       io.parityfs.meta.FileStatus s = links.follow(p, ns::getStatus);
-      return toHadoop(s, p, s.path());
+      PfsFileStatus h = toHadoop(s);
+      if (s.isSymlink()) {
+        h.setSymlink(qualifiedLinkTarget(s.path(), s.linkTarget()));
+      }
+      return h;
     });
   }
 
-  /** The target of the link at {@code f}, as it was given (relative or absolute). */
+  /**
+   * Hadoop's qualification of a link target ({@code FSLinkResolver.qualifySymlinkTarget}): a
+   * plain path is made qualified in this file system from the link's directory; a target with a
+   * scheme or an authority stays as it is.
+   */
+  private Path qualifiedLinkTarget(String link, String target) {
+    Path t = PfsFileStatus.linkPath(target);
+    if (t.toUri().getScheme() != null || t.toUri().getAuthority() != null) {
+      return t;
+    }
+    return t.makeQualified(uri, qualified(link).getParent());
+  }
+
+  /**
+   * The target of the link at {@code f}, as it was given; an IOException naming the path when
+   * it is not a link.
+   */
   @Override
   public Path getLinkTarget(Path f) throws IOException {
     String p = pathOf(f);
-    return PfsFileStatus.linkPath(namespace(() -> links.follow(p, ns::readLink)));
+    io.parityfs.meta.FileStatus s = namespace(() -> links.follow(p, ns::getStatus));
+    if (!s.isSymlink()) {
+      throw new IOException("Path " + qualified(s.path()) + " is not a symbolic link");
+    }
+    return PfsFileStatus.linkPath(s.linkTarget());
   }
 
   @Override
   protected Path resolveLink(Path f) throws IOException {
     return getLinkTarget(f);
+  }
+
+  /**
+   * HDFS's {@code rename(src, dst, OVERWRITE?)} (what {@code FileContext} and Hadoop's symlink
+   * suite call), in one namespace transaction: links above both paths followed, the source and
+   * the destination themselves never; the same entry, or a link renamed onto its own target, is
+   * {@code FileAlreadyExistsException}; an existing destination needs OVERWRITE, and then must be
+   * of the source's kind (a link counts as a file), a directory empty.
+   */
+  @Override
+  @SuppressWarnings("deprecation")
+  protected void rename(Path src, Path dst, Options.Rename... options) throws IOException {
+    statistics.incrementWriteOps(1);
+    boolean overwrite = java.util.Arrays.asList(options).contains(Options.Rename.OVERWRITE);
+    String sp = pathOf(src);
+    String dp = pathOf(dst);
+    namespace(() -> links.follow(sp, s -> links.follow(dp, d -> {
+      io.parityfs.meta.FileStatus from = ns.getStatus(s);
+      if (s.equals(d) || (from.isSymlink() && !Links.isQualified(from.linkTarget())
+          && Links.normalizeFrom(s, from.linkTarget()).equals(d))) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, d, s.equals(d)
+            ? "the source and the destination are the same"
+            : "cannot rename a symbolic link to its own target");
+      }
+      if (!overwrite && ns.statusOrNull(d) != null) {
+        throw new NamespaceException(NamespaceStatus.ALREADY_EXISTS, d,
+            "rename destination exists (no OVERWRITE)");
+      }
+      return ns.renameReplacing(s, d);
+    })));
   }
 
   // ---------------------------------------------------------------- extended attributes

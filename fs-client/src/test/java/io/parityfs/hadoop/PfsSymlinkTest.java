@@ -84,16 +84,18 @@ class PfsSymlinkTest {
     // the link itself
     FileStatus link = fs.getFileLinkStatus(latest);
     assertTrue(link.isSymlink());
-    assertEquals(new Path("ckpt-1000"), link.getSymlink());
     assertEquals(new Path("ckpt-1000"), fs.getLinkTarget(latest));
-    // followed: a directory, under the link's name
+    // followed: the target's status and path, as HDFS gives them; the link's own status
+    // qualifies its target from the link's directory
     FileStatus st = fs.getFileStatus(latest);
     assertTrue(st.isDirectory());
-    assertEquals(fs.makeQualified(latest), st.getPath());
+    assertEquals(fs.makeQualified(new Path(D, "ckpt-1000")), st.getPath());
+    assertEquals(fs.makeQualified(new Path(D, "ckpt-1000")), link.getSymlink());
+    assertEquals(fs.makeQualified(latest), link.getPath());
     FileStatus[] inside = fs.listStatus(latest);
     assertEquals(List.of("shard-0", "shard-1"), Arrays.stream(inside)
         .map(s -> s.getPath().getName()).sorted().toList());
-    assertEquals(fs.makeQualified(new Path(latest, "shard-0")), Arrays.stream(inside)
+    assertEquals(fs.makeQualified(new Path(D, "ckpt-1000/shard-0")), Arrays.stream(inside)
         .filter(s -> s.getPath().getName().equals("shard-0")).findFirst().orElseThrow()
         .getPath());
     assertArrayEquals(random(300_000, 1), read(fs, new Path(latest, "shard-0")));
@@ -161,19 +163,31 @@ class PfsSymlinkTest {
     assertTrue(fs.rename(new Path(D, "current.tmp"), latest));
     assertArrayEquals(random(10, 7), read(fs, new Path(latest, "shard-0")));
     assertTrue(fs.getFileStatus(new Path(D, "ckpt-1000")).isDirectory());
-    // a link to another file system is refused
-    assertThrows(IOException.class, () -> fs.createSymlink(new Path("file:///etc/passwd"),
-        new Path(D, "foreign"), false));
+    // a link to another file system is kept as given but not followed; one qualified with this
+    // file system's URI is
+    fs.createSymlink(new Path("file:///etc/hostname"), new Path(D, "foreign"), false);
+    assertEquals(new Path("file:///etc/hostname"), fs.getLinkTarget(new Path(D, "foreign")));
+    UnresolvedLinkException foreign = assertThrows(UnresolvedLinkException.class,
+        () -> fs.open(new Path(D, "foreign")));
+    assertTrue(foreign.getMessage().contains("not in this file system"), foreign.getMessage());
+    fs.createSymlink(fs.makeQualified(new Path(D, "ckpt-2000")), new Path(D, "qualified"),
+        false);
+    assertArrayEquals(random(10, 7), read(fs, new Path(D, "qualified/shard-0")));
+    // parents are not made past a link: a file under a dangling link's missing directory
+    fs.createSymlink(new Path("no-dir"), new Path(D, "dangling-dir"), false);
+    assertThrows(FileNotFoundException.class, () -> fs.create(new Path(D, "dangling-dir/f")));
+    assertFalse(fs.exists(new Path(D, "no-dir")));
   }
 
   @Test
   void loopsAndResolutionTurnedOffFailNamingTheLink() throws Exception {
     fs.createSymlink(new Path("loop-b"), new Path(D, "loop-a"), false);
     fs.createSymlink(new Path("loop-a"), new Path(D, "loop-b"), false);
-    UnresolvedLinkException loop = assertThrows(UnresolvedLinkException.class,
+    IOException loop = assertThrows(IOException.class,
         () -> fs.getFileStatus(new Path(D, "loop-a")));
-    assertTrue(loop.getMessage().contains("more than 32 symbolic links"), loop.getMessage());
-    assertThrows(UnresolvedLinkException.class, () -> fs.open(new Path(D, "loop-a/x")));
+    assertEquals("Possible cyclic loop while following symbolic link /symlinks/loop-a",
+        loop.getMessage());
+    assertThrows(IOException.class, () -> fs.open(new Path(D, "loop-a/x")));
     fs.createSymlink(new Path("ckpt-1000"), new Path(D, "no-follow"), false);
     Configuration conf = new Configuration(SharedMiniCluster.configuration());
     conf.setBoolean(CommonConfigurationKeysPublic.FS_CLIENT_RESOLVE_REMOTE_SYMLINKS_KEY, false);

@@ -116,19 +116,8 @@ final class Creates {
     int n = comps.size();
     for (int attempt = 0; attempt < core.config.maxRetries(); attempt++) {
       List<Entry> walk = walker.walk(optimistic ? comps.subList(0, n - 1) : comps);
-      if (walk.size() < n - 1 || (walk.size() == n - 1 && n > 1
-          && !walk.get(n - 2).isDirectory())) {
-        Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
-        if (lastFound != null && !lastFound.isDirectory()) {
-          throw EntryWalker.notADirectory(lastFound);
-        }
-        String parentPath = Names.join(comps.subList(0, n - 1));
-        if (!options.createParents()) {
-          throw new NamespaceException(NamespaceStatus.NOT_FOUND, parentPath,
-              "parent directory does not exist");
-        }
-        mkdirs(parentPath, CreateOptions.directory().withOwner(options.owner(), options.group()));
-        continue;
+      if (madeParents(walk, comps, options)) {
+        continue; // the parents were missing and are made now: walk again
       }
       Entry parent = n == 1 ? walker.readRoot() : walk.get(n - 2);
       Entry existing = walk.size() == n ? walk.get(n - 1) : null;
@@ -172,6 +161,31 @@ final class Creates {
     throw core.conflict(p);
   }
 
+  /**
+   * For a create of {@code comps} (a file or a link) after {@code walk} (of the parents, or of
+   * the whole path): false when the parent directory is there; true when it was missing and
+   * {@code options} let it be made (made now, the caller walks again); otherwise
+   * PARENT_NOT_DIRECTORY or UNRESOLVED_LINK for what is in the way, or NOT_FOUND.
+   */
+  private boolean madeParents(List<Entry> walk, List<String> comps, CreateOptions options)
+      throws NamespaceException {
+    int n = comps.size();
+    if (walk.size() >= n - 1 && (n == 1 || walk.get(n - 2).isDirectory())) {
+      return false;
+    }
+    Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
+    if (lastFound != null && !lastFound.isDirectory()) {
+      throw EntryWalker.notADirectory(lastFound);
+    }
+    String parentPath = Names.join(comps.subList(0, n - 1));
+    if (!options.createParents()) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, parentPath,
+          "parent directory does not exist");
+    }
+    mkdirs(parentPath, CreateOptions.directory().withOwner(options.owner(), options.group()));
+    return true;
+  }
+
   /** The longest symbolic link target, in UTF-8 bytes (Linux's PATH_MAX less its NUL). */
   static final int MAX_LINK_TARGET_BYTES = 4095;
 
@@ -193,18 +207,8 @@ final class Creates {
     int n = comps.size();
     for (int attempt = 0; attempt < core.config.maxRetries(); attempt++) {
       List<Entry> walk = walker.walk(comps.subList(0, n - 1));
-      if (walk.size() < n - 1 || (n > 1 && !walk.get(n - 2).isDirectory())) {
-        Entry lastFound = walk.isEmpty() ? null : walk.get(walk.size() - 1);
-        if (lastFound != null && !lastFound.isDirectory()) {
-          throw EntryWalker.notADirectory(lastFound);
-        }
-        String parentPath = Names.join(comps.subList(0, n - 1));
-        if (!options.createParents()) {
-          throw new NamespaceException(NamespaceStatus.NOT_FOUND, parentPath,
-              "parent directory does not exist");
-        }
-        mkdirs(parentPath, CreateOptions.directory().withOwner(options.owner(), options.group()));
-        continue;
+      if (madeParents(walk, comps, options)) {
+        continue; // the parents were missing and are made now: walk again
       }
       Entry parent = n == 1 ? walker.readRoot() : walk.get(n - 2);
       access.traverse(walker.rootForChecks(), walk, n - 1);
