@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Symbolic links followed for the clients that follow them (the Hadoop {@code FileSystem}, the
- * CLI). The namespace never follows a link: it names the link it met ({@link
+ * Symbolic links followed for the client that follows them, the Hadoop {@code FileSystem} (the
+ * CLI shows links and does not follow them). The namespace never follows a link: it names the link it met ({@link
  * NamespaceStatus#UNRESOLVED_LINK}) and these helpers put the link's target in its place and ask
  * again, at most {@link #MAX_LINKS} times (Hadoop's bound; Linux's is 40). The mount needs none
  * of this: the kernel resolves links itself.

@@ -66,9 +66,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Symbolic links</b> (docs/hadoop.md): every call follows the links on its path
  * ({@link Links}), as HDFS's client does, unless {@code fs.client.resolve.remote.symlinks} is
- * false; {@code getFileStatus} of a link is its target's status under the link's path, a
- * listing shows links as links ({@code isSymlink}), {@code rename} and {@code delete} act on a
- * link itself. {@code createSymlink} needs {@value #SYMLINKS_KEY}=true (as HDFS needs symlinks
+ * false; as HDFS, {@code getFileStatus} of a link is its target's status and path, a listing
+ * shows links as links ({@code isSymlink}), {@code rename} and {@code delete} act on a link
+ * itself; Hadoop's own symlink suite passes ({@code TestPfsSymlinkFileSystem}). {@code createSymlink} needs {@value #SYMLINKS_KEY}=true (as HDFS needs symlinks
  * enabled), since tools that copy trees treat links in their own ways.
  *
  * <p>What is not supported: {@code concat}, ACLs, snapshots, path
