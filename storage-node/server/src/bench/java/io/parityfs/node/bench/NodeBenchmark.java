@@ -70,6 +70,12 @@ import org.apache.curator.test.TestingServer;
  *       ({@code jdk_tls_*}), and {@code boringssl_write_vs_jdk}, {@code boringssl_read_vs_jdk}.
  *   <li><b>random reads</b> of 4 KiB and 64 KiB at aligned random offsets, {@code --clients}
  *       threads each with one read in flight: IOPS, MB/s, p50, p99.
+ *   <li><b>random writes</b> (issue 20): 4 KiB OVERWRITEs at random aligned offsets, at most
+ *       one writer per chunk, every page's last write read back and compared.
+ *   <li><b>the raw disk</b> (issue 20): a file as large as the data set on the same disk, the
+ *       same random reads with O_DIRECT and the random writes with O_DIRECT and O_DSYNC.
+ *       Ratios {@code rand4k_read_vs_raw}, {@code rand64k_read_vs_raw}, {@code
+ *       rand4k_write_vs_raw}.
  * </ul>
  *
  * Every byte read back is checked against its generator; a wrong byte stops the run (exit 2).
@@ -230,10 +236,20 @@ public final class NodeBenchmark {
         metrics.put("tls_engine_decrypt_gbps", engine[1]);
         random(client, plain.addr, plain.target, lastPlainFile, 4096, "read4k");
         random(client, plain.addr, plain.target, lastPlainFile, 65536, "read64k");
+        // issue 20: 4 KiB random writes (OVERWRITE of 4 KiB in a chunk, durable when answered),
+        // verified; then the raw disk's O_DIRECT random reads and writes, same clients
+        randomWrites(client, plain, lastPlainFile);
         plain.delete(lastPlainFile);
+        rawRandom();
         Map<String, Object> ratios = new LinkedHashMap<>();
         ratios.put("write_vs_array", nodeWrite / arrayWrite);
         ratios.put("read_vs_array", nodeRead / arrayRead);
+        ratios.put("rand4k_read_vs_raw", (double) metrics.get("read4k_iops")
+            / (double) metrics.get("raw_read4k_iops"));
+        ratios.put("rand64k_read_vs_raw", (double) metrics.get("read64k_iops")
+            / (double) metrics.get("raw_read64k_iops"));
+        ratios.put("rand4k_write_vs_raw", (double) metrics.get("write4k_iops")
+            / (double) metrics.get("raw_write4k_iops"));
         ratios.put("tls_write_vs_plain", medianRatio(writes.get(used), writes.get(plain)));
         ratios.put("tls_read_vs_plain", medianRatio(reads.get(used), reads.get(plain)));
         ratios.put("jdk_tls_write_vs_plain", medianRatio(writes.get(jdk), writes.get(plain)));
@@ -468,7 +484,8 @@ public final class NodeBenchmark {
   private void random(NodeClient client, InetSocketAddress addr, TargetId target, long file,
       int size, String name) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(clients);
-    long end = System.nanoTime() + randSeconds * 1_000_000_000L;
+    long start = System.nanoTime();
+    long end = start + randSeconds * 1_000_000_000L;
     List<Future<long[]>> all = new ArrayList<>();
     for (int t = 0; t < clients; t++) {
       all.add(pool.submit(() -> {
@@ -491,25 +508,222 @@ public final class NodeBenchmark {
         return Arrays.copyOf(lat, n);
       }));
     }
-    long t0 = System.nanoTime();
     List<Long> lats = new ArrayList<>();
     for (Future<long[]> f : all) {
       for (long l : f.get()) {
         lats.add(l);
       }
     }
-    double secs = Math.max(randSeconds, (System.nanoTime() - t0) / 1e9);
     pool.shutdownNow();
+    latencies(name, lats, size, clients, (System.nanoTime() - start) / 1e9);
+  }
+
+  /**
+   * Issue 20's node side: {@code clients} threads (at most one per chunk, each its own chunks)
+   * OVERWRITE 4 KiB pages at random aligned offsets of {@code file}'s chunks for {@code
+   * randSeconds}, each answered once durable; then every page's last write is read back and
+   * compared (pages stamped with writer, write and place).
+   */
+  private void randomWrites(NodeClient client, BenchNode node, long file) throws Exception {
+    int writers = (int) Math.min(clients, chunks);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    long start = System.nanoTime();
+    long end = start + randSeconds * 1_000_000_000L;
+    List<Future<long[]>> all = new ArrayList<>();
+    List<Map<Long, Long>> last = new ArrayList<>();
+    for (int t = 0; t < writers; t++) {
+      int me = t;
+      Map<Long, Long> mine = new java.util.HashMap<>();
+      last.add(mine);
+      all.add(pool.submit(() -> {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        ByteBuffer page = ByteBuffer.allocate(PAGE);
+        long[] lat = new long[1 << 16];
+        int n = 0;
+        long mineChunks = (chunks - me + writers - 1) / writers;
+        while (System.nanoTime() < end && n < lat.length) {
+          long c = me + r.nextLong(mineChunks) * writers;
+          long off = r.nextLong(CHUNK / PAGE) * PAGE;
+          stamp(page, me, n, c, off);
+          long t0 = System.nanoTime();
+          client.writeChunk(node.addr, node.target, new ChunkId(file, (int) c), off,
+              WriteMode.OVERWRITE, 0, page);
+          lat[n] = System.nanoTime() - t0;
+          mine.put(c * CHUNK + off, (long) n);
+          n++;
+        }
+        return Arrays.copyOf(lat, n);
+      }));
+    }
+    List<Long> lats = new ArrayList<>();
+    for (Future<long[]> f : all) {
+      for (long l : f.get()) {
+        lats.add(l);
+      }
+    }
+    pool.shutdownNow();
+    latencies("write4k", lats, PAGE, writers, (System.nanoTime() - start) / 1e9);
+    ByteBuffer got = ByteBuffer.allocate(PAGE);
+    ByteBuffer want = ByteBuffer.allocate(PAGE);
+    long checked = 0;
+    for (int t = 0; t < writers; t++) {
+      for (Map.Entry<Long, Long> e : last.get(t).entrySet()) {
+        long c = e.getKey() / CHUNK;
+        long off = e.getKey() % CHUNK;
+        got.clear();
+        client.readChunk(node.addr, node.target, new ChunkId(file, (int) c), off, got);
+        got.flip();
+        stamp(want, t, e.getValue(), c, off);
+        if (!got.equals(want)) {
+          throw new WrongByte("chunk " + c + " at " + off + " does not hold its last 4 KiB write"
+              + " (writer " + t + ", write " + e.getValue() + ")");
+        }
+        checked++;
+      }
+    }
+    System.out.printf(Locale.ROOT, "  write4k: %d pages read back, each its last write%n",
+        checked);
+  }
+
+  private static final int PAGE = 4096;
+
+  /** Fills {@code page} (position 0, full) with longs naming its writer, write and place. */
+  private static void stamp(ByteBuffer page, int writer, long op, long chunk, long off) {
+    page.clear();
+    long seed = ((long) writer << 56) ^ (op << 32) ^ (chunk << 20) ^ off;
+    for (int i = 0; i < PAGE / 8; i++) {
+      page.putLong(seed + i);
+    }
+    page.flip();
+  }
+
+  /**
+   * IOPS (operations over {@code secs}: from the start until the last one ended, so a slow
+   * operation started just before the deadline counts its whole time), MB/s, p50 and p99 of
+   * one random phase into the metrics, and a line.
+   */
+  private void latencies(String name, List<Long> lats, int size, int threads, double secs) {
     lats.sort(Comparator.naturalOrder());
-    double iops = lats.size() / (double) randSeconds;
+    double iops = lats.size() / secs;
     double p50 = lats.get(lats.size() / 2) / 1e6;
     double p99 = lats.get((int) (lats.size() * 0.99)) / 1e6;
     metrics.put(name + "_iops", iops);
     metrics.put(name + "_mbps", iops * size / 1e6);
     metrics.put(name + "_p50_ms", p50);
     metrics.put(name + "_p99_ms", p99);
-    System.out.printf(Locale.ROOT, "  %-12s %8.0f IOPS, p50 %.2f ms, p99 %.2f ms (%d clients,"
-        + " %.0f s)%n", name, iops, p50, p99, clients, secs);
+    System.out.printf(Locale.ROOT, "  %-12s %8.0f IOPS, p50 %.2f ms, p99 %.2f ms (%d threads,"
+        + " %d operations in %.1f s)%n", name, iops, p50, p99, threads, lats.size(), secs);
+  }
+
+  /**
+   * The raw disk under the same random load: a file as large as the node's data set, on the
+   * same disk, read with O_DIRECT in 4 KiB and 64 KiB at random aligned offsets, then written
+   * in 4 KiB with O_DIRECT and O_DSYNC (each write durable when it returns, as the node's), by
+   * {@code clients} threads for {@code randSeconds} each; the writes read back and compared.
+   */
+  private void rawRandom() throws Exception {
+    Path raw = dir.resolve("raw.bin");
+    long size = chunks * CHUNK;
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(raw,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+      ByteBuffer block = ByteBuffer.allocateDirect(REQUEST);
+      for (long at = 0; at < size; at += REQUEST) {
+        block.clear();
+        while (block.hasRemaining()) {
+          block.putLong(at + block.position());
+        }
+        block.flip();
+        while (block.hasRemaining()) {
+          ch.write(block, at + block.position());
+        }
+      }
+      ch.force(true);
+    }
+    rawPhase(raw, size, PAGE, false, "raw_read4k");
+    rawPhase(raw, size, 65536, false, "raw_read64k");
+    rawPhase(raw, size, PAGE, true, "raw_write4k");
+    Files.delete(raw);
+  }
+
+  private void rawPhase(Path raw, long size, int io, boolean write, String name)
+      throws Exception {
+    java.util.Set<java.nio.file.OpenOption> opts = new java.util.HashSet<>(List.of(
+        java.nio.file.StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT));
+    if (write) {
+      opts.add(java.nio.file.StandardOpenOption.WRITE);
+      opts.add(java.nio.file.StandardOpenOption.DSYNC);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    long start = System.nanoTime();
+    long end = start + randSeconds * 1_000_000_000L;
+    List<Future<long[]>> all = new ArrayList<>();
+    List<Map<Long, Long>> last = new ArrayList<>();
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(raw, opts)) {
+      for (int t = 0; t < clients; t++) {
+        int me = t;
+        Map<Long, Long> mine = new java.util.HashMap<>();
+        last.add(mine);
+        all.add(pool.submit(() -> {
+          ThreadLocalRandom r = ThreadLocalRandom.current();
+          ByteBuffer buf = ByteBuffer.allocateDirect(io + PAGE).alignedSlice(PAGE);
+          buf.limit(io);
+          long[] lat = new long[1 << 16];
+          int n = 0;
+          long slots = size / io / clients;
+          while (System.nanoTime() < end && n < lat.length) {
+            long at = (r.nextLong(slots) * clients + me) * io;
+            if (write) {
+              stamp(buf, me, n, -1, at);
+            } else {
+              buf.clear();
+              buf.limit(io);
+            }
+            long t0 = System.nanoTime();
+            while (buf.hasRemaining()) {
+              int k = write ? ch.write(buf, at + buf.position())
+                  : ch.read(buf, at + buf.position());
+              if (k < 0) {
+                throw new IOException("end of " + raw + " at " + at);
+              }
+            }
+            lat[n] = System.nanoTime() - t0;
+            if (write) {
+              mine.put(at, (long) n);
+            } else if (buf.getLong(0) != at) {
+              throw new WrongByte(raw + " at " + at + " holds " + buf.getLong(0));
+            }
+            n++;
+          }
+          return Arrays.copyOf(lat, n);
+        }));
+      }
+      List<Long> lats = new ArrayList<>();
+      for (Future<long[]> f : all) {
+        for (long l : f.get()) {
+          lats.add(l);
+        }
+      }
+      pool.shutdownNow();
+      latencies(name, lats, io, clients, (System.nanoTime() - start) / 1e9);
+      if (write) {
+        ByteBuffer got = ByteBuffer.allocateDirect(2 * PAGE).alignedSlice(PAGE);
+        ByteBuffer want = ByteBuffer.allocate(PAGE);
+        for (int t = 0; t < clients; t++) {
+          for (Map.Entry<Long, Long> e : last.get(t).entrySet()) {
+            got.clear();
+            got.limit(PAGE);
+            while (got.hasRemaining()) {
+              ch.read(got, e.getKey() + got.position());
+            }
+            got.flip();
+            stamp(want, t, e.getValue(), -1, e.getKey());
+            if (!got.equals(want)) {
+              throw new WrongByte(raw + " at " + e.getKey() + " does not hold its last write");
+            }
+          }
+        }
+      }
+    }
   }
 
   private void report(StorageNode node, NettyNodeServer server, Map<String, Object> ratios,
@@ -524,9 +738,15 @@ public final class NodeBenchmark {
     json.put("load_average", loadBefore + " before, " + Machine.loadAverage() + " after");
     json.put("node", String.format(Locale.ROOT, "one node on loopback (%s), raid6:4+2 over 6"
         + " drive directories on one disk, 64 KiB cells, %s; %d chunks of 64 MiB; %d"
-        + " streams of 1 MiB DATA frames; random reads: %d clients, %d s each", server.transport(),
+        + " streams of 1 MiB DATA frames; random reads: %d clients, %d s each; random writes"
+        + " (issue 20): up to %d clients, one per chunk at most, each OVERWRITE of 4 KiB at a"
+        + " random aligned offset answered once durable, %d s, every page's last write read"
+        + " back and compared; raw: a file of the same size on the same disk, O_DIRECT reads"
+        + " of 4 and 64 KiB, O_DIRECT+O_DSYNC writes of 4 KiB (durable per write, as the"
+        + " node's), %d threads, %d s each, the writes read back and compared; IOPS = operations"
+        + " / the time until the last one ended", server.transport(),
         node.targets().get(0).codec().map(Object::toString).orElse("none"), chunks, streams,
-        clients, randSeconds));
+        clients, randSeconds, clients, randSeconds, clients, randSeconds));
     json.put("baseline", "the same chunks written and read with 1 MiB calls on the node's"
         + " ChunkStore in the same JVM, no network; for the tls ratios, the plaintext node");
     json.put("tls", "mutual TLS 1.3 (EC P-256 certificates of a bench CA) on two more nodes of"
