@@ -508,12 +508,7 @@ public final class NodeBenchmark {
         return Arrays.copyOf(lat, n);
       }));
     }
-    List<Long> lats = new ArrayList<>();
-    for (Future<long[]> f : all) {
-      for (long l : f.get()) {
-        lats.add(l);
-      }
-    }
+    List<Long> lats = joined(all);
     pool.shutdownNow();
     latencies(name, lats, size, clients, (System.nanoTime() - start) / 1e9);
   }
@@ -555,12 +550,7 @@ public final class NodeBenchmark {
         return Arrays.copyOf(lat, n);
       }));
     }
-    List<Long> lats = new ArrayList<>();
-    for (Future<long[]> f : all) {
-      for (long l : f.get()) {
-        lats.add(l);
-      }
-    }
+    List<Long> lats = joined(all);
     pool.shutdownNow();
     latencies("write4k", lats, PAGE, writers, (System.nanoTime() - start) / 1e9);
     ByteBuffer got = ByteBuffer.allocate(PAGE);
@@ -586,6 +576,17 @@ public final class NodeBenchmark {
   }
 
   private static final int PAGE = 4096;
+
+  /** Every latency the threads of a random phase measured (waiting for each). */
+  private static List<Long> joined(List<Future<long[]>> all) throws Exception {
+    List<Long> lats = new ArrayList<>();
+    for (Future<long[]> f : all) {
+      for (long l : f.get()) {
+        lats.add(l);
+      }
+    }
+    return lats;
+  }
 
   /** Fills {@code page} (position 0, full) with longs naming its writer, write and place. */
   private static void stamp(ByteBuffer page, int writer, long op, long chunk, long off) {
@@ -697,12 +698,7 @@ public final class NodeBenchmark {
           return Arrays.copyOf(lat, n);
         }));
       }
-      List<Long> lats = new ArrayList<>();
-      for (Future<long[]> f : all) {
-        for (long l : f.get()) {
-          lats.add(l);
-        }
-      }
+      List<Long> lats = joined(all);
       pool.shutdownNow();
       latencies(name, lats, io, clients, (System.nanoTime() - start) / 1e9);
       if (write) {
