@@ -208,6 +208,20 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
     return t.getPath();
   }
 
+  /**
+   * The status at {@code f} with every link on its path followed, the last one included (one
+   * read per link); NOT_FOUND, naming a dangling link's target, where nothing is.
+   */
+  private io.parityfs.meta.FileStatus followedStatus(Path f) throws NamespaceException {
+    String p = pathOf(f);
+    Links.Resolved r = links.resolve(p);
+    if (r.status() == null) {
+      throw new NamespaceException(NamespaceStatus.NOT_FOUND, p, "no such file or directory"
+          + (r.path().equals(p) ? "" : " (a symbolic link to the missing " + r.path() + ")"));
+    }
+    return r.status();
+  }
+
   /** The namespace path of {@code f} with every link on it followed, the last one included. */
   private String followed(Path f) throws IOException {
     String p = pathOf(f);
@@ -267,15 +281,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    String p = pathOf(f);
-    return namespace(() -> {
-      Links.Resolved r = links.resolve(p);
-      if (r.status() == null) {
-        throw new NamespaceException(NamespaceStatus.NOT_FOUND, p, "no such file or directory"
-            + (r.path().equals(p) ? "" : " (a symbolic link to the missing " + r.path() + ")"));
-      }
-      return toHadoop(r.status()); // the target's status and path, as HDFS gives
-    });
+    return namespace(() -> toHadoop(followedStatus(f))); // the target's, as HDFS gives
   }
 
   @Override
@@ -323,8 +329,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
       throw new IllegalArgumentException("Invalid start (" + start + ") or len (" + len + ")");
     }
     statistics.incrementReadOps(1);
-    String target = followed(p);
-    return namespace(() -> ChunkLocations.of(client, ns.getStatus(target), start, len));
+    return namespace(() -> ChunkLocations.of(client, followedStatus(p), start, len));
   }
 
   /**
@@ -521,8 +526,7 @@ public class PfsFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean setReplication(Path p, short replication) throws IOException {
     statistics.incrementReadOps(1);
-    String target = followed(p);
-    return namespace(() -> ns.getStatus(target).isFile());
+    return namespace(() -> followedStatus(p).isFile());
   }
 
   /**
